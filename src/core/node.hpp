@@ -1,0 +1,41 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace drover::core {
+
+// A node's base state as Slurm reports it; DRAIN and NOT_RESPONDING are flags on top.
+enum class NodeBase : uint8_t { Unknown, Idle, Mixed, Allocated, Down };
+
+struct Node {
+  std::string name;
+  int cpus = 1, sockets = 1, cores_per_socket = 1, threads_per_core = 1;
+  int64_t real_memory_mb = 1;
+  std::string gres;
+  std::vector<std::string> features;
+  std::string address;  // where its agent was seen
+
+  bool registered = false;  // an agent has registered since the controller started
+  bool down = false;        // set by heartbeat loss or by an admin
+  bool drain = false;       // admin drain: finish running work, take no more
+  bool not_responding = false;
+  std::string reason;
+  uint32_t reason_uid = 0;
+  int64_t reason_time = 0;
+  int64_t boot_time = 0, last_heartbeat = 0;
+
+  int alloc_cpus = 0;
+  int64_t alloc_mem_mb = 0;
+  int running_jobs = 0;
+
+  NodeBase base() const;
+  bool schedulable() const { return registered && !down && !drain; }
+  // Slurm's long state name, e.g. "IDLE", "MIXED", "DOWN*", "DRAINING", "IDLE+DRAIN".
+  std::string state_long(bool with_flags) const;
+  // sinfo's compact form: "idle", "mix", "alloc", "down*", "drain", "drng", "unk*".
+  std::string state_short() const;
+};
+
+}  // namespace drover::core

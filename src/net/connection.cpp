@@ -1,0 +1,117 @@
+#include "net/connection.hpp"
+
+#include <atomic>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include "net/auth.hpp"
+#include "proto/frame.hpp"
+
+namespace drover::net {
+namespace {
+std::atomic<uint64_t> next_id{1};
+constexpr size_t kMacSize = 32;
+
+std::string mac_input(char dir, uint64_t seq, std::string_view payload) {
+  std::string s;
+  s.reserve(9 + payload.size());
+  s += dir;
+  for (int i = 7; i >= 0; --i) s += static_cast<char>(seq >> (i * 8));
+  s += payload;
+  return s;
+}
+}  // namespace
+
+Connection::Connection(Socket socket) : socket_(std::move(socket)), id_(next_id++) {}
+Connection::~Connection() = default;
+
+void Connection::start(MessageHandler on_message, CloseHandler on_close) {
+  on_message_ = std::move(on_message);
+  on_close_ = std::move(on_close);
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+}
+
+void Connection::set_session_key(std::string key, bool is_controller) {
+  key_ = std::move(key);
+  send_dir_ = is_controller ? 'd' : 'u';  // down to agents, up to the controller
+  recv_dir_ = is_controller ? 'u' : 'd';
+}
+
+void Connection::send(std::string payload, bool authenticated) {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this(), p = std::move(payload),
+                                             authenticated]() mutable {
+    if (self->closed_) return;
+    std::string frame;
+    if (authenticated && !self->key_.empty()) {
+      std::string mac = hmac_sha256(self->key_, mac_input(self->send_dir_, self->send_seq_++, p));
+      frame = proto::encode_length(static_cast<uint32_t>(mac.size() + p.size())) + mac + p;
+    } else {
+      frame = proto::encode_length(static_cast<uint32_t>(p.size())) + p;
+    }
+    self->out_.push_back(std::move(frame));
+    if (!self->writing_) self->write_next();
+  });
+}
+
+void Connection::write_next() {
+  if (out_.empty() || closed_) {
+    writing_ = false;
+    return;
+  }
+  writing_ = true;
+  boost::asio::async_write(socket_, boost::asio::buffer(out_.front()),
+                           [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                             if (ec) return self->fail(ec.message());
+                             self->out_.pop_front();
+                             self->write_next();
+                           });
+}
+
+void Connection::read_header() {
+  boost::asio::async_read(socket_, boost::asio::buffer(header_, 4),
+                          [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                            if (ec) return self->fail(ec.message());
+                            uint32_t len = proto::decode_length(self->header_);
+                            if (len > proto::kMaxFrame) return self->fail("frame too large");
+                            self->read_body(len);
+                          });
+}
+
+void Connection::read_body(uint32_t len) {
+  body_.resize(len);
+  boost::asio::async_read(
+      socket_, boost::asio::buffer(body_.data(), len),
+      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+        if (ec) return self->fail(ec.message());
+        std::string payload = std::move(self->body_);
+        if (!self->key_.empty()) {
+          if (payload.size() < kMacSize) return self->fail("frame without MAC");
+          std::string_view mac(payload.data(), kMacSize);
+          std::string_view data(payload.data() + kMacSize, payload.size() - kMacSize);
+          std::string want = hmac_sha256(self->key_, mac_input(self->recv_dir_, self->recv_seq_++, data));
+          if (!constant_time_equal(mac, want)) return self->fail("bad message authentication code");
+          payload.erase(0, kMacSize);
+        }
+        if (self->on_message_) self->on_message_(std::move(payload));
+        if (!self->closed_) self->read_header();
+      });
+}
+
+void Connection::close() {
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->fail("closed"); });
+}
+
+void Connection::fail(const std::string& why) {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ignored;
+  socket_.shutdown(Socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  out_.clear();
+  auto cb = std::move(on_close_);
+  on_message_ = nullptr;
+  if (cb) cb(why);
+}
+
+}  // namespace drover::net

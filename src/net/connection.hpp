@@ -1,0 +1,55 @@
+#pragma once
+#include <boost/asio/generic/stream_protocol.hpp>
+#include <boost/asio/io_context.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace drover::net {
+
+// One framed, bidirectional message stream over a TCP or Unix socket. Reads and writes run on
+// the socket's executor; send() may be called from any thread. After set_session_key() every
+// frame in both directions carries a MAC (see auth.hpp) and a bad one closes the connection.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  using Socket = boost::asio::generic::stream_protocol::socket;
+  using MessageHandler = std::function<void(std::string payload)>;
+  using CloseHandler = std::function<void(const std::string& why)>;
+
+  explicit Connection(Socket socket);
+  ~Connection();
+
+  void start(MessageHandler on_message, CloseHandler on_close);
+  // Queues one message. `authenticated` false only for handshake frames.
+  void send(std::string payload, bool authenticated = true);
+  void close();
+  // Must be called on the executor (from a message handler), before the next frame.
+  void set_session_key(std::string key, bool is_controller);
+  int native_handle() { return socket_.native_handle(); }
+  uint64_t id() const { return id_; }
+  const std::string& peer() const { return peer_; }
+  void set_peer(std::string p) { peer_ = std::move(p); }
+
+ private:
+  void read_header();
+  void read_body(uint32_t len);
+  void write_next();
+  void fail(const std::string& why);
+
+  Socket socket_;
+  uint64_t id_;
+  std::string peer_;
+  unsigned char header_[4];
+  std::string body_;
+  std::deque<std::string> out_;
+  bool writing_ = false, closed_ = false;
+  std::string key_;
+  char send_dir_ = 0, recv_dir_ = 0;
+  uint64_t send_seq_ = 0, recv_seq_ = 0;
+  MessageHandler on_message_;
+  CloseHandler on_close_;
+};
+
+}  // namespace drover::net

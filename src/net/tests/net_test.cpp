@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/local/connect_pair.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/io_context.hpp>
+#include <cstdlib>
+#include <filesystem>
+
+#include "net/auth.hpp"
+#include "net/connection.hpp"
+#include "net/peercred.hpp"
+
+using namespace drover;
+
+TEST(Auth, HmacMatchesRfc4231Vector) {
+  EXPECT_EQ(net::to_hex(net::hmac_sha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(Auth, ProofsBindBothNoncesAndRole) {
+  auto a = net::agent_proof("k", "c", "a", "node1");
+  EXPECT_NE(a, net::agent_proof("k", "c", "a", "node2"));
+  EXPECT_NE(a, net::agent_proof("k2", "c", "a", "node1"));
+  EXPECT_NE(net::controller_proof("k", "a", "c"), net::controller_proof("k", "c", "a"));
+}
+
+TEST(Auth, KeyFileIsCreatedPrivateAndReloaded) {
+  auto dir = std::filesystem::temp_directory_path() / ("drover-key-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto path = (dir / "cluster.key").string();
+  std::string k1 = net::load_or_create_key(path);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(net::load_or_create_key(path), k1);
+  chmod(path.c_str(), 0644);
+  EXPECT_THROW(net::load_or_create_key(path), std::runtime_error);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PeerCred, ReportsOwnIdentityOnSocketPair) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  auto cred = net::peer_credentials(fds[0]);
+  ASSERT_TRUE(cred.has_value());
+  EXPECT_EQ(cred->uid, getuid());
+  EXPECT_EQ(cred->pid, getpid());
+  close(fds[0]);
+  close(fds[1]);
+}
+
+namespace {
+using Local = boost::asio::local::stream_protocol;
+std::pair<std::shared_ptr<net::Connection>, std::shared_ptr<net::Connection>> pair_on(
+    boost::asio::io_context& io) {
+  Local::socket a(io), b(io);
+  boost::asio::local::connect_pair(a, b);
+  return {std::make_shared<net::Connection>(net::Connection::Socket(std::move(a))),
+          std::make_shared<net::Connection>(net::Connection::Socket(std::move(b)))};
+}
+}  // namespace
+
+TEST(Connection, AuthenticatedFramesArriveInOrder) {
+  boost::asio::io_context io;
+  auto [ctld, agent] = pair_on(io);
+  ctld->set_session_key("secret", true);
+  agent->set_session_key("secret", false);
+  std::vector<std::string> got;
+  agent->start([&](std::string m) { got.push_back(m); }, [](const std::string&) {});
+  ctld->start([](std::string) {}, [](const std::string&) {});
+  ctld->send("one");
+  ctld->send(std::string(100000, 'x'));
+  ctld->send("three");
+  io.run_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], "one");
+  EXPECT_EQ(got[1].size(), 100000u);
+  EXPECT_EQ(got[2], "three");
+}
+
+TEST(Connection, WrongKeyClosesTheLink) {
+  boost::asio::io_context io;
+  auto [ctld, agent] = pair_on(io);
+  ctld->set_session_key("secret", true);
+  agent->set_session_key("forged", false);
+  std::vector<std::string> got;
+  std::string closed;
+  agent->start([&](std::string m) { got.push_back(m); }, [&](const std::string& why) { closed = why; });
+  ctld->start([](std::string) {}, [](const std::string&) {});
+  ctld->send("launch");
+  io.run_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(got.empty());
+  EXPECT_EQ(closed, "bad message authentication code");
+}
+
+TEST(Connection, ReflectedFrameIsRejected) {
+  // A frame the controller sent must not be accepted by the controller (direction is bound).
+  boost::asio::io_context io;
+  auto [left, right] = pair_on(io);
+  left->set_session_key("secret", true);
+  right->set_session_key("secret", true);  // both think they are the controller
+  std::string closed;
+  right->start([](std::string) {}, [&](const std::string& why) { closed = why; });
+  left->start([](std::string) {}, [](const std::string&) {});
+  left->send("x");
+  io.run_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(closed, "bad message authentication code");
+}

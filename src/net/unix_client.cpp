@@ -1,0 +1,63 @@
+#include "net/unix_client.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "proto/frame.hpp"
+
+namespace drover::net {
+namespace {
+void write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) throw std::runtime_error(std::string("write to controller: ") + std::strerror(errno));
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+void read_all(int fd, char* p, size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == 0) throw std::runtime_error("controller closed the connection");
+    if (r < 0) throw std::runtime_error(std::string("read from controller: ") + std::strerror(errno));
+    p += r;
+    n -= static_cast<size_t>(r);
+  }
+}
+}  // namespace
+
+UnixClient::~UnixClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void UnixClient::connect(const std::string& path) {
+  fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) throw std::runtime_error(std::strerror(errno));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) throw std::runtime_error("socket path too long: " + path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    throw std::runtime_error(std::strerror(errno));
+}
+
+std::string UnixClient::call(const std::string& request) {
+  std::string frame = proto::encode_length(static_cast<uint32_t>(request.size())) + request;
+  write_all(fd_, frame.data(), frame.size());
+  unsigned char h[4];
+  read_all(fd_, reinterpret_cast<char*>(h), 4);
+  uint32_t len = proto::decode_length(h);
+  if (len > proto::kMaxFrame) throw std::runtime_error("reply too large");
+  std::string body(len, '\0');
+  read_all(fd_, body.data(), len);
+  return body;
+}
+
+}  // namespace drover::net

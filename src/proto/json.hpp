@@ -1,0 +1,17 @@
+#pragma once
+// JSON forms of the domain types: the journal's record format and the wire format.
+#include <nlohmann/json.hpp>
+
+#include "core/job.hpp"
+#include "core/node.hpp"
+
+namespace drover::core {
+void to_json(nlohmann::json& j, const JobSpec& s);
+void from_json(const nlohmann::json& j, JobSpec& s);
+void to_json(nlohmann::json& j, const NodeAlloc& a);
+void from_json(const nlohmann::json& j, NodeAlloc& a);
+void to_json(nlohmann::json& j, const Job& job);
+void from_json(const nlohmann::json& j, Job& job);
+void to_json(nlohmann::json& j, const Node& n);
+void from_json(const nlohmann::json& j, Node& n);
+}  // namespace drover::core

@@ -1,0 +1,107 @@
+#include "store/journal.hpp"
+
+#include <stdexcept>
+
+#include "proto/json.hpp"
+
+namespace drover::store {
+namespace {
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw std::runtime_error("journal: " + what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
+}
+}  // namespace
+
+Journal::Journal(const std::string& path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK)
+    fail(db_, "open " + path);
+  sqlite3_busy_timeout(db_, 5000);
+  exec("PRAGMA journal_mode=WAL");
+  exec("PRAGMA synchronous=FULL");
+  exec("CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
+  exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_, nullptr) ||
+      sqlite3_prepare_v2(db_, "DELETE FROM jobs WHERE id = ?", -1, &erase_, nullptr) ||
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)", -1,
+                         &meta_, nullptr))
+    fail(db_, "prepare");
+}
+
+Journal::~Journal() {
+  if (in_txn_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_finalize(put_);
+  sqlite3_finalize(erase_);
+  sqlite3_finalize(meta_);
+  sqlite3_close(db_);
+}
+
+void Journal::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error(std::string("journal: ") + sql + ": " + msg);
+  }
+}
+
+Journal::Loaded Journal::load() {
+  Loaded out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'next_job_id'", -1, &st, nullptr))
+    fail(db_, "prepare");
+  if (sqlite3_step(st) == SQLITE_ROW) out.next_job_id = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db_, "SELECT data FROM jobs ORDER BY id", -1, &st, nullptr)) fail(db_, "prepare");
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    out.jobs.push_back(nlohmann::json::parse(text).get<core::Job>());
+  }
+  sqlite3_finalize(st);
+  // Never hand out an id at or below one already used, even if the counter row was lost.
+  for (const auto& j : out.jobs)
+    if (j.id >= out.next_job_id) out.next_job_id = j.id + 1;
+  return out;
+}
+
+void Journal::begin() {
+  if (in_txn_) return;
+  exec("BEGIN IMMEDIATE");
+  in_txn_ = true;
+}
+
+void Journal::put_job(const core::Job& job) {
+  begin();
+  std::string data = nlohmann::json(job).dump();
+  sqlite3_reset(put_);
+  sqlite3_bind_int64(put_, 1, static_cast<sqlite3_int64>(job.id));
+  sqlite3_bind_text(put_, 2, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(put_) != SQLITE_DONE) fail(db_, "write job");
+}
+
+void Journal::erase_job(uint64_t id) {
+  begin();
+  sqlite3_reset(erase_);
+  sqlite3_bind_int64(erase_, 1, static_cast<sqlite3_int64>(id));
+  if (sqlite3_step(erase_) != SQLITE_DONE) fail(db_, "erase job");
+}
+
+void Journal::set_next_job_id(uint64_t id) {
+  begin();
+  sqlite3_reset(meta_);
+  sqlite3_bind_int64(meta_, 1, static_cast<sqlite3_int64>(id));
+  if (sqlite3_step(meta_) != SQLITE_DONE) fail(db_, "write counter");
+}
+
+void Journal::commit() {
+  if (!in_txn_) return;
+  in_txn_ = false;
+  exec("COMMIT");
+}
+
+void Journal::rollback() {
+  if (!in_txn_) return;
+  in_txn_ = false;
+  exec("ROLLBACK");
+}
+
+}  // namespace drover::store

@@ -1,0 +1,46 @@
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/job.hpp"
+
+namespace drover::store {
+
+// The controller's durable state: one row per live job (its latest JSON form) and the
+// job-id counter, in SQLite with WAL and synchronous=FULL. The state thread groups all
+// changes of one loop iteration into one transaction (group commit) and answers clients
+// only after commit() returns, so an acknowledged job survives a crash.
+class Journal {
+ public:
+  explicit Journal(const std::string& path);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  struct Loaded {
+    uint64_t next_job_id = 1;
+    std::vector<core::Job> jobs;
+  };
+  Loaded load();
+
+  void begin();
+  void put_job(const core::Job& job);
+  void erase_job(uint64_t id);
+  void set_next_job_id(uint64_t id);
+  void commit();  // durable on return
+  void rollback();
+  bool in_transaction() const { return in_txn_; }
+
+ private:
+  void exec(const char* sql);
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* put_ = nullptr;
+  sqlite3_stmt* erase_ = nullptr;
+  sqlite3_stmt* meta_ = nullptr;
+  bool in_txn_ = false;
+};
+
+}  // namespace drover::store
