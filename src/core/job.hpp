@@ -32,6 +32,7 @@ bool is_finished(JobState s);
 
 inline constexpr int64_t kNoTime = 0;  // unset timestamps (shown as "Unknown"/"None")
 inline constexpr uint32_t kNoArrayTask = 0xfffffffe;
+inline constexpr int64_t kTimeNotSet = -2;  // no --time: the partition's default applies
 
 // What the submitter asked for, after option parsing and defaults. Sent by sbatch, kept
 // verbatim for the life of the job.
@@ -48,7 +49,7 @@ struct JobSpec {
   int ntasks_per_node = 0;  // 0: not given
   int64_t mem_per_node_mb = -1;  // -1: not given; 0: all memory of each node
   int64_t mem_per_cpu_mb = -1;   // -1: not given
-  int64_t time_limit_min = -1;   // -1 (kInfinite): partition default / unlimited
+  int64_t time_limit_min = kTimeNotSet;  // minutes; -1 (kInfinite) unlimited
   bool exclusive = false;
   std::string workdir;
   std::string std_out, std_err, std_in;  // patterns; empty: Slurm defaults
@@ -56,6 +57,8 @@ struct JobSpec {
   std::vector<std::string> argv;         // script arguments (argv[0] is the script name)
   std::map<std::string, std::string> environment;  // exported to the job
   std::string submit_host;
+  int64_t submit_sid = 0;  // the submitting shell's session (AllocNode:Sid)
+  std::string command;   // absolute script path; empty for --wrap and stdin
   std::string comment;
   std::string account, qos;
 };

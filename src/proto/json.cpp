@@ -7,7 +7,7 @@ namespace drover::core {
   X(name) X(partitions) X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set)       \
   X(cpus_per_task) X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb) \
   X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(script) X(argv) \
-  X(environment) X(submit_host) X(comment) X(account) X(qos)
+  X(environment) X(submit_host) X(submit_sid) X(command) X(comment) X(account) X(qos)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks)
 

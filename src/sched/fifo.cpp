@@ -42,7 +42,8 @@ class FifoScheduler final : public Scheduler {
         d.reasons.push_back({job->id, "PartitionInactive"});
         continue;
       }
-      if (part->max_time_min >= 0 && job->time_limit_min > part->max_time_min) {
+      if (part->max_time_min >= 0 &&
+          (job->time_limit_min < 0 || job->time_limit_min > part->max_time_min)) {
         d.reasons.push_back({job->id, "PartitionTimeLimit"});
         continue;
       }
@@ -52,6 +53,16 @@ class FifoScheduler final : public Scheduler {
       }
       std::vector<core::NodeAlloc> alloc;
       if (!place(job->spec, *part, working, false, alloc)) {
+        // A job that could not run even on an empty partition must not hold up the queue.
+        if (static_cast<int>(part->nodes.size()) < job->spec.nodes_min ||
+            (part->max_nodes > 0 && job->spec.nodes_min > part->max_nodes)) {
+          d.reasons.push_back({job->id, "PartitionNodeLimit"});
+          continue;
+        }
+        if (!can_ever_fit(job->spec, *part, view)) {
+          d.reasons.push_back({job->id, "Resources"});
+          continue;
+        }
         blocked.insert(part->name);
         d.reasons.push_back({job->id, "Resources"});
         continue;

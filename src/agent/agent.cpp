@@ -1,0 +1,245 @@
+#include "agent/agent.hpp"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/asio/connect.hpp>
+#include <filesystem>
+
+#include "agent/launch.hpp"
+#include "net/auth.hpp"
+
+namespace drover::agent {
+namespace asio = boost::asio;
+using nlohmann::json;
+
+Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {
+  if (opts_.cpus <= 0) opts_.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  if (opts_.real_memory_mb <= 0)
+    opts_.real_memory_mb = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) *
+                           ::sysconf(_SC_PAGE_SIZE) / (1024 * 1024);
+}
+
+int Agent::run() {
+  std::filesystem::create_directories(opts_.spool_dir);
+  child_signals_.async_wait([this](auto, int) { reap(); });
+  stop_signals_.async_wait([this](const boost::system::error_code& ec, int) {
+    if (!ec) shutdown();
+  });
+  connect();
+  io_.run();
+  return 0;
+}
+
+std::string Agent::job_dir(uint64_t job_id) const {
+  return opts_.spool_dir + "/job" + std::to_string(job_id);
+}
+
+void Agent::connect() {
+  if (stopping_) return;
+  auto sock = std::make_shared<asio::ip::tcp::socket>(io_);
+  asio::ip::tcp::endpoint ep;
+  try {
+    ep = asio::ip::tcp::endpoint(asio::ip::make_address(opts_.controller_host),
+                                 static_cast<unsigned short>(opts_.controller_port));
+  } catch (const std::exception&) {
+    asio::ip::tcp::resolver resolver(io_);
+    boost::system::error_code ec;
+    auto results = resolver.resolve(opts_.controller_host, std::to_string(opts_.controller_port), ec);
+    if (ec || results.empty()) return schedule_reconnect();
+    ep = *results.begin();
+  }
+  sock->async_connect(ep, [this, sock](boost::system::error_code ec) {
+    if (ec) return schedule_reconnect();
+    sock->set_option(asio::ip::tcp::no_delay(true), ec);
+    authenticated_ = false;
+    conn_ = std::make_shared<net::Connection>(net::Connection::Socket(std::move(*sock)));
+    auto self_conn = conn_;
+    conn_->start([this](std::string payload) { on_message(payload); },
+                 [this, self_conn](const std::string& why) {
+                   if (conn_ != self_conn) return;
+                   spdlog::info("controller connection lost: {}", why);
+                   conn_.reset();
+                   authenticated_ = false;
+                   heartbeat_timer_.cancel();
+                   schedule_reconnect();
+                 });
+  });
+}
+
+void Agent::schedule_reconnect() {
+  if (stopping_) return;
+  reconnect_timer_.expires_after(std::chrono::milliseconds(reconnect_delay_ms_));
+  reconnect_delay_ms_ = std::min(reconnect_delay_ms_ * 2, 2000);
+  reconnect_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) connect();
+  });
+}
+
+void Agent::send(const json& msg) {
+  if (conn_ && authenticated_) conn_->send(msg.dump());
+}
+
+void Agent::on_message(const std::string& payload) {
+  json msg = json::parse(payload, nullptr, false);
+  if (msg.is_discarded()) return;
+  const std::string type = msg.value("type", "");
+  if (!authenticated_) {
+    if (type == "hello") {
+      nonce_c_ = msg.value("nonce", "");
+      nonce_a_ = net::to_hex(net::random_bytes(16));
+      json running = json::array(), finished = json::array();
+      for (const auto& [id, r] : running_) running.push_back(id);
+      for (const auto& [id, status] : finished_) finished.push_back({{"job_id", id}, {"status", status}});
+      json reg = {{"type", "register"},
+                  {"node", opts_.node},
+                  {"nonce", nonce_a_},
+                  {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
+                  {"cpus", opts_.cpus},
+                  {"real_memory", opts_.real_memory_mb},
+                  {"running", running},
+                  {"finished", finished}};
+      conn_->send(reg.dump(), false);
+    } else if (type == "welcome") {
+      if (!net::constant_time_equal(msg.value("mac", ""),
+                                    net::controller_proof(opts_.key, nonce_a_, nonce_c_))) {
+        spdlog::error("controller failed authentication; dropping the connection");
+        conn_->close();
+        return;
+      }
+      conn_->set_session_key(net::session_key(opts_.key, nonce_c_, nonce_a_), false);
+      authenticated_ = true;
+      reconnect_delay_ms_ = 100;
+      heartbeat_interval_s_ = msg.value("heartbeat_interval", 10);
+      spdlog::info("registered with controller as {}", opts_.node);
+      heartbeat();
+    } else if (type == "error") {
+      spdlog::error("controller refused registration: {}", msg.value("error", ""));
+    }
+    return;
+  }
+  try {
+    if (type == "launch") {
+      launch(msg);
+    } else if (type == "terminate") {
+      terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30));
+    } else if (type == "signal") {
+      signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM));
+    } else if (type == "exit_ack") {
+      finished_.erase(msg.at("job_id").get<uint64_t>());
+    } else if (type == "error") {
+      spdlog::error("controller: {}", msg.value("error", ""));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("bad {} message: {}", type, e.what());
+  }
+}
+
+void Agent::heartbeat() {
+  send({{"type", "heartbeat"}});
+  heartbeat_timer_.expires_after(std::chrono::seconds(heartbeat_interval_s_));
+  heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec && authenticated_) heartbeat();
+  });
+}
+
+void Agent::launch(const json& msg) {
+  LaunchSpec spec;
+  spec.job_id = msg.at("job_id").get<uint64_t>();
+  if (running_.count(spec.job_id) || finished_.count(spec.job_id)) return;  // duplicate launch
+  spec.uid = msg.at("uid").get<uid_t>();
+  spec.gid = msg.at("gid").get<gid_t>();
+  spec.user = msg.value("user", "");
+  spec.argv = msg.value("argv", std::vector<std::string>{});
+  spec.env = msg.value("env", std::map<std::string, std::string>{});
+  spec.workdir = msg.value("workdir", "/");
+  spec.std_out = msg.value("stdout", "/dev/null");
+  spec.std_err = msg.value("stderr", spec.std_out);
+  spec.std_in = msg.value("stdin", "/dev/null");
+  spec.env["SLURMD_NODENAME"] = opts_.node;
+  try {
+    std::string dir = job_dir(spec.job_id);
+    std::filesystem::create_directories(dir);
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+                                          std::filesystem::perms::others_exec);
+    spec.script_path = dir + "/slurm_script";
+    write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
+    if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
+    pid_t pid = spawn_batch(spec);
+    running_[spec.job_id] = Running{pid, nullptr};
+    spdlog::info("job {} started, pid {}", spec.job_id, pid);
+    send({{"type", "started"}, {"job_id", spec.job_id}, {"pid", pid}});
+  } catch (const std::exception& e) {
+    spdlog::error("job {} failed to launch: {}", spec.job_id, e.what());
+    report_exit(spec.job_id, 1 << 8);
+  }
+}
+
+void Agent::terminate(uint64_t job_id, int64_t kill_wait_s) {
+  auto it = running_.find(job_id);
+  if (it == running_.end()) {
+    // Nothing runs: tell the controller again how it ended, if we know.
+    if (auto f = finished_.find(job_id); f != finished_.end())
+      send({{"type", "exited"}, {"job_id", job_id}, {"status", f->second}});
+    return;
+  }
+  pid_t pgid = it->second.pid;
+  ::kill(-pgid, SIGCONT);
+  ::kill(-pgid, SIGTERM);
+  auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(kill_wait_s));
+  timer->async_wait([pgid](boost::system::error_code ec) {
+    if (!ec) ::kill(-pgid, SIGKILL);
+  });
+  it->second.kill_timer = std::move(timer);
+}
+
+void Agent::signal_job(uint64_t job_id, int sig) {
+  auto it = running_.find(job_id);
+  if (it != running_.end()) ::kill(-it->second.pid, sig);
+}
+
+void Agent::reap() {
+  int status = 0;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    for (auto it = running_.begin(); it != running_.end(); ++it) {
+      if (it->second.pid != pid) continue;
+      uint64_t id = it->first;
+      // The batch shell is gone: make sure none of its children linger.
+      ::kill(-pid, SIGKILL);
+      running_.erase(it);
+      std::error_code ignored;
+      std::filesystem::remove_all(job_dir(id), ignored);
+      spdlog::info("job {} ended, wait status {}", id, status);
+      report_exit(id, status);
+      break;
+    }
+  }
+  if (stopping_ && running_.empty()) {
+    io_.stop();
+    return;
+  }
+  child_signals_.async_wait([this](auto, int) { reap(); });
+}
+
+void Agent::report_exit(uint64_t job_id, int status) {
+  finished_[job_id] = status;
+  send({{"type", "exited"}, {"job_id", job_id}, {"status", status}});
+}
+
+void Agent::shutdown() {
+  stopping_ = true;
+  spdlog::info("stopping; terminating {} running jobs", running_.size());
+  reconnect_timer_.cancel();
+  heartbeat_timer_.cancel();
+  if (conn_) conn_->close();
+  if (running_.empty()) {
+    io_.stop();
+    return;
+  }
+  for (auto& [id, r] : running_) terminate(id, 5);
+}
+
+}  // namespace drover::agent

@@ -1,0 +1,69 @@
+#pragma once
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "net/connection.hpp"
+
+namespace drover::agent {
+
+struct AgentOptions {
+  std::string node;
+  std::string controller_host = "127.0.0.1";
+  int controller_port = 6817;
+  std::string key;
+  std::string spool_dir;
+  int cpus = 0;             // reported resources (0: this machine's)
+  int64_t real_memory_mb = 0;
+};
+
+// The node agent: keeps one authenticated connection to the controller, runs batch shells,
+// and reports how they ended. Exits are remembered until the controller acknowledges them,
+// so none is lost across a controller restart or a dropped connection.
+class Agent {
+ public:
+  explicit Agent(AgentOptions opts);
+  int run();
+
+ private:
+  struct Running {
+    pid_t pid;
+    std::unique_ptr<boost::asio::steady_timer> kill_timer;
+  };
+  void connect();
+  void schedule_reconnect();
+  void on_message(const std::string& payload);
+  void send(const nlohmann::json& msg);
+  void heartbeat();
+  void launch(const nlohmann::json& msg);
+  void terminate(uint64_t job_id, int64_t kill_wait_s);
+  void signal_job(uint64_t job_id, int sig);
+  void reap();
+  void report_exit(uint64_t job_id, int status);
+  void shutdown();
+  std::string job_dir(uint64_t job_id) const;
+
+  AgentOptions opts_;
+  boost::asio::io_context io_;
+  boost::asio::signal_set child_signals_{io_, SIGCHLD};
+  boost::asio::signal_set stop_signals_{io_, SIGTERM, SIGINT};
+  boost::asio::steady_timer reconnect_timer_{io_};
+  boost::asio::steady_timer heartbeat_timer_{io_};
+  std::shared_ptr<net::Connection> conn_;
+  bool authenticated_ = false;
+  bool stopping_ = false;
+  std::string nonce_a_, nonce_c_;
+  int heartbeat_interval_s_ = 10;
+  int reconnect_delay_ms_ = 100;
+  std::map<uint64_t, Running> running_;
+  std::map<uint64_t, int> finished_;  // exit status, until acknowledged
+};
+
+}  // namespace drover::agent

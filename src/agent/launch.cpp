@@ -1,0 +1,98 @@
+#include "agent/launch.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace drover::agent {
+namespace {
+
+// After fork only async-signal-safe calls: report through stderr and _exit.
+[[noreturn]] void child_fail(const char* what) {
+  const char* err = std::strerror(errno);
+  (void)!::write(2, "droverd: ", 9);
+  (void)!::write(2, what, std::strlen(what));
+  (void)!::write(2, ": ", 2);
+  (void)!::write(2, err, std::strlen(err));
+  (void)!::write(2, "\n", 1);
+  ::_exit(1);
+}
+
+void redirect(int target, const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0) child_fail(path.c_str());
+  if (::dup2(fd, target) < 0) child_fail("dup2");
+  ::close(fd);
+}
+
+}  // namespace
+
+void write_script(const std::string& path, const std::string& text, uid_t uid, gid_t gid) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+  if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  if (ok && ::geteuid() == 0) ok = ::fchown(fd, uid, gid) == 0;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+pid_t spawn_batch(const LaunchSpec& spec) {
+  // Everything the child needs is prepared before fork.
+  std::vector<std::string> env_strings;
+  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  std::string pid_var(64, '\0');  // SLURM_TASK_PID, filled in by the child
+  envp.push_back(pid_var.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  if (args.empty()) args.push_back(spec.script_path);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const bool as_root = ::geteuid() == 0;
+  const bool switch_user = as_root && spec.uid != 0;
+
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid > 0) return pid;
+
+  // Child.
+  ::setsid();
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGCHLD, SIGPIPE, SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
+  std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
+  if (as_root) {
+    if (::initgroups(spec.user.c_str(), spec.gid) != 0 && ::setgroups(0, nullptr) != 0)
+      child_fail("setgroups");
+    if (::setgid(spec.gid) != 0) child_fail("setgid");
+    if (switch_user && ::setuid(spec.uid) != 0) child_fail("setuid");
+  }
+  // Files are opened as the job's user, so permissions are theirs.
+  redirect(0, spec.std_in, O_RDONLY);
+  redirect(1, spec.std_out, O_WRONLY | O_CREAT | O_TRUNC);
+  if (spec.std_err == spec.std_out) {
+    if (::dup2(1, 2) < 0) child_fail("dup2");
+  } else {
+    redirect(2, spec.std_err, O_WRONLY | O_CREAT | O_TRUNC);
+  }
+  if (::chdir(spec.workdir.c_str()) != 0) {
+    // Slurm runs the job in /tmp when the working directory is unusable, and says so.
+    const char msg[] = "slurmstepd: error: couldn't chdir to working directory: going to /tmp instead\n";
+    (void)!::write(2, msg, sizeof msg - 1);
+    if (::chdir("/tmp") != 0) child_fail("chdir");
+  }
+  ::umask(022);
+  ::execve(spec.script_path.c_str(), argv.data(), envp.data());
+  child_fail("execve");
+}
+
+}  // namespace drover::agent

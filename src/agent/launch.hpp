@@ -1,0 +1,30 @@
+#pragma once
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace drover::agent {
+
+// Everything needed to start a batch shell, decoded from the controller's launch message.
+struct LaunchSpec {
+  uint64_t job_id = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user;
+  std::string script_path;  // already written by the caller
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  std::string workdir, std_out, std_err, std_in;
+};
+
+// Forks the batch shell in its own session (so signals reach the whole process group),
+// as the job's user when the agent is root, with stdio on the requested files.
+// Returns the child's pid; throws std::runtime_error if fork fails.
+pid_t spawn_batch(const LaunchSpec& spec);
+
+// Writes the script where only the job's user can read it.
+void write_script(const std::string& path, const std::string& text, uid_t uid, gid_t gid);
+
+}  // namespace drover::agent

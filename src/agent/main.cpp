@@ -1,0 +1,45 @@
+// droverd: the node agent.
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+
+#include "agent/agent.hpp"
+#include "net/auth.hpp"
+
+namespace {
+int usage() {
+  std::cerr << "usage: droverd --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
+               "               [--cpus N] [--mem MB]\n";
+  return 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  drover::agent::AgentOptions opts;
+  std::string key_file, controller;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--node") opts.node = next();
+    else if (a == "--controller") controller = next();
+    else if (a == "--key-file") key_file = next();
+    else if (a == "--spool") opts.spool_dir = next();
+    else if (a == "--cpus") opts.cpus = std::stoi(next());
+    else if (a == "--mem") opts.real_memory_mb = std::stoll(next());
+    else return usage();
+  }
+  if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty()) return usage();
+  auto colon = controller.rfind(':');
+  if (colon == std::string::npos) return usage();
+  opts.controller_host = controller.substr(0, colon);
+  opts.controller_port = std::stoi(controller.substr(colon + 1));
+  spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
+  try {
+    opts.key = drover::net::load_or_create_key(key_file);
+    drover::agent::Agent agent(std::move(opts));
+    return agent.run();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

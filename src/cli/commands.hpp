@@ -1,0 +1,14 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace drover::cli {
+
+// Each Slurm-named command; args exclude the program name. Returns the exit code.
+int sbatch_main(const std::vector<std::string>& args);
+int squeue_main(const std::vector<std::string>& args);
+int sinfo_main(const std::vector<std::string>& args);
+int scancel_main(const std::vector<std::string>& args);
+int scontrol_main(const std::vector<std::string>& args);
+
+}  // namespace drover::cli

@@ -1,0 +1,83 @@
+#include "cli/format.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace drover::cli {
+
+std::vector<FormatField> parse_format(std::string_view spec) {
+  std::vector<FormatField> out;
+  std::string literal;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    if (spec[i] != '%' || i + 1 >= spec.size()) {
+      literal += spec[i];
+      continue;
+    }
+    size_t j = i + 1;
+    FormatField f;
+    if (spec[j] == '%') {
+      literal += '%';
+      i = j;
+      continue;
+    }
+    if (spec[j] == '.') {
+      f.right = true;
+      ++j;
+    }
+    if (j < spec.size() && spec[j] == '#') {
+      f.dynamic = true;
+      ++j;
+    }
+    while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
+      f.width = f.width * 10 + (spec[j++] - '0');
+    if (j >= spec.size()) {
+      literal += spec.substr(i);
+      break;
+    }
+    f.code = spec[j];
+    f.literal = std::move(literal);
+    literal.clear();
+    out.push_back(std::move(f));
+    i = j;
+  }
+  if (!literal.empty()) out.push_back({literal, 0, 0, false, false});
+  return out;
+}
+
+std::string fit(const std::string& value, int width, bool right) {
+  if (width <= 0) return value;
+  const size_t w = static_cast<size_t>(width);
+  if (value.size() >= w) return value.substr(0, w);
+  std::string pad(w - value.size(), ' ');
+  return right ? pad + value : value + pad;
+}
+
+std::string render_table(const std::vector<FormatField>& fields, size_t rows,
+                         const std::function<std::string(char, size_t)>& value,
+                         const std::function<std::string(char)>& header, bool with_header) {
+  // Resolve dynamic widths first.
+  std::vector<int> widths;
+  for (const auto& f : fields) {
+    int w = f.width;
+    if (f.dynamic && f.code) {
+      w = static_cast<int>(header(f.code).size());
+      for (size_t r = 0; r < rows; ++r) w = std::max(w, static_cast<int>(value(f.code, r).size()));
+    }
+    widths.push_back(w);
+  }
+  std::string out;
+  auto line = [&](const std::function<std::string(char)>& cell) {
+    std::string s;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      s += fields[i].literal;
+      if (fields[i].code) s += fit(cell(fields[i].code), widths[i], fields[i].right);
+    }
+    out += s;
+    out += '\n';
+  };
+  if (with_header) line(header);
+  for (size_t r = 0; r < rows; ++r) line([&](char c) { return value(c, r); });
+  return out;
+}
+
+}  // namespace drover::cli

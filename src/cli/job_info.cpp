@@ -1,0 +1,51 @@
+#include "cli/job_info.hpp"
+
+#include "core/job.hpp"
+
+namespace drover::cli {
+
+std::string job_state_short(const json& job) {
+  if (job.value("completing", false)) return "CG";
+  auto s = core::parse_job_state(job.value("state", "PENDING"));
+  return std::string(core::job_state_short(s.value_or(core::JobState::Pending)));
+}
+
+std::string job_state_long(const json& job) {
+  if (job.value("completing", false)) return "COMPLETING";
+  return job.value("state", "PENDING");
+}
+
+bool job_active(const json& job) {
+  if (job.value("completing", false)) return true;
+  auto s = core::parse_job_state(job.value("state", "PENDING"));
+  return s && !core::is_finished(*s);
+}
+
+int job_node_count(const json& job) {
+  const auto& alloc = job.at("alloc");
+  if (!alloc.empty()) return static_cast<int>(alloc.size());
+  return job.at("spec").value("nodes_min", 1);
+}
+
+int job_cpu_count(const json& job) {
+  const auto& alloc = job.at("alloc");
+  int n = 0;
+  for (const auto& a : alloc) n += a.value("cpus", 0);
+  if (n > 0) return n;
+  const auto& spec = job.at("spec");
+  return std::max(spec.value("ntasks", 1), spec.value("nodes_min", 1)) * spec.value("cpus_per_task", 1);
+}
+
+int64_t job_mem_mb(const json& job) {
+  int64_t n = 0;
+  for (const auto& a : job.at("alloc")) n += a.value("mem_mb", int64_t{0});
+  if (n > 0) return n;
+  const auto& spec = job.at("spec");
+  int64_t per_node = spec.value("mem_per_node_mb", int64_t{-1});
+  if (per_node > 0) return per_node * spec.value("nodes_min", 1);
+  int64_t per_cpu = spec.value("mem_per_cpu_mb", int64_t{-1});
+  if (per_cpu > 0) return per_cpu * job_cpu_count(job);
+  return job.value("default_mem_mb", int64_t{0});
+}
+
+}  // namespace drover::cli

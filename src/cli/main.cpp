@@ -1,0 +1,32 @@
+// One binary, many names: installed as sbatch, squeue, ... in drover's own bin directory.
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  using Entry = int (*)(const std::vector<std::string>&);
+  static const std::map<std::string, Entry> kCommands = {
+      {"sbatch", drover::cli::sbatch_main},     {"squeue", drover::cli::squeue_main},
+      {"sinfo", drover::cli::sinfo_main},       {"scancel", drover::cli::scancel_main},
+      {"scontrol", drover::cli::scontrol_main},
+  };
+  std::string name = argv[0];
+  if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  int first = 1;
+  if (!kCommands.count(name) && argc > 1 && kCommands.count(argv[1])) {
+    name = argv[1];  // "drover-cmd squeue ..." form
+    first = 2;
+  }
+  auto it = kCommands.find(name);
+  if (it == kCommands.end()) {
+    std::cerr << "drover-cmd: run as one of:";
+    for (const auto& [n, f] : kCommands) std::cerr << ' ' << n;
+    std::cerr << '\n';
+    return 2;
+  }
+  return it->second(std::vector<std::string>(argv + first, argv + argc));
+}

@@ -1,0 +1,235 @@
+// sbatch: submit a batch script.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/client.hpp"
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/sbatch_options.hpp"
+#include "proto/json.hpp"
+
+extern char** environ;
+
+namespace drover::cli {
+namespace {
+
+// Options the parser understands but drover does not act on yet: refusing them beats
+// silently running a different job than the one asked for.
+const char* const kNotYetSupported[] = {
+    "array",     "dependency", "begin",   "hold",        "gres",    "gpus",
+    "gpus-per-node", "gpus-per-task", "constraint", "nodelist", "exclude", "reservation",
+    "deadline",  "signal",     "wait",    "mem-per-gpu", "licenses", "kill-on-invalid-dep",
+};
+
+int parse_error(const core::ParseError& e) {
+  // getopt's complaints carry the bare program prefix; Slurm's own checks say "error:".
+  std::string msg = e.what();
+  std::istringstream lines(msg);
+  std::string line;
+  bool first = true;
+  const bool getopt_style = msg.rfind("unrecognized option", 0) == 0 || msg.rfind("option ", 0) == 0 ||
+                            msg.rfind("invalid option", 0) == 0;
+  while (std::getline(lines, line)) {
+    if (getopt_style)
+      std::cerr << (first ? "sbatch: " : "") << line << '\n';
+    else
+      std::cerr << "sbatch: error: " << line << '\n';
+    first = false;
+  }
+  return 255;
+}
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+// --export: ALL (default), NONE, or a list of names and NAME=value, optionally led by ALL.
+std::map<std::string, std::string> exported_environment(const std::optional<std::string>& spec,
+                                                        const std::map<std::string, std::string>& env) {
+  if (!spec || *spec == "ALL") return env;
+  std::map<std::string, std::string> out;
+  std::stringstream items(*spec);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    if (item == "ALL") {
+      out.insert(env.begin(), env.end());
+    } else if (item == "NONE" || item.empty()) {
+      continue;
+    } else if (auto eq = item.find('='); eq != std::string::npos) {
+      out[item.substr(0, eq)] = item.substr(eq + 1);
+    } else if (auto it = env.find(item); it != env.end()) {
+      out[item] = it->second;
+    }
+  }
+  // Slurm always passes its own SLURM_* variables through.
+  for (const auto& [k, v] : env)
+    if (k.rfind("SLURM_", 0) == 0) out.emplace(k, v);
+  return out;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  ::gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+int sbatch_main(const std::vector<std::string>& args) {
+  const auto env = current_environment();
+  core::SbatchOptions cmdline;
+  try {
+    cmdline = core::parse_sbatch_args(args);
+  } catch (const core::ParseError& e) {
+    return parse_error(e);
+  }
+  if (cmdline.help || cmdline.usage) {
+    std::cout << "Usage: sbatch [OPTIONS(0)...] [ : [OPTIONS(N)...]] script(0) [args(0)...]\n"
+                 "See `man sbatch` for the options; drover accepts Slurm's.\n";
+    return 0;
+  }
+  if (cmdline.version) {
+    std::cout << "slurm 22.05.8 (drover)\n";
+    return 0;
+  }
+
+  // The script: --wrap, a file, or standard input.
+  std::string script, script_name;
+  std::vector<std::string> script_argv = cmdline.script_argv;
+  if (cmdline.wrap) {
+    if (!script_argv.empty()) {
+      std::cerr << "sbatch: error: Script arguments not permitted with --wrap option\n";
+      return 1;
+    }
+    script = "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + *cmdline.wrap + "\n";
+    script_name = "wrap";
+  } else if (!script_argv.empty()) {
+    std::ifstream in(script_argv.front(), std::ios::binary);
+    if (!in || std::filesystem::is_directory(script_argv.front())) {
+      std::cerr << "sbatch: error: Unable to open file " << script_argv.front() << '\n';
+      return 1;
+    }
+    script.assign(std::istreambuf_iterator<char>(in), {});
+    script_name = std::filesystem::path(script_argv.front()).filename().string();
+    std::error_code ec;
+    script_argv.front() = std::filesystem::absolute(script_argv.front(), ec).lexically_normal().string();
+  } else {
+    script.assign(std::istreambuf_iterator<char>(std::cin), {});
+    script_name = "sbatch";
+  }
+  if (script.empty()) {
+    std::cerr << "sbatch: error: Batch script is empty!\n";
+    return 1;
+  }
+  if (script.rfind("#!", 0) != 0) {
+    std::cerr << "sbatch: error: This does not look like a batch script.  The first\n"
+                 "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+                 "sbatch: error: For instance: #!/bin/sh\n";
+    return 1;
+  }
+
+  // Precedence: #SBATCH lines < SBATCH_* environment < command line.
+  core::SbatchOptions opts;
+  try {
+    opts = core::parse_sbatch_args(core::scan_sbatch_directives(script));
+    opts = core::apply_sbatch_env(env, std::move(opts));
+    opts = core::parse_sbatch_args(args, std::move(opts));
+  } catch (const core::ParseError& e) {
+    return parse_error(e);
+  }
+  for (const auto& name : opts.set_options)
+    for (const char* unsupported : kNotYetSupported)
+      if (name == unsupported) {
+        std::cerr << "sbatch: error: --" << name << " is not supported by drover yet\n";
+        return 1;
+      }
+
+  core::JobSpec spec;
+  spec.name = opts.job_name.value_or(script_name);
+  if (opts.partition) {
+    std::stringstream parts(*opts.partition);
+    std::string p;
+    while (std::getline(parts, p, ','))
+      if (!p.empty()) spec.partitions.push_back(p);
+  }
+  if (opts.ntasks) {
+    spec.ntasks = *opts.ntasks;
+    spec.ntasks_set = true;
+  }
+  if (opts.nodes_min) {
+    spec.nodes_min = *opts.nodes_min;
+    spec.nodes_max = opts.nodes_max.value_or(*opts.nodes_min);
+    spec.nodes_set = true;
+  }
+  if (opts.ntasks_per_node) spec.ntasks_per_node = *opts.ntasks_per_node;
+  if (!opts.ntasks && spec.ntasks_per_node > 0) {
+    spec.ntasks = spec.ntasks_per_node * spec.nodes_min;
+    spec.ntasks_set = true;
+  }
+  if (spec.nodes_set && spec.ntasks < spec.nodes_min) spec.ntasks = spec.nodes_min;
+  if (opts.cpus_per_task) {
+    spec.cpus_per_task = *opts.cpus_per_task;
+    spec.cpus_per_task_set = true;
+  }
+  if (opts.mem_mb) spec.mem_per_node_mb = *opts.mem_mb;
+  if (opts.mem_per_cpu_mb) spec.mem_per_cpu_mb = *opts.mem_per_cpu_mb;
+  if (opts.time_limit_min) spec.time_limit_min = *opts.time_limit_min;
+  spec.exclusive = opts.exclusive;
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();
+  spec.workdir = opts.workdir ? std::filesystem::absolute(*opts.workdir, ec).lexically_normal().string() : cwd;
+  if (!spec.workdir.empty() && spec.workdir.size() > 1 && spec.workdir.back() == '/') spec.workdir.pop_back();
+  spec.std_out = opts.output.value_or("");
+  spec.std_err = opts.error.value_or("");
+  spec.std_in = opts.input.value_or("");
+  spec.script = std::move(script);
+  spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
+  spec.environment = exported_environment(opts.export_env, env);
+  spec.submit_host = hostname();
+  spec.submit_sid = ::getsid(0);
+  if (!cmdline.wrap && !script_argv.empty()) spec.command = script_argv.front();
+  spec.comment = opts.comment.value_or("");
+  spec.account = opts.account.value_or("");
+  spec.qos = opts.qos.value_or("");
+
+  json reply;
+  try {
+    reply = call_controller({{"op", "submit"}, {"spec", spec}, {"test_only", opts.test_only}});
+  } catch (const ControllerUnreachable&) {
+    std::cerr << "sbatch: error: Batch job submission failed: Unable to contact slurm controller "
+                 "(connect failure)\n";
+    return 1;
+  }
+  if (!reply.value("ok", false)) {
+    const std::string error = reply.value("error", "Unknown error");
+    if (error == "Invalid partition name specified" && opts.partition)
+      std::cerr << "sbatch: error: invalid partition specified: " << *opts.partition << '\n';
+    if (reply.contains("detail")) std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
+    std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
+    return 1;
+  }
+  if (reply.value("test_only", false)) {
+    std::cerr << "sbatch: Job would be accepted (drover does not predict start times yet)\n";
+    return 0;
+  }
+  const uint64_t id = reply.at("job_id").get<uint64_t>();
+  if (opts.parsable)
+    std::cout << id << '\n';
+  else if (!opts.quiet)
+    std::cout << "Submitted batch job " << id << '\n';
+  return 0;
+}
+
+}  // namespace drover::cli

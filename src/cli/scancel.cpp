@@ -1,0 +1,127 @@
+// scancel: cancel or signal jobs.
+#include <pwd.h>
+#include <signal.h>
+
+#include <cstring>
+#include <iostream>
+#include <sstream>
+
+#include "cli/client.hpp"
+#include "cli/commands.hpp"
+
+namespace drover::cli {
+namespace {
+
+// Slurm's scancel exits with the low byte of the Slurm error code of the last failure.
+constexpr int kAccessDeniedExit = 2002 & 0xff;
+
+int signal_number(const std::string& name) {
+  std::string s = name;
+  if (s.rfind("SIG", 0) == 0) s = s.substr(3);
+  static const std::pair<const char*, int> kSignals[] = {
+      {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"KILL", SIGKILL}, {"USR1", SIGUSR1},
+      {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"CONT", SIGCONT}, {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},
+      {"ALRM", SIGALRM}, {"URG", SIGURG},   {"XCPU", SIGXCPU},
+  };
+  for (const auto& [n, v] : kSignals)
+    if (s == n) return v;
+  try {
+    size_t used = 0;
+    int v = std::stoi(s, &used);
+    if (used == s.size() && v > 0 && v < 65) return v;
+  } catch (const std::exception&) {
+  }
+  return -1;
+}
+
+}  // namespace
+
+int scancel_main(const std::vector<std::string>& args) {
+  json req = {{"op", "cancel"}};
+  json ids = json::array();
+  bool verbose = false, quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    auto take = [&](const std::string& s, const std::string& l) -> bool {
+      if ((a == s || a == l) && i + 1 < args.size()) {
+        value = args[++i];
+        return true;
+      }
+      if (a.rfind(l + "=", 0) == 0) {
+        value = a.substr(l.size() + 1);
+        return true;
+      }
+      return false;
+    };
+    if (a == "-v" || a == "--verbose") verbose = true;
+    else if (a == "-Q" || a == "--quiet") quiet = true;
+    else if (a == "--me") req["uid"] = ::getuid();
+    else if (take("-u", "--user")) {
+      struct passwd* pw = ::getpwnam(value.c_str());
+      if (pw == nullptr) {
+        std::cerr << "scancel: error: Invalid user name: " << value << '\n';
+        return 1;
+      }
+      req["uid"] = pw->pw_uid;
+    } else if (take("-s", "--signal")) {
+      int sig = signal_number(value);
+      if (sig < 0) {
+        std::cerr << "scancel: error: Unknown job signal: " << value << '\n';
+        return 1;
+      }
+      req["signal"] = sig;
+    } else if (take("-n", "--name") || take("-J", "--jobname")) req["name"] = value;
+    else if (take("-p", "--partition")) req["partition"] = value;
+    else if (take("-t", "--state")) {
+      json states = json::array();
+      std::stringstream in(value);
+      std::string s;
+      while (std::getline(in, s, ',')) states.push_back(s);
+      req["states"] = states;
+    } else if (!a.empty() && a[0] == '-') {
+      std::cerr << "scancel: unrecognized option '" << a << "'\n"
+                << "Try \"scancel --help\" for more information\n";
+      return 1;
+    } else {
+      try {
+        size_t used = 0;
+        uint64_t id = std::stoull(a, &used);
+        if (used != a.size()) throw std::invalid_argument(a);
+        ids.push_back(id);
+      } catch (const std::exception&) {
+        std::cerr << "scancel: error: Invalid job id " << a << '\n';
+        return 1;
+      }
+    }
+  }
+  if (ids.empty() && !req.contains("uid") && !req.contains("name") && !req.contains("partition") &&
+      !req.contains("states")) {
+    std::cerr << "scancel: error: No job identification provided\n";
+    return 1;
+  }
+  req["job_ids"] = ids;
+  if (verbose)
+    for (const auto& id : ids) std::cerr << "scancel: Terminating job " << id.get<uint64_t>() << '\n';
+  json reply;
+  try {
+    reply = call_controller(req);
+  } catch (const ControllerUnreachable&) {
+    std::cerr << "scancel: error: Kill job error on job id: Unable to contact slurm controller (connect failure)\n";
+    return 1;
+  }
+  int rc = 0;
+  for (const auto& e : reply.value("errors", json::array())) {
+    const std::string error = e.value("error", "");
+    // Like Slurm, jobs that are gone or already ending are only mentioned with -v.
+    const bool benign = error == "Invalid job id specified" || error == "Job/step already completing or completed";
+    if (benign && !verbose) continue;
+    if (!quiet || !benign)
+      std::cerr << "scancel: error: Kill job error on job id " << e.value("job_id", uint64_t{0}) << ": " << error
+                << '\n';
+    if (error == "Access/permission denied") rc = kAccessDeniedExit;
+  }
+  return rc;
+}
+
+}  // namespace drover::cli

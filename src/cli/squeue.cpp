@@ -1,0 +1,233 @@
+// squeue: the job queue.
+#include <algorithm>
+#include <ctime>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli/client.hpp"
+#include "cli/commands.hpp"
+#include "cli/format.hpp"
+#include "cli/job_info.hpp"
+#include "core/duration.hpp"
+#include "core/job.hpp"
+
+namespace drover::cli {
+namespace {
+
+constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
+constexpr const char* kLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+
+std::set<std::string> split_set(const std::string& s) {
+  std::set<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.insert(item);
+  return out;
+}
+
+std::string header_for(char code) {
+  switch (code) {
+    case 'i': case 'A': return "JOBID";
+    case 'P': return "PARTITION";
+    case 'j': return "NAME";
+    case 'u': return "USER";
+    case 't': return "ST";
+    case 'T': return "STATE";
+    case 'M': return "TIME";
+    case 'l': return "TIME_LIMIT";
+    case 'D': return "NODES";
+    case 'R': return "NODELIST(REASON)";
+    case 'N': return "NODELIST";
+    case 'r': return "REASON";
+    case 'C': return "CPUS";
+    case 'Q': return "PRIORITY";
+    case 'V': return "SUBMIT_TIME";
+    case 'S': return "START_TIME";
+    case 'e': return "END_TIME";
+    case 'Z': return "WORK_DIR";
+    case 'a': return "ACCOUNT";
+    case 'q': return "QOS";
+    case 'U': return "UID";
+    case 'g': return "GROUP";
+    case 'o': return "COMMAND";
+    case 'k': return "COMMENT";
+    case 'B': return "EXEC_HOST";
+    default: return std::string(1, code);
+  }
+}
+
+std::string time_or(int64_t t, const char* none) {
+  return t == core::kNoTime ? none : core::format_timestamp(t);
+}
+
+std::string field(char code, const json& job) {
+  const auto& spec = job.at("spec");
+  switch (code) {
+    case 'i': case 'A': return std::to_string(job.at("id").get<uint64_t>());
+    case 'P': return job.value("partition", "");
+    case 'j': return spec.value("name", "");
+    case 'u': return job.value("user", "");
+    case 'U': return std::to_string(job.value("uid", 0u));
+    case 'g': return job.value("group", "");
+    case 't': return job_state_short(job);
+    case 'T': return job_state_long(job);
+    case 'M': return core::format_elapsed(job.value("run_time", int64_t{0}));
+    case 'l': {
+      int64_t m = job.value("time_limit_min", int64_t{-1});
+      return m < 0 ? "UNLIMITED" : core::format_elapsed(m * 60);
+    }
+    case 'D': return std::to_string(job_node_count(job));
+    case 'C': return std::to_string(job_cpu_count(job));
+    case 'N': return job.value("nodelist", "");
+    case 'r': return job.value("reason", "None");
+    case 'R': {
+      if (job.value("state", "") == "PENDING") return "(" + job.value("reason", "None") + ")";
+      if (!job.at("alloc").empty()) return job.value("nodelist", "");
+      std::string reason = job.value("reason", "None");
+      return reason == "None" ? "" : "(" + reason + ")";
+    }
+    case 'Q': return std::to_string(job.value("priority", 0u));
+    case 'V': return time_or(job.value("submit_time", int64_t{0}), "N/A");
+    case 'S': return time_or(job.value("start_time", int64_t{0}), "N/A");
+    case 'e': return time_or(job.value("end_time", int64_t{0}), "N/A");
+    case 'Z': return spec.value("workdir", "");
+    case 'a': return spec.value("account", "").empty() ? "(null)" : spec.value("account", "");
+    case 'q': return spec.value("qos", "").empty() ? "(null)" : spec.value("qos", "");
+    case 'o': return spec.value("command", "").empty() ? "(null)" : spec.value("command", "");
+    case 'k': return spec.value("comment", "").empty() ? "(null)" : spec.value("comment", "");
+    case 'B': return job.value("batch_host", "").empty() ? "n/a" : job.value("batch_host", "");
+    default: return "";
+  }
+}
+
+}  // namespace
+
+int squeue_main(const std::vector<std::string>& args) {
+  std::string format = kDefaultFormat;
+  bool header = true, long_format = false;
+  std::set<std::string> users, partitions, states, names;
+  std::set<uint64_t> job_ids;
+  bool ids_given = false;
+  if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    auto take = [&](const std::string& s, const std::string& l) -> bool {
+      if (a == s || a == l) {
+        if (i + 1 >= args.size()) {
+          std::cerr << "squeue: option '" << a << "' requires an argument\n"
+                    << "Try \"squeue --help\" for more information\n";
+          std::exit(1);
+        }
+        value = args[++i];
+        return true;
+      }
+      if (a.rfind(l + "=", 0) == 0) {
+        value = a.substr(l.size() + 1);
+        return true;
+      }
+      if (!s.empty() && a.size() > 2 && a.rfind(s, 0) == 0 && a[1] != '-') {
+        value = a.substr(2);
+        return true;
+      }
+      return false;
+    };
+    if (a == "-h" || a == "--noheader") header = false;
+    else if (a == "-l" || a == "--long") long_format = true;
+    else if (a == "-a" || a == "--all") continue;
+    else if (a == "--me") users.insert(std::getenv("USER") ? std::getenv("USER") : "");
+    else if (take("-u", "--user")) for (auto& u : split_set(value)) users.insert(u);
+    else if (take("-p", "--partition")) partitions = split_set(value);
+    else if (take("-t", "--states")) states = split_set(value);
+    else if (take("-n", "--name")) names = split_set(value);
+    else if (take("-o", "--format")) format = value;
+    else if (take("-j", "--jobs")) {
+      ids_given = true;
+      for (const auto& id : split_set(value)) {
+        try {
+          size_t used = 0;
+          job_ids.insert(std::stoull(id, &used));
+          if (used != id.size()) throw std::invalid_argument(id);
+        } catch (const std::exception&) {
+          std::cerr << "squeue: error: Invalid job id: " << id << '\n';
+          return 1;
+        }
+      }
+    } else {
+      std::cerr << "squeue: unrecognized option '" << a << "'\n"
+                << "Try \"squeue --help\" for more information\n";
+      return 1;
+    }
+  }
+  if (long_format) format = kLongFormat;
+
+  json reply;
+  try {
+    json req = {{"op", "query"}, {"what", "jobs"}};
+    if (job_ids.size() == 1) req["job_id"] = *job_ids.begin();
+    reply = call_controller(req);
+  } catch (const ControllerUnreachable&) {
+    std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+    return 1;
+  }
+  if (!reply.value("ok", false)) {
+    std::cerr << "slurm_load_jobs error: " << reply.value("error", "Unknown error") << '\n';
+    return 1;
+  }
+
+  // State filter: names or short codes, "all" for everything; default the active states.
+  bool all_states = false;
+  std::set<std::string> want_states;
+  for (const auto& s : states) {
+    std::string up = s;
+    for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (up == "ALL") all_states = true;
+    else if (auto st = core::parse_job_state(up)) want_states.insert(std::string(core::job_state_name(*st)));
+    else if (up == "CG" || up == "COMPLETING") want_states.insert("COMPLETING");
+    else {
+      std::cerr << "squeue: error: Invalid job state specified: " << s << '\n';
+      return 1;
+    }
+  }
+  std::vector<json> rows;
+  for (const auto& job : reply.at("jobs")) {
+    if (!job_ids.empty() && !job_ids.count(job.at("id").get<uint64_t>())) continue;
+    if (!users.empty() && !users.count(job.value("user", ""))) continue;
+    if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
+    if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;
+    if (!want_states.empty()) {
+      if (!want_states.count(job.value("state", "")) &&
+          !(job.value("completing", false) && want_states.count("COMPLETING")))
+        continue;
+    } else if (!all_states && !ids_given && !job_active(job)) {
+      continue;
+    }
+    rows.push_back(job);
+  }
+  // Slurm's default order: partition, then state, then priority (highest first).
+  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+    auto pa = a.value("partition", ""), pb = b.value("partition", "");
+    if (pa != pb) return pa < pb;
+    auto sa = job_state_long(a), sb = job_state_long(b);
+    if (sa != sb) return sa < sb;
+    return a.value("priority", 0u) > b.value("priority", 0u);
+  });
+
+  if (long_format && header) {
+    std::time_t now = reply.value("now", int64_t{0});
+    char buf[64];
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
+    std::cout << buf << '\n';
+  }
+  auto fields = parse_format(format);
+  std::cout << render_table(
+      fields, rows.size(), [&](char c, size_t r) { return field(c, rows[r]); },
+      [&](char c) { return header_for(c); }, header);
+  return 0;
+}
+
+}  // namespace drover::cli

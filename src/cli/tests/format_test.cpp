@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include "cli/format.hpp"
+
+using namespace drover::cli;
+
+TEST(Format, ParsesSqueueDefault) {
+  auto f = parse_format("%.18i %.9P %.8j %R");
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].code, 'i');
+  EXPECT_EQ(f[0].width, 18);
+  EXPECT_TRUE(f[0].right);
+  EXPECT_EQ(f[1].literal, " ");
+  EXPECT_EQ(f[3].code, 'R');
+  EXPECT_EQ(f[3].width, 0);
+}
+
+TEST(Format, FitTruncatesAndPads) {
+  EXPECT_EQ(fit("this_is_a_very_long", 8, true), "this_is_");
+  EXPECT_EQ(fit("R", 2, true), " R");
+  EXPECT_EQ(fit("PD", 4, false), "PD  ");
+  EXPECT_EQ(fit("node1", 0, false), "node1");
+}
+
+TEST(Format, RendersSqueueHeaderLikeSlurm) {
+  auto f = parse_format("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R");
+  auto header = [](char c) -> std::string {
+    switch (c) {
+      case 'i': return "JOBID";
+      case 'P': return "PARTITION";
+      case 'j': return "NAME";
+      case 'u': return "USER";
+      case 't': return "ST";
+      case 'M': return "TIME";
+      case 'D': return "NODES";
+      default: return "NODELIST(REASON)";
+    }
+  };
+  std::string out = render_table(f, 0, [](char, size_t) { return std::string(); }, header, true);
+  EXPECT_EQ(out, "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
+}
+
+TEST(Format, DynamicWidthTakesWidestValue) {
+  auto f = parse_format("%#P %.5a");
+  std::vector<std::string> parts = {"debug*", "long_partition_name"};
+  std::string out = render_table(
+      f, 2, [&](char c, size_t r) { return c == 'P' ? parts[r] : std::string("up"); },
+      [](char c) { return c == 'P' ? std::string("PARTITION") : std::string("AVAIL"); }, true);
+  EXPECT_EQ(out,
+            "PARTITION           AVAIL\n"
+            "debug*                 up\n"
+            "long_partition_name    up\n");
+}
+
+TEST(Format, PercentLiteral) {
+  auto f = parse_format("100%% %i");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].literal, "100% ");
+}

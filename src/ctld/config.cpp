@@ -1,0 +1,33 @@
+#include "ctld/config.hpp"
+
+#include <pwd.h>
+
+namespace drover::ctld {
+
+Config load_config_text(const std::string& text, const std::string& source_name) {
+  Config c;
+  c.conf = core::parse_slurm_conf(text, source_name);
+  const auto& s = c.conf;
+  if (!s.cluster_name.empty()) c.cluster_name = s.cluster_name;
+  std::string host = s.get("SlurmctldHost", s.get("ControlMachine", "localhost"));
+  // SlurmctldHost=name(address): the address part says where to listen.
+  if (auto open = host.find('('); open != std::string::npos) {
+    auto close = host.find(')', open);
+    c.bind_address = host.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    host = host.substr(0, open);
+  }
+  c.control_host = host;
+  c.bind_address = s.get("SlurmctldAddr", c.bind_address);
+  c.port = static_cast<int>(s.get_int("SlurmctldPort", 6817));
+  c.kill_wait_s = s.get_int("KillWait", 30);
+  c.slurmd_timeout_s = s.get_int("SlurmdTimeout", 300);
+  c.min_job_age_s = s.get_int("MinJobAge", 300);
+  c.def_mem_per_cpu_mb = s.get_int("DefMemPerCPU", 0);
+  c.def_mem_per_node_mb = s.get_int("DefMemPerNode", 0);
+  c.slurm_user = s.get("SlurmUser", "root");
+  // Name lookup is configuration loading, not part of the state machine.
+  if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;
+  return c;
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,28 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/slurm_conf.hpp"
+
+namespace drover::ctld {
+
+// The controller's view of slurm.conf, with Slurm's defaults applied.
+struct Config {
+  core::SlurmConf conf;
+  std::string cluster_name = "drover";
+  std::string control_host = "localhost";
+  std::string bind_address = "127.0.0.1";
+  int port = 6817;
+  int64_t kill_wait_s = 30;
+  int64_t slurmd_timeout_s = 300;
+  int64_t min_job_age_s = 300;
+  int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
+  uint32_t slurm_user_uid = 0;  // an operator besides root
+  std::string slurm_user = "root";
+};
+
+// Throws core::ParseError for a bad file; unknown keys end up in conf.warnings.
+Config load_config_text(const std::string& text, const std::string& source_name);
+
+}  // namespace drover::ctld

@@ -1,0 +1,47 @@
+// droverctld: the controller.
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "ctld/server.hpp"
+#include "net/auth.hpp"
+
+namespace {
+int usage() {
+  std::cerr << "usage: droverctld --conf FILE --state-dir DIR\n";
+  return 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string conf_path, state_dir;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--conf" && i + 1 < argc) conf_path = argv[++i];
+    else if (a == "--state-dir" && i + 1 < argc) state_dir = argv[++i];
+    else return usage();
+  }
+  if (state_dir.empty()) return usage();
+  if (conf_path.empty()) conf_path = state_dir + "/slurm.conf";
+  spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
+  try {
+    std::ifstream in(conf_path);
+    if (!in) {
+      spdlog::critical("cannot read {}: {}", conf_path, std::strerror(errno));
+      return 1;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    drover::ctld::Config config = drover::ctld::load_config_text(text.str(), conf_path);
+    for (const auto& w : config.conf.warnings) spdlog::warn("{}", w);
+    std::string key = drover::net::load_or_create_key(state_dir + "/cluster.key");
+    drover::ctld::Server server(std::move(config), state_dir, std::move(key));
+    return server.run();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,299 @@
+#include "ctld/server.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <chrono>
+#include <thread>
+
+#include "net/auth.hpp"
+#include "net/peercred.hpp"
+
+namespace drover::ctld {
+namespace asio = boost::asio;
+
+namespace {
+int64_t wall_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string user_name(uid_t uid) {
+  struct passwd pw {};
+  struct passwd* out = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out) return out->pw_name;
+  return std::to_string(uid);
+}
+
+std::string group_name(gid_t gid) {
+  struct group gr {};
+  struct group* out = nullptr;
+  char buf[4096];
+  if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out) return out->gr_name;
+  return std::to_string(gid);
+}
+}  // namespace
+
+struct Server::Impl {
+  asio::io_context io;
+  asio::local::stream_protocol::acceptor unix_acceptor{io};
+  asio::ip::tcp::acceptor tcp_acceptor{io};
+  asio::signal_set signals{io, SIGTERM, SIGINT};
+};
+
+Server::Server(Config config, std::string state_dir, std::string cluster_key)
+    : impl_(std::make_unique<Impl>()),
+      config_(config),
+      state_dir_(std::move(state_dir)),
+      key_(std::move(cluster_key)),
+      machine_(std::move(config), sched::make_fifo_scheduler()),
+      journal_(state_dir_ + "/ctld-state.db") {
+  auto loaded = journal_.load();
+  spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
+  machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
+}
+
+Server::~Server() = default;
+
+void Server::post(Event ev) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(ev));
+  }
+  cv_.notify_one();
+}
+
+int Server::run() {
+  // Unix socket for commands: world-connectable; identity comes from SO_PEERCRED.
+  const std::string sock_path = state_dir_ + "/ctld.sock";
+  ::unlink(sock_path.c_str());
+  impl_->unix_acceptor.open(asio::local::stream_protocol());
+  impl_->unix_acceptor.bind(asio::local::stream_protocol::endpoint(sock_path));
+  impl_->unix_acceptor.listen(asio::socket_base::max_listen_connections);
+  ::chmod(sock_path.c_str(), 0666);
+
+  asio::ip::tcp::endpoint ep(asio::ip::make_address(config_.bind_address),
+                             static_cast<unsigned short>(config_.port));
+  impl_->tcp_acceptor.open(ep.protocol());
+  impl_->tcp_acceptor.set_option(asio::socket_base::reuse_address(true));
+  impl_->tcp_acceptor.bind(ep);
+  impl_->tcp_acceptor.listen(asio::socket_base::max_listen_connections);
+  spdlog::info("listening on {} and {}:{}", sock_path, config_.bind_address, config_.port);
+
+  impl_->signals.async_wait([this](const boost::system::error_code&, int sig) {
+    spdlog::info("signal {}: shutting down", sig);
+    stopping_ = true;
+    cv_.notify_all();
+    impl_->io.stop();
+  });
+  accept_unix();
+  accept_tcp();
+
+  std::thread state_thread([this] { state_loop(); });
+  impl_->io.run();
+  stopping_ = true;
+  cv_.notify_all();
+  state_thread.join();
+  ::unlink(sock_path.c_str());
+  return 0;
+}
+
+void Server::accept_unix() {
+  impl_->unix_acceptor.async_accept(
+      [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
+        if (!ec) {
+          auto cred = net::peer_credentials(sock.native_handle());
+          auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+          if (cred) {
+            Caller caller{cred->uid, cred->gid, user_name(cred->uid), group_name(cred->gid)};
+            std::weak_ptr<net::Connection> weak = conn;
+            conn->start(
+                [this, weak, caller](std::string payload) {
+                  auto c = weak.lock();
+                  if (!c) return;
+                  json msg = json::parse(payload, nullptr, false);
+                  if (msg.is_discarded()) {
+                    c->send(json{{"ok", false}, {"error", "malformed request"}}.dump());
+                    return;
+                  }
+                  post({Event::Client, c, std::move(msg), caller, {}});
+                },
+                [](const std::string&) {});
+          }
+        }
+        if (impl_->unix_acceptor.is_open()) accept_unix();
+      });
+}
+
+void Server::accept_tcp() {
+  impl_->tcp_acceptor.async_accept([this](boost::system::error_code ec, asio::ip::tcp::socket sock) {
+    if (!ec) {
+      boost::system::error_code ignored;
+      sock.set_option(asio::ip::tcp::no_delay(true), ignored);
+      auto remote = sock.remote_endpoint(ignored);
+      auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+      conn->set_peer(remote.address().to_string());
+      on_agent_connection(conn);
+    }
+    if (impl_->tcp_acceptor.is_open()) accept_tcp();
+  });
+}
+
+// Runs the handshake on the I/O thread (it needs only the key), then forwards messages.
+void Server::on_agent_connection(std::shared_ptr<net::Connection> conn) {
+  struct Link {
+    std::string nonce_c = net::to_hex(net::random_bytes(16));
+    std::string node;
+    bool authenticated = false;
+  };
+  auto link = std::make_shared<Link>();
+  std::weak_ptr<net::Connection> weak = conn;
+  conn->start(
+      [this, weak, link](std::string payload) {
+        auto c = weak.lock();
+        if (!c) return;
+        json msg = json::parse(payload, nullptr, false);
+        if (msg.is_discarded()) return c->close();
+        if (!link->authenticated) {
+          const std::string node = msg.value("node", "");
+          const std::string nonce_a = msg.value("nonce", "");
+          if (msg.value("type", "") != "register" || nonce_a.size() < 16 ||
+              !net::constant_time_equal(msg.value("mac", ""),
+                                        net::agent_proof(key_, link->nonce_c, nonce_a, node))) {
+            spdlog::warn("agent from {} failed authentication", c->peer());
+            c->send(json{{"type", "error"}, {"error", "authentication failed"}}.dump(), false);
+            return c->close();
+          }
+          link->authenticated = true;
+          link->node = node;
+          int interval = static_cast<int>(std::clamp<int64_t>(config_.slurmd_timeout_s / 3, 1, 30));
+          c->send(json{{"type", "welcome"},
+                       {"mac", net::controller_proof(key_, nonce_a, link->nonce_c)},
+                       {"heartbeat_interval", interval}}
+                      .dump(),
+                  false);
+          c->set_session_key(net::session_key(key_, link->nonce_c, nonce_a), true);
+          post({Event::AgentRegister, c, std::move(msg), {}, node});
+          return;
+        }
+        post({Event::AgentMessage, c, std::move(msg), {}, link->node});
+      },
+      [this, weak, link](const std::string& why) {
+        if (!link->authenticated) return;
+        spdlog::info("agent {} disconnected: {}", link->node, why);
+        post({Event::AgentClosed, weak.lock(), {}, {}, link->node});
+      });
+  conn->send(json{{"type", "hello"}, {"nonce", link->nonce_c}}.dump(), false);
+}
+
+void Server::handle(Event& ev, Effects& fx,
+                    std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies) {
+  const int64_t now = wall_now();
+  switch (ev.kind) {
+    case Event::Client: {
+      const std::string op = ev.msg.value("op", "");
+      json reply;
+      try {
+        if (op == "submit")
+          reply = machine_.submit(ev.msg, ev.caller, now, fx);
+        else if (op == "cancel")
+          reply = machine_.cancel(ev.msg, ev.caller, now, fx);
+        else if (op == "query")
+          reply = machine_.query(ev.msg, now);
+        else
+          reply = {{"ok", false}, {"error", "Unknown request"}};
+      } catch (const std::exception& e) {
+        reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
+      }
+      replies.emplace_back(ev.conn, std::move(reply));
+      break;
+    }
+    case Event::AgentRegister: {
+      json r = machine_.agent_register(ev.node, ev.msg, now, fx);
+      if (!r.value("ok", false)) {
+        spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
+        ev.conn->send(json{{"type", "error"}, {"error", r.value("error", "")}}.dump());
+        ev.conn->close();
+        break;
+      }
+      spdlog::info("agent {} registered from {}", ev.node, ev.conn->peer());
+      auto& slot = agents_[ev.node];
+      if (slot && slot != ev.conn) slot->close();
+      slot = ev.conn;
+      break;
+    }
+    case Event::AgentMessage: {
+      const std::string type = ev.msg.value("type", "");
+      try {
+        if (type == "heartbeat")
+          machine_.agent_heartbeat(ev.node, now);
+        else if (type == "exited")
+          machine_.agent_exited(ev.node, ev.msg, now, fx);
+        else if (type == "started")
+          machine_.agent_heartbeat(ev.node, now);
+      } catch (const std::exception& e) {
+        spdlog::warn("bad message from agent {}: {}", ev.node, e.what());
+      }
+      break;
+    }
+    case Event::AgentClosed: {
+      auto it = agents_.find(ev.node);
+      if (it != agents_.end() && (!ev.conn || it->second == ev.conn)) agents_.erase(it);
+      break;
+    }
+  }
+}
+
+void Server::state_loop() {
+  using clock = std::chrono::steady_clock;
+  auto next_tick = clock::now();
+  std::vector<Event> batch;
+  while (!stopping_) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_until(lock, next_tick, [this] { return stopping_ || !queue_.empty(); });
+      batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+      queue_.clear();
+    }
+    if (stopping_) break;
+    Effects fx;
+    std::vector<std::pair<std::shared_ptr<net::Connection>, json>> replies;
+    for (auto& ev : batch) handle(ev, fx, replies);
+    batch.clear();
+    const int64_t now = wall_now();
+    if (clock::now() >= next_tick) {
+      machine_.tick(now, fx);
+      fx.reschedule = true;
+      next_tick = clock::now() + std::chrono::seconds(1);
+    }
+    if (fx.reschedule) machine_.schedule(now, fx);
+
+    // Group commit: everything this batch changed, in one transaction, before any reply.
+    try {
+      for (uint64_t id : fx.dirty_jobs)
+        if (const core::Job* job = machine_.find_job(id)) journal_.put_job(*job);
+      for (uint64_t id : fx.erased_jobs) journal_.erase_job(id);
+      if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
+      journal_.commit();
+    } catch (const std::exception& e) {
+      // Without durability we must not acknowledge anything: stop hard.
+      spdlog::critical("journal commit failed: {}", e.what());
+      std::_Exit(70);
+    }
+    for (auto& [conn, reply] : replies) conn->send(reply.dump());
+    for (auto& [node, msg] : fx.to_agents) {
+      auto it = agents_.find(node);
+      if (it != agents_.end()) it->second->send(msg.dump());
+    }
+  }
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,57 @@
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "ctld/state_machine.hpp"
+#include "net/connection.hpp"
+#include "store/journal.hpp"
+
+namespace drover::ctld {
+
+// The controller process: an I/O thread (asio) for sockets and one state thread that owns
+// the StateMachine. Every request becomes an Event on the state thread's queue; the state
+// thread applies a batch of events, commits their journal writes in one transaction, then
+// sends replies and agent messages (group commit).
+class Server {
+ public:
+  Server(Config config, std::string state_dir, std::string cluster_key);
+  ~Server();
+  // Runs until SIGTERM/SIGINT. Returns the process exit code.
+  int run();
+
+ private:
+  struct Event {
+    enum Kind { Client, AgentRegister, AgentMessage, AgentClosed } kind;
+    std::shared_ptr<net::Connection> conn;
+    json msg;
+    Caller caller;
+    std::string node;
+  };
+  void post(Event ev);
+  void state_loop();
+  void handle(Event& ev, Effects& fx, std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
+  void accept_unix();
+  void accept_tcp();
+  void on_agent_connection(std::shared_ptr<net::Connection> conn);
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  Config config_;
+  std::string state_dir_;
+  std::string key_;
+  StateMachine machine_;
+  store::Journal journal_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Event> queue_;
+  std::atomic<bool> stopping_{false};
+  std::unordered_map<std::string, std::shared_ptr<net::Connection>> agents_;  // state thread only
+};
+
+}  // namespace drover::ctld

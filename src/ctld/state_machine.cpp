@@ -1,0 +1,572 @@
+#include "ctld/state_machine.hpp"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+
+#include "core/hostlist.hpp"
+#include "core/job_env.hpp"
+#include "core/output_pattern.hpp"
+#include "proto/json.hpp"
+
+namespace drover::ctld {
+namespace {
+
+// Slurm's priority/basic hands out descending priorities so that submit order wins.
+constexpr uint32_t kBasicPriorityTop = 4294901760u;
+
+std::string resolve_path(const std::string& path, const std::string& workdir) {
+  if (path.empty() || path.front() == '/') return path;
+  return workdir + "/" + path;
+}
+
+bool holds_resources(const core::Job& job) {
+  return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
+}
+
+json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+
+}  // namespace
+
+StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
+    : config_(std::move(config)), scheduler_(std::move(scheduler)) {
+  for (const auto& nc : config_.conf.nodes) {
+    core::Node n;
+    n.name = nc.name;
+    n.cpus = nc.cpus;
+    n.sockets = nc.sockets;
+    n.cores_per_socket = nc.cores_per_socket;
+    n.threads_per_core = nc.threads_per_core;
+    n.real_memory_mb = nc.real_memory_mb;
+    n.gres = nc.gres;
+    n.features = nc.features;
+    node_index_[n.name] = static_cast<int>(nodes_.size());
+    nodes_.push_back(std::move(n));
+  }
+  for (const auto& pc : config_.conf.partitions) {
+    Partition p;
+    p.name = pc.name;
+    p.is_default = pc.is_default;
+    p.state = pc.state;
+    p.up = pc.state == "UP";
+    p.max_time_min = pc.max_time_min;
+    p.default_time_min = pc.default_time_min;
+    p.max_nodes = pc.max_nodes;
+    p.conf = pc;
+    for (const auto& name : pc.nodes)
+      if (auto it = node_index_.find(name); it != node_index_.end()) p.nodes.push_back(it->second);
+    partitions_.push_back(std::move(p));
+  }
+}
+
+void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now) {
+  start_time_ = now;
+  next_job_id_ = next_job_id;
+  for (auto& n : nodes_) n.last_heartbeat = now;  // silence counts from the restart
+  for (auto& job : jobs) {
+    uint64_t id = job.id;
+    if (holds_resources(job)) {
+      for (const auto& a : job.alloc) {
+        auto it = node_index_.find(a.node);
+        if (it == node_index_.end()) continue;
+        core::Node& n = nodes_[it->second];
+        n.alloc_cpus += a.cpus;
+        n.alloc_mem_mb += a.mem_mb;
+        n.running_jobs += 1;
+      }
+    }
+    jobs_.emplace(id, std::move(job));
+  }
+}
+
+bool StateMachine::is_operator(const Caller& who) const {
+  return who.uid == 0 || who.uid == config_.slurm_user_uid;
+}
+
+const StateMachine::Partition* StateMachine::find_partition(const std::string& name) const {
+  for (const auto& p : partitions_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+const core::Job* StateMachine::find_job(uint64_t id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const core::Node* StateMachine::find_node(const std::string& name) const {
+  auto it = node_index_.find(name);
+  return it == node_index_.end() ? nullptr : &nodes_[it->second];
+}
+
+sched::ClusterView StateMachine::view() const {
+  sched::ClusterView v;
+  for (const auto& n : nodes_) v.nodes.push_back(&n);
+  for (const auto& p : partitions_)
+    v.partitions.push_back({p.name, p.nodes, p.up, p.max_time_min, p.max_nodes});
+  v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
+  v.def_mem_per_node_mb = config_.def_mem_per_node_mb;
+  return v;
+}
+
+json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  core::JobSpec spec;
+  try {
+    spec = req.at("spec").get<core::JobSpec>();
+  } catch (const std::exception&) {
+    return error_reply("Invalid job request");
+  }
+  if (spec.script.rfind("#!", 0) != 0) return error_reply("Batch script is empty or lacks #!");
+  if (spec.workdir.empty() || spec.workdir.front() != '/')
+    return error_reply("Invalid working directory");
+  if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
+  if (spec.cpus_per_task < 1) return error_reply("Invalid --cpus-per-task");
+  if (spec.nodes_min < 1 || (spec.nodes_max > 0 && spec.nodes_max < spec.nodes_min))
+    return error_reply("Invalid node count specification");
+  if (spec.name.empty()) spec.name = "sbatch";
+
+  const Partition* part = nullptr;
+  if (spec.partitions.empty()) {
+    for (const auto& p : partitions_)
+      if (p.is_default) part = &p;
+    if (part == nullptr) return error_reply("No partition specified or system default partition");
+  } else {
+    for (const auto& name : spec.partitions)
+      if (find_partition(name) == nullptr) return error_reply("Invalid partition name specified");
+    part = find_partition(spec.partitions.front());
+  }
+  if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
+
+  sched::ClusterView v = view();
+  sched::PartitionView pv{part->name, part->nodes, part->up, part->max_time_min, part->max_nodes};
+  // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
+  // fit today are accepted and wait (nodes may be added or enlarged).
+  if (!sched::can_ever_fit(spec, pv, v)) {
+    core::JobSpec no_mem = spec;
+    no_mem.mem_per_node_mb = 1;
+    no_mem.mem_per_cpu_mb = -1;
+    if (sched::can_ever_fit(no_mem, pv, v))
+      return {{"ok", false},
+              {"error", "Requested node configuration is not available"},
+              {"detail", "Memory specification can not be satisfied"}};
+  }
+  if (req.value("test_only", false)) return {{"ok", true}, {"test_only", true}};
+
+  core::Job job;
+  job.id = next_job_id_++;
+  fx.next_id_dirty = true;
+  job.uid = who.uid;
+  job.gid = who.gid;
+  job.user = who.user;
+  job.group = who.group;
+  job.partition = part->name;
+  job.submit_time = job.eligible_time = now;
+  job.time_limit_min = spec.time_limit_min;
+  if (job.time_limit_min == core::kTimeNotSet)
+    job.time_limit_min = part->default_time_min >= 0 ? part->default_time_min : part->max_time_min;
+  job.priority = kBasicPriorityTop - static_cast<uint32_t>(job.id % kBasicPriorityTop);
+  if (job.priority == 0) job.priority = 1;
+  job.spec = std::move(spec);
+  uint64_t id = job.id;
+  jobs_.emplace(id, std::move(job));
+  fx.dirty_jobs.insert(id);
+  fx.reschedule = true;
+  return {{"ok", true}, {"job_id", id}};
+}
+
+json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  const int signal = req.value("signal", 0);
+  std::vector<uint64_t> targets;
+  const bool explicit_ids = req.contains("job_ids") && !req["job_ids"].empty();
+  if (explicit_ids) {
+    for (const auto& id : req["job_ids"]) targets.push_back(id.get<uint64_t>());
+  } else {
+    // Filters only: every active job that matches all of them.
+    for (const auto& [id, job] : jobs_) {
+      if (is_finished(job.state)) continue;
+      if (req.contains("uid") && job.uid != req["uid"].get<uint32_t>()) continue;
+      if (req.contains("name") && job.spec.name != req["name"].get<std::string>()) continue;
+      if (req.contains("partition") && job.partition != req["partition"].get<std::string>()) continue;
+      if (req.contains("states")) {
+        bool match = false;
+        for (const auto& s : req["states"])
+          if (core::parse_job_state(s.get<std::string>()) == job.state) match = true;
+        if (!match) continue;
+      }
+      targets.push_back(id);
+    }
+  }
+  json errors = json::array();
+  for (uint64_t id : targets) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) {
+      errors.push_back({{"job_id", id}, {"error", "Invalid job id specified"}});
+      continue;
+    }
+    core::Job& job = it->second;
+    if (job.uid != who.uid && !is_operator(who)) {
+      errors.push_back({{"job_id", id}, {"error", "Access/permission denied"}});
+      continue;
+    }
+    if (is_finished(job.state)) {
+      errors.push_back({{"job_id", id}, {"error", "Job/step already completing or completed"}});
+      continue;
+    }
+    if (signal != 0 && signal != 9) {
+      if (job.state == core::JobState::Pending) {
+        errors.push_back({{"job_id", id}, {"error", "Job is pending execution"}});
+        continue;
+      }
+      fx.to_agents.push_back(
+          {job.batch_host, {{"type", "signal"}, {"job_id", id}, {"signal", signal}}});
+      continue;
+    }
+    job.cancelled_by = who.uid;
+    bool running = job.state == core::JobState::Running;
+    end_job(job, core::JobState::Cancelled, "None", now, running, fx);
+    if (running) send_terminate(job, fx);
+  }
+  return {{"ok", errors.empty()}, {"errors", errors}, {"matched", targets.size()}};
+}
+
+void StateMachine::release(core::Job& job) {
+  for (const auto& a : job.alloc) {
+    auto it = node_index_.find(a.node);
+    if (it == node_index_.end()) continue;
+    core::Node& n = nodes_[it->second];
+    n.alloc_cpus -= a.cpus;
+    n.alloc_mem_mb -= a.mem_mb;
+    n.running_jobs -= 1;
+  }
+}
+
+void StateMachine::end_job(core::Job& job, core::JobState state, const std::string& reason,
+                           int64_t now, bool completing, Effects& fx) {
+  bool held = holds_resources(job);
+  job.state = state;
+  job.reason = reason;
+  job.end_time = now;
+  job.completing = completing;
+  if (held && !holds_resources(job)) release(job);
+  fx.dirty_jobs.insert(job.id);
+  fx.reschedule = true;
+}
+
+void StateMachine::send_terminate(const core::Job& job, Effects& fx) {
+  fx.to_agents.push_back({job.batch_host,
+                          {{"type", "terminate"}, {"job_id", job.id}, {"kill_wait", config_.kill_wait_s}}});
+}
+
+void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
+  if (WIFEXITED(status)) {
+    job.exit_code = WEXITSTATUS(status);
+    job.exit_signal = 0;
+  } else if (WIFSIGNALED(status)) {
+    job.exit_code = 0;
+    job.exit_signal = WTERMSIG(status);
+  }
+  if (job.state == core::JobState::Running) {
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    // Slurm 22.05 reports a batch shell killed by a signal as JobLaunchFailure.
+    const char* reason = ok ? "None" : WIFSIGNALED(status) ? "JobLaunchFailure" : "NonZeroExitCode";
+    end_job(job, ok ? core::JobState::Completed : core::JobState::Failed, reason, now, false, fx);
+  } else {
+    // Already cancelled or timed out: keep that state and its end time.
+    bool held = holds_resources(job);
+    job.completing = false;
+    if (held) release(job);
+    fx.dirty_jobs.insert(job.id);
+    fx.reschedule = true;
+  }
+}
+
+json StateMachine::agent_register(const std::string& node_name, const json& msg, int64_t now,
+                                  Effects& fx) {
+  auto it = node_index_.find(node_name);
+  if (it == node_index_.end()) return error_reply("Invalid node name specified");
+  core::Node& node = nodes_[it->second];
+  node.registered = true;
+  node.not_responding = false;
+  if (node.down && node.reason == "Not responding") {
+    node.down = false;
+    node.reason.clear();
+  }
+  node.boot_time = now;
+  node.last_heartbeat = now;
+  node.address = msg.value("address", "");
+
+  std::set<uint64_t> agent_running, agent_finished;
+  for (const auto& id : msg.value("running", json::array())) agent_running.insert(id.get<uint64_t>());
+  for (const auto& f : msg.value("finished", json::array())) {
+    uint64_t id = f.at("job_id").get<uint64_t>();
+    agent_finished.insert(id);
+    agent_exited(node_name, f, now, fx);
+  }
+  // Reconcile: jobs we believe run there but the agent does not know never started (the
+  // launch was lost) or vanished with an agent restart: requeue them so they run once.
+  for (auto& [id, job] : jobs_) {
+    if (job.batch_host != node_name || !holds_resources(job)) continue;
+    if (agent_running.count(id) || agent_finished.count(id)) continue;
+    if (job.completing) {
+      bool held = holds_resources(job);
+      job.completing = false;
+      if (held) release(job);
+    } else {
+      release(job);
+      job.state = core::JobState::Pending;
+      job.alloc.clear();
+      job.batch_host.clear();
+      job.start_time = core::kNoTime;
+      job.restarts += 1;
+      job.reason = "None";
+    }
+    fx.dirty_jobs.insert(id);
+    fx.reschedule = true;
+  }
+  // Processes the agent runs that should not be running any more are killed.
+  for (uint64_t id : agent_running) {
+    auto jt = jobs_.find(id);
+    bool wanted = jt != jobs_.end() && jt->second.batch_host == node_name &&
+                  jt->second.state == core::JobState::Running;
+    if (!wanted)
+      fx.to_agents.push_back(
+          {node_name, {{"type", "terminate"}, {"job_id", id}, {"kill_wait", config_.kill_wait_s}}});
+  }
+  fx.reschedule = true;
+  return {{"ok", true}};
+}
+
+void StateMachine::agent_heartbeat(const std::string& node_name, int64_t now) {
+  auto it = node_index_.find(node_name);
+  if (it == node_index_.end()) return;
+  core::Node& node = nodes_[it->second];
+  node.last_heartbeat = now;
+  node.not_responding = false;
+}
+
+void StateMachine::agent_exited(const std::string& node_name, const json& msg, int64_t now,
+                                Effects& fx) {
+  uint64_t id = msg.at("job_id").get<uint64_t>();
+  auto it = jobs_.find(id);
+  if (it != jobs_.end() && it->second.batch_host == node_name && holds_resources(it->second))
+    finish_exit(it->second, msg.value("status", 0), now, fx);
+  // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
+  fx.to_agents.push_back({node_name, {{"type", "exit_ack"}, {"job_id", id}}});
+}
+
+void StateMachine::tick(int64_t now, Effects& fx) {
+  for (auto& [id, job] : jobs_) {
+    if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
+    if (now >= job.start_time + job.time_limit_min * 60) {
+      end_job(job, core::JobState::Timeout, "TimeLimit", now, true, fx);
+      send_terminate(job, fx);
+    }
+  }
+  for (auto& node : nodes_) {
+    if (node.down || now - node.last_heartbeat <= config_.slurmd_timeout_s) continue;
+    node.down = true;
+    node.not_responding = true;
+    node.reason = "Not responding";
+    node.reason_time = now;
+    for (auto& [id, job] : jobs_) {
+      if (!holds_resources(job)) continue;
+      bool on_node = false;
+      for (const auto& a : job.alloc) on_node = on_node || a.node == node.name;
+      if (!on_node) continue;
+      if (job.completing) {
+        job.completing = false;
+        release(job);
+        fx.dirty_jobs.insert(id);
+      } else {
+        end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
+      }
+    }
+  }
+  if (config_.min_job_age_s > 0) {
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      const core::Job& job = it->second;
+      if (is_finished(job.state) && !job.completing && job.end_time + config_.min_job_age_s <= now) {
+        fx.erased_jobs.insert(it->first);
+        fx.dirty_jobs.erase(it->first);
+        it = jobs_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+void StateMachine::schedule(int64_t now, Effects& fx) {
+  sched::ClusterView v = view();
+  for (const auto& [id, job] : jobs_)
+    if (job.state == core::JobState::Pending) v.pending.push_back(&job);
+  if (v.pending.empty()) return;
+  sched::Decisions d = scheduler_->schedule(v, now);
+  for (const auto& start : d.starts) {
+    auto it = jobs_.find(start.job_id);
+    if (it != jobs_.end()) start_job(it->second, start, now, fx);
+  }
+  for (const auto& r : d.reasons) {
+    auto it = jobs_.find(r.job_id);
+    if (it == jobs_.end()) continue;
+    it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
+    it->second.last_sched_eval = now;
+  }
+}
+
+void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx) {
+  job.state = core::JobState::Running;
+  job.reason = "None";
+  job.partition = start.partition;
+  job.start_time = now;
+  job.last_sched_eval = now;
+  job.end_time = core::kNoTime;
+  job.alloc = start.alloc;
+  job.batch_host = job.alloc.front().node;
+  for (const auto& a : job.alloc) {
+    core::Node& n = nodes_[node_index_.at(a.node)];
+    n.alloc_cpus += a.cpus;
+    n.alloc_mem_mb += a.mem_mb;
+    n.running_jobs += 1;
+  }
+  fx.dirty_jobs.insert(job.id);
+  fx.to_agents.push_back({job.batch_host, launch_message(job)});
+}
+
+namespace {
+core::PatternContext pattern_context(const core::Job& job) {
+  core::PatternContext ctx;
+  ctx.job_id = job.id;
+  ctx.array_job_id = job.id;
+  ctx.job_name = job.spec.name;
+  ctx.user = job.user;
+  ctx.first_node = job.batch_host;
+  return ctx;
+}
+
+struct StdPaths {
+  std::string out, err, in;
+};
+
+StdPaths std_paths(const core::Job& job) {
+  core::PatternContext ctx = pattern_context(job);
+  std::string out_pattern = job.spec.std_out.empty() ? core::default_output_pattern(false) : job.spec.std_out;
+  std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err;
+  std::string in_pattern = job.spec.std_in.empty() ? "/dev/null" : job.spec.std_in;
+  return {resolve_path(core::expand_output_pattern(out_pattern, ctx), job.spec.workdir),
+          resolve_path(core::expand_output_pattern(err_pattern, ctx), job.spec.workdir),
+          resolve_path(core::expand_output_pattern(in_pattern, ctx), job.spec.workdir)};
+}
+}  // namespace
+
+json StateMachine::launch_message(const core::Job& job) const {
+  StdPaths paths = std_paths(job);
+  return {{"type", "launch"},
+          {"job_id", job.id},
+          {"uid", job.uid},
+          {"gid", job.gid},
+          {"user", job.user},
+          {"script", job.spec.script},
+          {"argv", job.spec.argv},
+          {"env", core::batch_environment(job, config_.cluster_name)},
+          {"workdir", job.spec.workdir},
+          {"stdout", paths.out},
+          {"stderr", paths.err},
+          {"stdin", paths.in}};
+}
+
+json StateMachine::job_view(const core::Job& job, int64_t now) const {
+  json j = job;
+  j["spec"].erase("script");
+  j["spec"].erase("environment");
+  StdPaths paths = std_paths(job);
+  j["std_out_path"] = paths.out;
+  j["std_err_path"] = paths.err;
+  j["std_in_path"] = paths.in;
+  int64_t run = 0;
+  if (job.start_time != core::kNoTime)
+    run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
+  j["run_time"] = std::max<int64_t>(run, 0);
+  j["nodelist"] = core::compress_hostlist(job.node_names());
+  if (job.alloc.empty()) {
+    // What a pending job without a memory request will get: the defaults, else whole nodes.
+    int64_t per_node = config_.def_mem_per_node_mb;
+    if (config_.def_mem_per_cpu_mb > 0)
+      per_node = config_.def_mem_per_cpu_mb * job.spec.cpus_per_task *
+                 std::max(1, job.spec.ntasks / std::max(1, job.spec.nodes_min));
+    if (per_node <= 0)
+      if (const Partition* p = find_partition(job.partition))
+        for (int idx : p->nodes) per_node = std::max(per_node, nodes_[idx].real_memory_mb);
+    j["default_mem_mb"] = per_node * job.spec.nodes_min;
+  }
+  return j;
+}
+
+json StateMachine::node_view(const core::Node& node) const {
+  json j = node;
+  j["state_long"] = node.state_long(true);
+  j["state_short"] = node.state_short();
+  json parts = json::array();
+  for (const auto& p : partitions_)
+    for (int idx : p.nodes)
+      if (nodes_[idx].name == node.name) parts.push_back(p.name);
+  j["partitions"] = parts;
+  return j;
+}
+
+json StateMachine::partition_view(const Partition& p) const {
+  std::vector<std::string> names;
+  int cpus = 0;
+  int64_t mem = 0;
+  for (int idx : p.nodes) {
+    names.push_back(nodes_[idx].name);
+    cpus += nodes_[idx].cpus;
+    mem += nodes_[idx].real_memory_mb;
+  }
+  const auto& c = p.conf;
+  return {{"name", p.name},          {"nodes", names},
+          {"nodelist", core::compress_hostlist(names)},
+          {"is_default", p.is_default}, {"state", p.state},
+          {"max_time_min", p.max_time_min}, {"default_time_min", p.default_time_min},
+          {"max_nodes", c.max_nodes},  {"min_nodes", c.min_nodes},
+          {"priority_tier", c.priority_tier}, {"priority_job_factor", c.priority_job_factor},
+          {"allow_accounts", c.allow_accounts}, {"allow_qos", c.allow_qos},
+          {"over_subscribe", c.over_subscribe}, {"root_only", c.root_only},
+          {"hidden", c.hidden},        {"total_cpus", cpus}, {"total_mem_mb", mem},
+          {"total_nodes", names.size()}};
+}
+
+json StateMachine::query(const json& req, int64_t now) const {
+  const std::string what = req.value("what", "");
+  json reply = {{"ok", true}, {"now", now}, {"cluster_name", config_.cluster_name},
+                {"control_host", config_.control_host}};
+  if (what == "jobs") {
+    json jobs = json::array();
+    if (req.contains("job_id")) {
+      auto it = jobs_.find(req["job_id"].get<uint64_t>());
+      if (it == jobs_.end()) return error_reply("Invalid job id specified");
+      jobs.push_back(job_view(it->second, now));
+    } else {
+      for (const auto& [id, job] : jobs_) jobs.push_back(job_view(job, now));
+    }
+    reply["jobs"] = std::move(jobs);
+  } else if (what == "nodes") {
+    json nodes = json::array();
+    for (const auto& n : nodes_) nodes.push_back(node_view(n));
+    reply["nodes"] = std::move(nodes);
+  } else if (what == "partitions") {
+    json parts = json::array();
+    for (const auto& p : partitions_) parts.push_back(partition_view(p));
+    reply["partitions"] = std::move(parts);
+  } else if (what == "ping") {
+    int registered = 0;
+    for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;
+    reply["nodes_registered"] = registered;
+    reply["nodes_total"] = nodes_.size();
+  } else {
+    return error_reply("Unknown query");
+  }
+  return reply;
+}
+
+}  // namespace drover::ctld

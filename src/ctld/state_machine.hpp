@@ -1,0 +1,99 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/job.hpp"
+#include "core/node.hpp"
+#include "ctld/config.hpp"
+#include "sched/scheduler.hpp"
+
+namespace drover::ctld {
+
+using nlohmann::json;
+
+// Who sent a request, as the kernel says (SO_PEERCRED) plus the names of those ids.
+struct Caller {
+  uint32_t uid = 0, gid = 0;
+  std::string user, group;
+};
+
+// What applying commands asks the I/O side to do once the journal batch is committed.
+struct Effects {
+  std::set<uint64_t> dirty_jobs;   // write these jobs' current form to the journal
+  std::set<uint64_t> erased_jobs;  // remove these from the journal
+  bool next_id_dirty = false;
+  std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
+  bool reschedule = false;
+};
+
+// All cluster state and the rules that change it. Single-threaded by design: the controller's
+// state thread is its only caller. No I/O and no clock: time comes in as `now`.
+class StateMachine {
+ public:
+  StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
+
+  void restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now);
+
+  // Client requests; each returns the reply body.
+  json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json cancel(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json query(const json& req, int64_t now) const;
+
+  // Agent events.
+  json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
+  void agent_heartbeat(const std::string& node, int64_t now);
+  void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
+
+  // Time-driven duties: time limits, unresponsive nodes, purging old jobs.
+  void tick(int64_t now, Effects& fx);
+  void schedule(int64_t now, Effects& fx);
+
+  bool knows_node(const std::string& name) const { return node_index_.count(name) > 0; }
+  const Config& config() const { return config_; }
+  const core::Job* find_job(uint64_t id) const;
+  const core::Node* find_node(const std::string& name) const;
+  size_t job_count() const { return jobs_.size(); }
+  uint64_t next_job_id() const { return next_job_id_; }
+
+ private:
+  struct Partition {
+    std::string name;
+    std::vector<int> nodes;
+    bool is_default = false, up = true;
+    std::string state = "UP";
+    int64_t max_time_min = -1, default_time_min = -1;
+    int max_nodes = -1;
+    core::PartitionConf conf;
+  };
+
+  bool is_operator(const Caller& who) const;
+  const Partition* find_partition(const std::string& name) const;
+  void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);
+  void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
+               bool completing, Effects& fx);
+  void release(core::Job& job);
+  void finish_exit(core::Job& job, int status, int64_t now, Effects& fx);
+  void send_terminate(const core::Job& job, Effects& fx);
+  json launch_message(const core::Job& job) const;
+  sched::ClusterView view() const;
+  json job_view(const core::Job& job, int64_t now) const;
+  json node_view(const core::Node& node) const;
+  json partition_view(const Partition& p) const;
+
+  Config config_;
+  std::unique_ptr<sched::Scheduler> scheduler_;
+  uint64_t next_job_id_ = 1;
+  std::map<uint64_t, core::Job> jobs_;
+  std::vector<core::Node> nodes_;
+  std::unordered_map<std::string, int> node_index_;
+  std::vector<Partition> partitions_;
+  int64_t start_time_ = 0;
+};
+
+}  // namespace drover::ctld

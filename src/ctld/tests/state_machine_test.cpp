@@ -1,0 +1,318 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include "ctld/state_machine.hpp"
+#include "proto/json.hpp"
+
+using namespace drover;
+using ctld::Effects;
+using nlohmann::json;
+
+namespace {
+
+ctld::Config two_node_config(int64_t max_time = -1) {
+  ctld::Config c;
+  c.cluster_name = "test";
+  c.kill_wait_s = 5;
+  c.slurmd_timeout_s = 60;
+  c.min_job_age_s = 300;
+  c.def_mem_per_cpu_mb = 100;
+  for (const char* name : {"node1", "node2"}) {
+    core::NodeConf n;
+    n.name = name;
+    n.cpus = 2;
+    n.real_memory_mb = 1000;
+    c.conf.nodes.push_back(n);
+  }
+  core::PartitionConf p;
+  p.name = "debug";
+  p.nodes = {"node1", "node2"};
+  p.is_default = true;
+  p.max_time_min = max_time;
+  c.conf.partitions.push_back(p);
+  return c;
+}
+
+struct Harness {
+  ctld::StateMachine sm;
+  int64_t now = 1000;
+  ctld::Caller alice{1000, 1000, "alice", "alice"};
+  ctld::Caller bob{1001, 1001, "bob", "bob"};
+  ctld::Caller root{0, 0, "root", "root"};
+  explicit Harness(ctld::Config c = two_node_config()) : sm(std::move(c), sched::make_fifo_scheduler()) {
+    sm.restore(1, {}, now);
+    Effects fx;
+    for (const char* n : {"node1", "node2"}) sm.agent_register(n, json{{"running", json::array()}}, now, fx);
+  }
+  json spec(int ntasks = 1, int cpus = 1) {
+    core::JobSpec s;
+    s.name = "job";
+    s.script = "#!/bin/sh\ntrue\n";
+    s.workdir = "/tmp";
+    s.ntasks = ntasks;
+    s.cpus_per_task = cpus;
+    return s;
+  }
+  uint64_t submit(const ctld::Caller& who, json s, Effects& fx) {
+    json r = sm.submit({{"spec", s}}, who, now, fx);
+    EXPECT_TRUE(r.value("ok", false)) << r.dump();
+    return r.value("job_id", uint64_t{0});
+  }
+  std::vector<json> launches(const Effects& fx) {
+    std::vector<json> out;
+    for (const auto& [node, msg] : fx.to_agents)
+      if (msg["type"] == "launch") out.push_back(msg);
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST(StateMachine, SubmitAssignsMonotonicIdsAndStartsJobs) {
+  Harness h;
+  Effects fx;
+  uint64_t a = h.submit(h.alice, h.spec(), fx);
+  uint64_t b = h.submit(h.alice, h.spec(), fx);
+  EXPECT_EQ(a, 1u);
+  EXPECT_EQ(b, 2u);
+  EXPECT_TRUE(fx.next_id_dirty);
+  EXPECT_TRUE(fx.dirty_jobs.count(a));
+  h.sm.schedule(h.now, fx);
+  auto l = h.launches(fx);
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0]["uid"], 1000);
+  EXPECT_EQ(l[0]["env"]["SLURM_JOB_ID"], "1");
+  EXPECT_EQ(l[0]["stdout"], "/tmp/slurm-1.out");
+  EXPECT_EQ(h.sm.find_job(a)->state, core::JobState::Running);
+  EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus, 2);
+}
+
+TEST(StateMachine, RejectsBadPartitionAndImpossibleMemory) {
+  Harness h;
+  Effects fx;
+  json s = h.spec();
+  s["partitions"] = {"nosuch"};
+  json r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_EQ(r["error"], "Invalid partition name specified");
+  s = h.spec();
+  s["mem_per_node_mb"] = 5000;
+  r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["error"], "Requested node configuration is not available");
+  EXPECT_EQ(r["detail"], "Memory specification can not be satisfied");
+  EXPECT_EQ(h.sm.job_count(), 0u);
+  EXPECT_FALSE(fx.next_id_dirty);
+}
+
+TEST(StateMachine, TooManyCpusIsAcceptedButWaitsWithoutBlockingOthers) {
+  Harness h;
+  Effects fx;
+  uint64_t big = h.submit(h.alice, h.spec(1, 64), fx);
+  uint64_t small = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(big)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(big)->reason, "Resources");
+  EXPECT_EQ(h.sm.find_job(small)->state, core::JobState::Running);
+}
+
+TEST(StateMachine, ExitStatusDecidesFinalState) {
+  Harness h;
+  Effects fx;
+  uint64_t ok = h.submit(h.alice, h.spec(), fx);
+  uint64_t bad = h.submit(h.alice, h.spec(), fx);
+  uint64_t sig = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  auto host = [&](uint64_t id) { return h.sm.find_job(id)->batch_host; };
+  h.sm.agent_exited(host(ok), {{"job_id", ok}, {"status", 0}}, h.now + 5, fx);
+  h.sm.agent_exited(host(bad), {{"job_id", bad}, {"status", 3 << 8}}, h.now + 5, fx);
+  h.sm.agent_exited(host(sig), {{"job_id", sig}, {"status", SIGKILL}}, h.now + 5, fx);
+  EXPECT_EQ(h.sm.find_job(ok)->state, core::JobState::Completed);
+  EXPECT_EQ(h.sm.find_job(bad)->state, core::JobState::Failed);
+  EXPECT_EQ(h.sm.find_job(bad)->exit_code, 3);
+  EXPECT_EQ(h.sm.find_job(bad)->reason, "NonZeroExitCode");
+  EXPECT_EQ(h.sm.find_job(sig)->exit_signal, 9);
+  EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus + h.sm.find_node("node2")->alloc_cpus, 0);
+  int acks = 0;
+  for (const auto& [n, m] : fx.to_agents) acks += m["type"] == "exit_ack";
+  EXPECT_EQ(acks, 3);
+}
+
+TEST(StateMachine, ExitFromWrongNodeIsIgnored) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  std::string other = h.sm.find_job(id)->batch_host == "node1" ? "node2" : "node1";
+  h.sm.agent_exited(other, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+}
+
+TEST(StateMachine, OnlyOwnerOrOperatorMayCancel) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  json r = h.sm.cancel({{"job_ids", {id}}}, h.bob, h.now, fx);
+  ASSERT_EQ(r["errors"].size(), 1u);
+  EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+  r = h.sm.cancel({{"job_ids", {id}}}, h.root, h.now, fx);
+  EXPECT_TRUE(r["errors"].empty());
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Cancelled);
+  r = h.sm.cancel({{"job_ids", {id, 999}}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Job/step already completing or completed");
+  EXPECT_EQ(r["errors"][1]["error"], "Invalid job id specified");
+}
+
+TEST(StateMachine, CancelRunningJobTerminatesAndHoldsResourcesUntilExit) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  Effects fx2;
+  h.sm.cancel({{"job_ids", {id}}}, h.alice, h.now + 3, fx2);
+  const core::Job* job = h.sm.find_job(id);
+  EXPECT_EQ(job->state, core::JobState::Cancelled);
+  EXPECT_TRUE(job->completing);
+  EXPECT_EQ(job->cancelled_by, 1000u);
+  ASSERT_EQ(fx2.to_agents.size(), 1u);
+  EXPECT_EQ(fx2.to_agents[0].second["type"], "terminate");
+  EXPECT_EQ(fx2.to_agents[0].second["kill_wait"], 5);
+  EXPECT_EQ(h.sm.find_node(job->batch_host)->alloc_cpus, 2);
+  h.sm.agent_exited(job->batch_host, {{"job_id", id}, {"status", SIGTERM}}, h.now + 4, fx2);
+  EXPECT_FALSE(job->completing);
+  EXPECT_EQ(job->state, core::JobState::Cancelled);
+  EXPECT_EQ(job->exit_signal, SIGTERM);
+  EXPECT_EQ(job->end_time, h.now + 3);
+  EXPECT_EQ(h.sm.find_node(job->batch_host)->alloc_cpus, 0);
+}
+
+TEST(StateMachine, CancelByUserFilter) {
+  Harness h;
+  Effects fx;
+  h.submit(h.alice, h.spec(), fx);
+  h.submit(h.bob, h.spec(), fx);
+  json r = h.sm.cancel({{"job_ids", json::array()}, {"uid", 1000}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["matched"], 1);
+  EXPECT_EQ(h.sm.find_job(1)->state, core::JobState::Cancelled);
+  EXPECT_EQ(h.sm.find_job(2)->state, core::JobState::Pending);
+  // Cancelling someone else's jobs by filter is refused per job.
+  r = h.sm.cancel({{"job_ids", json::array()}, {"uid", 1001}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
+}
+
+TEST(StateMachine, TimeLimitEndsJobWithTimeout) {
+  Harness h;
+  Effects fx;
+  json s = h.spec();
+  s["time_limit_min"] = 1;
+  uint64_t id = h.submit(h.alice, s, fx);
+  h.sm.schedule(h.now, fx);
+  Effects fx2;
+  h.sm.tick(h.now + 59, fx2);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  h.sm.tick(h.now + 60, fx2);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Timeout);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "TimeLimit");
+  EXPECT_TRUE(h.sm.find_job(id)->completing);
+  ASSERT_FALSE(fx2.to_agents.empty());
+  EXPECT_EQ(fx2.to_agents.back().second["type"], "terminate");
+}
+
+TEST(StateMachine, PartitionTimeLimitKeepsJobPending) {
+  Harness h(two_node_config(30));
+  Effects fx;
+  json s = h.spec();
+  s["time_limit_min"] = 60;
+  uint64_t id = h.submit(h.alice, s, fx);
+  uint64_t dflt = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "PartitionTimeLimit");
+  EXPECT_EQ(h.sm.find_job(dflt)->time_limit_min, 30);  // partition MaxTime applies
+  EXPECT_EQ(h.sm.find_job(dflt)->state, core::JobState::Running);
+}
+
+TEST(StateMachine, SilentNodeGoesDownAndFailsItsJobs) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  std::string host = h.sm.find_job(id)->batch_host;
+  std::string other = host == "node1" ? "node2" : "node1";
+  h.sm.agent_heartbeat(other, h.now + 50);
+  Effects fx2;
+  h.sm.tick(h.now + 61, fx2);
+  EXPECT_TRUE(h.sm.find_node(host)->down);
+  EXPECT_EQ(h.sm.find_node(host)->state_short(), "down*");
+  EXPECT_FALSE(h.sm.find_node(other)->down);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::NodeFail);
+  EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
+  // The node comes back when its agent registers again.
+  h.sm.agent_register(host, {{"running", json::array()}}, h.now + 70, fx2);
+  EXPECT_FALSE(h.sm.find_node(host)->down);
+}
+
+TEST(StateMachine, ReregistrationRequeuesJobsTheAgentNeverGot) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  std::string host = h.sm.find_job(id)->batch_host;
+  Effects fx2;
+  h.sm.agent_register(host, {{"running", json::array()}, {"finished", json::array()}}, h.now + 1, fx2);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
+  EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
+}
+
+TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  std::string host = h.sm.find_job(id)->batch_host;
+  Effects fx2;
+  h.sm.agent_register(host, {{"running", {4242}}, {"finished", {{{"job_id", id}, {"status", 0}}}}}, h.now + 2,
+                      fx2);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
+  bool killed_unknown = false;
+  for (const auto& [n, m] : fx2.to_agents) killed_unknown |= m["type"] == "terminate" && m["job_id"] == 4242;
+  EXPECT_TRUE(killed_unknown);
+}
+
+TEST(StateMachine, RestoreRechargesNodesAndKeepsIdCounter) {
+  Harness h;
+  Effects fx;
+  h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  std::vector<core::Job> saved = {*h.sm.find_job(1)};
+  ctld::StateMachine again(two_node_config(), sched::make_fifo_scheduler());
+  again.restore(h.sm.next_job_id(), saved, h.now + 10);
+  EXPECT_EQ(again.next_job_id(), 2u);
+  EXPECT_EQ(again.find_node(saved[0].batch_host)->alloc_cpus, 2);
+}
+
+TEST(StateMachine, FinishedJobsArePurgedAfterMinJobAge) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.cancel({{"job_ids", {id}}}, h.alice, h.now, fx);
+  Effects fx2;
+  h.sm.tick(h.now + 299, fx2);
+  EXPECT_NE(h.sm.find_job(id), nullptr);
+  h.sm.tick(h.now + 300, fx2);
+  EXPECT_EQ(h.sm.find_job(id), nullptr);
+  EXPECT_TRUE(fx2.erased_jobs.count(id));
+}
+
+TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
+  Harness h;
+  Effects fx;
+  h.submit(h.alice, h.spec(), fx);
+  json r = h.sm.query({{"what", "jobs"}}, h.now);
+  ASSERT_EQ(r["jobs"].size(), 1u);
+  EXPECT_FALSE(r["jobs"][0]["spec"].contains("script"));
+  EXPECT_FALSE(r["jobs"][0]["spec"].contains("environment"));
+  EXPECT_EQ(r["jobs"][0]["std_out_path"], "/tmp/slurm-1.out");
+  r = h.sm.query({{"what", "jobs"}, {"job_id", 77}}, h.now);
+  EXPECT_EQ(r["error"], "Invalid job id specified");
+}

@@ -1,0 +1,268 @@
+#include "drover/local_cluster.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "core/hostlist.hpp"
+#include "core/slurm_conf.hpp"
+#include "net/auth.hpp"
+#include "net/unix_client.hpp"
+#include "nlohmann/json.hpp"
+
+namespace drover::tool {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+fs::path self_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int free_tcp_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  ::close(fd);
+  if (port == 0) throw std::runtime_error("no free TCP port on loopback");
+  return port;
+}
+
+pid_t read_pid(const fs::path& pid_file) {
+  std::ifstream in(pid_file);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+// A pid file names a live process of ours only if that process runs the expected binary.
+bool alive(const fs::path& pid_file, const std::string& binary) {
+  pid_t pid = read_pid(pid_file);
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
+  return !ec && exe.filename() == binary;
+}
+
+pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log, const fs::path& pid_file) {
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::setsid();
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int null = ::open("/dev/null", O_RDONLY);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    if (null >= 0) ::dup2(null, 0);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::fprintf(stderr, "drover: cannot run %s: %s\n", args[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  std::ofstream(pid_file) << pid << '\n';
+  return pid;
+}
+
+json ping(const fs::path& socket) {
+  net::UnixClient client;
+  client.connect(socket.string());
+  return json::parse(client.call(json{{"op", "query"}, {"what", "ping"}}.dump()));
+}
+
+std::string tail(const fs::path& log, size_t lines) {
+  std::vector<std::string> all;
+  std::ifstream in(log);
+  for (std::string l; std::getline(in, l);) all.push_back(l);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "  " + all[i] + "\n";
+  return out;
+}
+
+std::string default_conf(const UpOptions& o, int port) {
+  const int nodes = o.nodes > 0 ? o.nodes : 1;
+  int cpus = o.cpus > 0 ? o.cpus : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
+  long long mem = o.mem_mb > 0 ? o.mem_mb
+                               : static_cast<long long>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE) /
+                                     (1024 * 1024);
+  const char* user = std::getenv("USER");
+  std::ostringstream c;
+  c << "# Written by `drover up`. Edit it and run `drover up` again to apply.\n"
+    << "ClusterName=drover\n"
+    << "SlurmctldHost=localhost(127.0.0.1)\n"
+    << "SlurmctldPort=" << port << "\n"
+    << "SlurmUser=" << (::geteuid() == 0 ? "root" : (user ? user : "root")) << "\n"
+    << "SlurmdTimeout=300\n"
+    << "KillWait=30\n"
+    << "MinJobAge=300\n"
+    // Jobs without --mem get a CPU's share of memory, so small jobs can share a node.
+    << "DefMemPerCPU=" << std::max(1LL, mem / cpus) << "\n";
+  for (const auto& s : o.settings) c << s << "\n";
+  c << "NodeName=" << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]")
+    << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n"
+    << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+  return c.str();
+}
+
+bool wait_for(const std::function<bool()>& ready, int timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return ready();
+}
+
+}  // namespace
+
+int cluster_up(const UpOptions& opts) {
+  const fs::path dir = fs::absolute(opts.state_dir);
+  fs::create_directories(dir);
+  ::chmod(dir.c_str(), 0755);  // other users reach the socket through it
+  const fs::path conf_path = dir / "slurm.conf";
+  const fs::path key_path = dir / "cluster.key";
+  const fs::path socket = dir / "ctld.sock";
+  net::load_or_create_key(key_path.string());
+
+  if (!fs::exists(conf_path)) {
+    std::ofstream(conf_path) << default_conf(opts, free_tcp_port());
+  } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0) {
+    std::cerr << "drover: " << conf_path.string()
+              << " exists; edit it instead of passing --cpus/--mem/--set\n";
+    return 1;
+  }
+  core::SlurmConf conf;
+  try {
+    conf = core::parse_slurm_conf(read_file(conf_path), conf_path.string());
+  } catch (const std::exception& e) {
+    std::cerr << "drover: " << e.what() << '\n';
+    return 1;
+  }
+  if (opts.nodes > 0 && static_cast<int>(conf.nodes.size()) != opts.nodes) {
+    std::cerr << "drover: " << dir.string() << " holds a cluster of " << conf.nodes.size()
+              << " nodes; use another --state-dir for " << opts.nodes << '\n';
+    return 1;
+  }
+  for (const auto& w : conf.warnings) std::cerr << "drover: warning: " << w << '\n';
+  const int port = static_cast<int>(conf.get_int("SlurmctldPort", 6817));
+  const fs::path bin = self_dir();
+
+  if (!alive(dir / "ctld.pid", "droverctld")) {
+    spawn_daemon({(bin / "droverctld").string(), "--conf", conf_path.string(), "--state-dir", dir.string()},
+                 dir / "ctld.log", dir / "ctld.pid");
+  }
+  bool ctld_ready = wait_for(
+      [&] {
+        try {
+          return ping(socket).value("ok", false);
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      opts.timeout_s);
+  if (!ctld_ready) {
+    std::cerr << "drover: the controller did not come up; its log ends with:\n"
+              << tail(dir / "ctld.log", 15);
+    return 1;
+  }
+
+  for (const auto& node : conf.nodes) {
+    const fs::path pid_file = dir / ("agent-" + node.name + ".pid");
+    if (alive(pid_file, "droverd")) continue;
+    fs::create_directories(dir / "spool" / node.name);
+    ::chmod((dir / "spool").c_str(), 0755);
+    ::chmod((dir / "spool" / node.name).c_str(), 0755);
+    spawn_daemon({(bin / "droverd").string(), "--node", node.name, "--controller",
+                  "127.0.0.1:" + std::to_string(port), "--key-file", key_path.string(), "--spool",
+                  (dir / "spool" / node.name).string(), "--cpus", std::to_string(node.cpus), "--mem",
+                  std::to_string(node.real_memory_mb)},
+                 dir / ("agent-" + node.name + ".log"), pid_file);
+  }
+  json last;
+  bool all_registered = wait_for(
+      [&] {
+        try {
+          last = ping(socket);
+          return last.value("nodes_registered", 0) == last.value("nodes_total", -1);
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      opts.timeout_s);
+  if (!all_registered) {
+    std::cerr << "drover: only " << last.value("nodes_registered", 0) << " of " << conf.nodes.size()
+              << " agents registered; see " << (dir / "agent-*.log").string() << "\n";
+    return 1;
+  }
+
+  const fs::path slurm_bin = fs::weakly_canonical(bin / ".." / "slurm-bin");
+  std::ofstream(dir / "env.sh") << "# Source this to use the drover cluster in " << dir.string() << "\n"
+                                << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
+                                << "export DROVER_SOCKET='" << socket.string() << "'\n"
+                                << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
+  std::vector<std::string> names;
+  for (const auto& n : conf.nodes) names.push_back(n.name);
+  std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name) << "' is up with "
+            << names.size() << " node(s) " << core::compress_hostlist(names) << "\n"
+            << "drover: run `source " << (dir / "env.sh").string() << "` to use sbatch, squeue, ...\n";
+  return 0;
+}
+
+int cluster_down(const std::string& state_dir) {
+  const fs::path dir = fs::absolute(state_dir);
+  if (!fs::exists(dir / "ctld.pid") && !fs::exists(dir / "slurm.conf")) {
+    std::cerr << "drover: no cluster in " << dir.string() << '\n';
+    return 1;
+  }
+  auto stop = [](const fs::path& pid_file, const std::string& binary, int wait_s) {
+    if (alive(pid_file, binary)) {
+      pid_t pid = read_pid(pid_file);
+      ::kill(pid, SIGTERM);
+      if (!wait_for([&] { return ::kill(pid, 0) != 0; }, wait_s)) ::kill(pid, SIGKILL);
+      wait_for([&] { return ::kill(pid, 0) != 0; }, 5);
+    }
+    std::error_code ec;
+    fs::remove(pid_file, ec);
+  };
+  // Agents first: they end their jobs' processes; the controller keeps the queue.
+  std::vector<std::thread> stoppers;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("agent-", 0) == 0 && entry.path().extension() == ".pid")
+      stoppers.emplace_back(stop, entry.path(), "droverd", 10);
+  }
+  for (auto& t : stoppers) t.join();
+  stop(dir / "ctld.pid", "droverctld", 10);
+  std::cout << "drover: cluster in " << dir.string() << " stopped\n";
+  return 0;
+}
+
+}  // namespace drover::tool

@@ -1,0 +1,23 @@
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace drover::tool {
+
+struct UpOptions {
+  std::string state_dir;
+  int nodes = 0;          // 0: whatever the state dir's slurm.conf says (1 for a new one)
+  int cpus = 0;           // 0: this machine's
+  long long mem_mb = 0;   // 0: this machine's
+  std::vector<std::string> settings;  // extra slurm.conf lines (Key=Value)
+  int timeout_s = 30;
+};
+
+// Starts (or resumes) a local cluster: one droverctld and one droverd per node, all in the
+// background, state under the state dir. Returns once every agent has registered.
+int cluster_up(const UpOptions& opts);
+// Stops the daemons recorded in the state dir's pid files.
+int cluster_down(const std::string& state_dir);
+
+}  // namespace drover::tool

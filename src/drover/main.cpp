@@ -1,0 +1,49 @@
+// drover: the admin and developer tool.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "drover/local_cluster.hpp"
+
+namespace {
+int usage() {
+  std::cerr << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
+               "       drover down --state-dir DIR\n";
+  return 2;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return usage();
+  const std::string cmd = args[0];
+  drover::tool::UpOptions up;
+  try {
+    for (size_t i = 1; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+        return args[++i];
+      };
+      if (a == "--state-dir") up.state_dir = value();
+      else if (a == "--nodes") up.nodes = std::stoi(value());
+      else if (a == "--cpus") up.cpus = std::stoi(value());
+      else if (a == "--mem") up.mem_mb = std::stoll(value());
+      else if (a == "--set") up.settings.push_back(value());
+      else if (a == "--timeout") up.timeout_s = std::stoi(value());
+      else throw std::invalid_argument("unknown option " + a);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "drover: " << e.what() << '\n';
+    return usage();
+  }
+  if (up.state_dir.empty()) return usage();
+  try {
+    if (cmd == "up") return drover::tool::cluster_up(up);
+    if (cmd == "down") return drover::tool::cluster_down(up.state_dir);
+  } catch (const std::exception& e) {
+    std::cerr << "drover: " << e.what() << '\n';
+    return 1;
+  }
+  return usage();
+}
