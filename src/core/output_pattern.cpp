@@ -1,0 +1,93 @@
+#include "core/output_pattern.hpp"
+
+#include <algorithm>
+
+namespace drover::core {
+namespace {
+
+constexpr std::size_t kMaxWidth = 10;
+
+std::string padded(uint64_t v, std::size_t width) {
+  std::string s = std::to_string(v);
+  if (s.size() < width) s.insert(0, width - s.size(), '0');
+  return s;
+}
+
+}  // namespace
+
+std::string expand_output_pattern(std::string_view pattern, const PatternContext& ctx) {
+  std::string out;
+  if (pattern.find('\\') != std::string_view::npos) {
+    for (char c : pattern)
+      if (c != '\\') out += c;
+    return out;
+  }
+  const uint32_t step = ctx.step_id.value_or(kPatternBatchStep);
+  std::size_t i = 0;
+  while (i < pattern.size()) {
+    char c = pattern[i];
+    if (c != '%') {
+      out += c;
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    std::size_t width = 0;
+    while (j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9') {
+      width = std::min<std::size_t>(width * 10 + static_cast<std::size_t>(pattern[j] - '0'), 1000);
+      ++j;
+    }
+    width = std::min(width, kMaxWidth);
+    if (j >= pattern.size()) {  // lone '%' (or "%12") at the end
+      out.append(pattern.substr(i));
+      break;
+    }
+    switch (pattern[j]) {
+      case '%':
+        out += '%';
+        break;
+      case 'A':
+        out += padded(ctx.array_task_id ? ctx.array_job_id : ctx.job_id, width);
+        break;
+      case 'a':
+        out += padded(ctx.array_task_id.value_or(kPatternNoArrayTask), width);
+        break;
+      case 'J':
+        out += padded(ctx.job_id, width);
+        if (ctx.step_id) out += "." + std::to_string(*ctx.step_id);
+        break;
+      case 'j':
+        out += padded(ctx.job_id, width);
+        break;
+      case 'N':
+        out += ctx.first_node.substr(0, ctx.first_node.find('.'));
+        break;
+      case 'n':
+        out += padded(ctx.node_index, width);
+        break;
+      case 's':
+        out += padded(step, width);
+        break;
+      case 't':
+        out += padded(ctx.task_id, width);
+        break;
+      case 'u':
+        out += ctx.user;
+        break;
+      case 'x':
+        out += ctx.job_name;
+        break;
+      default:
+        out.append(pattern.substr(i, j + 1 - i));
+        break;
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string default_output_pattern(bool is_array) {
+  return is_array ? "slurm-%A_%a.out" : "slurm-%j.out";
+}
+
+}  // namespace drover::core
