@@ -1,0 +1,46 @@
+"""drover up/down: the state dir's layout, env.sh, slurm.conf, and refusal of bad configs."""
+import os
+import stat
+import subprocess
+
+
+def test_state_dir_layout_and_env_sh(make_cluster):
+    c = make_cluster(nodes=2, cpus=1, mem=300)
+    names = set(os.listdir(c.state_dir))
+    for f in ["ctld.pid", "agent-node1.pid", "agent-node2.pid", "ctld.log", "agent-node1.log",
+              "slurm.conf", "env.sh", "cluster.key", "ctld.sock"]:
+        assert f in names, f
+    assert stat.S_IMODE(os.stat(os.path.join(c.state_dir, "cluster.key")).st_mode) == 0o600
+    conf = open(os.path.join(c.state_dir, "slurm.conf")).read()
+    assert "NodeName=node[1-2] CPUs=1 RealMemory=300" in conf
+    out = subprocess.run(["bash", "-c", f"source {c.state_dir}/env.sh && command -v sbatch && squeue -h | wc -l"],
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].endswith("/slurm-bin/sbatch")
+    assert out.stdout.splitlines()[1] == "0"
+
+
+def test_unknown_config_keys_are_reported(make_cluster):
+    c = make_cluster(up=False)
+    with open(os.path.join(c.state_dir, "slurm.conf"), "w") as f:
+        f.write("ClusterName=x\nSlurmctldPort=%d\nBogusKey=1\nNodeName=node1 CPUs=1 RealMemory=100\n"
+                "PartitionName=p Nodes=node1 Default=YES\n" % _free_port())
+    p = c.up()
+    assert "BogusKey" in p.stderr
+    assert "BogusKey" in open(os.path.join(c.state_dir, "ctld.log")).read()
+
+
+def test_down_without_cluster_fails(tmp_path):
+    from conftest import BIN
+    p = subprocess.run([os.path.join(BIN, "drover"), "down", "--state-dir", str(tmp_path / "none")],
+                       capture_output=True, text=True)
+    assert p.returncode == 1 and "no cluster" in p.stderr
+
+
+def _free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port

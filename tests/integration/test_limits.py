@@ -1,0 +1,31 @@
+"""Time limits (TIMEOUT) and silent agents (node DOWN, jobs NODE_FAIL)."""
+import os
+import signal
+import time
+
+
+def test_time_limit_ends_job_with_timeout(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500, settings=["KillWait=2"])
+    jid = c.sbatch("-t", "1", "--wrap", "sleep 300")
+    c.wait_state(jid, "RUNNING")
+    info = c.wait_state(jid, "TIMEOUT", timeout=90)
+    assert info["Reason"] == "TimeLimit"
+    assert info["TimeLimit"] == "00:01:00"
+    c.wait_all_done([jid], timeout=30)
+    info = c.job(jid)
+    assert info["ExitCode"] == "0:15"
+
+
+def test_silent_agent_marks_node_down_and_fails_its_job(make_cluster):
+    c = make_cluster(nodes=2, cpus=1, mem=500, settings=["SlurmdTimeout=3"])
+    jid = c.sbatch("-J", "victim", "--wrap",
+                   f"echo $(ps -o pgid= $$) > {c.work}/victim.pgid; sleep 300")
+    info = c.wait_state(jid, "RUNNING")
+    node = info["NodeList"]
+    os.kill(c.pid(f"agent-{node}.pid"), signal.SIGKILL)
+    info = c.wait_state(jid, "NODE_FAIL", timeout=30)
+    out = c.ok("sinfo", "-h", "-o", "%N %t")
+    assert f"{node} down*" in out.splitlines()
+    # Other work still runs on the healthy node.
+    other = c.sbatch("--wrap", "true")
+    assert c.wait_state(other, "COMPLETED")["NodeList"] != node
