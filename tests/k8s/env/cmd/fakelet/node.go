@@ -89,7 +89,7 @@ func cmdNode(args []string) error {
 		if err != nil {
 			return fmt.Errorf("node %s %s: %w", sub, name, err)
 		}
-		fmt.Printf("node/%s %sd\n", name, strings.TrimSuffix(sub, "e"))
+		fmt.Printf("node/%s %s\n", name, map[string]string{"create": "created", "cordon": "cordoned", "uncordon": "uncordoned", "delete": "deleted"}[sub])
 	}
 	return nil
 }
