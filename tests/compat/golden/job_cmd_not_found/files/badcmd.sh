@@ -1,0 +1,2 @@
+#!/bin/bash
+there_is_no_such_command

@@ -1,0 +1,2 @@
+#!/bin/bash
+env | grep -E '^(SLURM|SBATCH)_' | sort

@@ -1,0 +1,4 @@
+#!/bin/bash
+echo before
+kill -9 $$
+echo after

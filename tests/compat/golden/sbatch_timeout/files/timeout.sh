@@ -1,0 +1,4 @@
+#!/bin/bash
+echo start
+sleep 120
+echo never
