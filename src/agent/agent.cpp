@@ -1,7 +1,9 @@
 #include "agent/agent.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,11 +17,28 @@ namespace drover::agent {
 namespace asio = boost::asio;
 using nlohmann::json;
 
+namespace {
+// Slurm tells the job why it is being killed, in its error file. The agent may be root, so it
+// writes only to a regular file (not through a symlink) that the job's user owns.
+void append_notice(const std::string& path, uid_t owner, const std::string& line) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != owner) {
+    ::close(fd);
+    return;
+  }
+  std::string text = line + "\n";
+  (void)!::write(fd, text.data(), text.size());
+  ::close(fd);
+}
+}  // namespace
+
 Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {
   if (opts_.cpus <= 0) opts_.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   if (opts_.real_memory_mb <= 0)
-    opts_.real_memory_mb = static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) *
-                           ::sysconf(_SC_PAGE_SIZE) / (1024 * 1024);
+    opts_.real_memory_mb =
+        static_cast<int64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE) / (1024 * 1024);
 }
 
 int Agent::run() {
@@ -47,7 +66,8 @@ void Agent::connect() {
   } catch (const std::exception&) {
     asio::ip::tcp::resolver resolver(io_);
     boost::system::error_code ec;
-    auto results = resolver.resolve(opts_.controller_host, std::to_string(opts_.controller_port), ec);
+    auto results =
+        resolver.resolve(opts_.controller_host, std::to_string(opts_.controller_port), ec);
     if (ec || results.empty()) return schedule_reconnect();
     ep = *results.begin();
   }
@@ -92,7 +112,8 @@ void Agent::on_message(const std::string& payload) {
       nonce_a_ = net::to_hex(net::random_bytes(16));
       json running = json::array(), finished = json::array();
       for (const auto& [id, r] : running_) running.push_back(id);
-      for (const auto& [id, status] : finished_) finished.push_back({{"job_id", id}, {"status", status}});
+      for (const auto& [id, status] : finished_)
+        finished.push_back({{"job_id", id}, {"status", status}});
       json reg = {{"type", "register"},
                   {"node", opts_.node},
                   {"nonce", nonce_a_},
@@ -124,7 +145,8 @@ void Agent::on_message(const std::string& payload) {
     if (type == "launch") {
       launch(msg);
     } else if (type == "terminate") {
-      terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30));
+      terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
+                msg.value("notice", ""));
     } else if (type == "signal") {
       signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM));
     } else if (type == "exit_ack") {
@@ -162,13 +184,15 @@ void Agent::launch(const json& msg) {
   try {
     std::string dir = job_dir(spec.job_id);
     std::filesystem::create_directories(dir);
-    std::filesystem::permissions(dir, std::filesystem::perms::owner_all | std::filesystem::perms::group_exec |
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all |
+                                          std::filesystem::perms::group_exec |
                                           std::filesystem::perms::others_exec);
     spec.script_path = dir + "/slurm_script";
     write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
     pid_t pid = spawn_batch(spec);
-    running_[spec.job_id] = Running{pid, nullptr};
+    running_[spec.job_id] =
+        Running{pid, spec.std_err, ::geteuid() == 0 ? spec.uid : ::geteuid(), nullptr};
     spdlog::info("job {} started, pid {}", spec.job_id, pid);
     send({{"type", "started"}, {"job_id", spec.job_id}, {"pid", pid}});
   } catch (const std::exception& e) {
@@ -177,7 +201,7 @@ void Agent::launch(const json& msg) {
   }
 }
 
-void Agent::terminate(uint64_t job_id, int64_t kill_wait_s) {
+void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice) {
   auto it = running_.find(job_id);
   if (it == running_.end()) {
     // Nothing runs: tell the controller again how it ended, if we know.
@@ -186,6 +210,9 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s) {
     return;
   }
   pid_t pgid = it->second.pid;
+  if (!notice.empty() && !it->second.kill_timer)
+    append_notice(it->second.std_err, it->second.uid,
+                  "slurmstepd-" + opts_.node + ": error: " + notice);
   ::kill(-pgid, SIGCONT);
   ::kill(-pgid, SIGTERM);
   auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(kill_wait_s));
@@ -239,7 +266,7 @@ void Agent::shutdown() {
     io_.stop();
     return;
   }
-  for (auto& [id, r] : running_) terminate(id, 5);
+  for (auto& [id, r] : running_) terminate(id, 5, "");
 }
 
 }  // namespace drover::agent

@@ -20,7 +20,7 @@ struct AgentOptions {
   int controller_port = 6817;
   std::string key;
   std::string spool_dir;
-  int cpus = 0;             // reported resources (0: this machine's)
+  int cpus = 0;  // reported resources (0: this machine's)
   int64_t real_memory_mb = 0;
 };
 
@@ -35,6 +35,8 @@ class Agent {
  private:
   struct Running {
     pid_t pid;
+    std::string std_err;  // where cancellation notices go
+    uid_t uid;
     std::unique_ptr<boost::asio::steady_timer> kill_timer;
   };
   void connect();
@@ -43,7 +45,7 @@ class Agent {
   void send(const nlohmann::json& msg);
   void heartbeat();
   void launch(const nlohmann::json& msg);
-  void terminate(uint64_t job_id, int64_t kill_wait_s);
+  void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
   void signal_job(uint64_t job_id, int sig);
   void reap();
   void report_exit(uint64_t job_id, int status);

@@ -86,7 +86,8 @@ pid_t spawn_batch(const LaunchSpec& spec) {
   }
   if (::chdir(spec.workdir.c_str()) != 0) {
     // Slurm runs the job in /tmp when the working directory is unusable, and says so.
-    const char msg[] = "slurmstepd: error: couldn't chdir to working directory: going to /tmp instead\n";
+    const char msg[] =
+        "slurmstepd: error: couldn't chdir to working directory: going to /tmp instead\n";
     (void)!::write(2, msg, sizeof msg - 1);
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }

@@ -20,15 +20,23 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--node") opts.node = next();
-    else if (a == "--controller") controller = next();
-    else if (a == "--key-file") key_file = next();
-    else if (a == "--spool") opts.spool_dir = next();
-    else if (a == "--cpus") opts.cpus = std::stoi(next());
-    else if (a == "--mem") opts.real_memory_mb = std::stoll(next());
-    else return usage();
+    if (a == "--node")
+      opts.node = next();
+    else if (a == "--controller")
+      controller = next();
+    else if (a == "--key-file")
+      key_file = next();
+    else if (a == "--spool")
+      opts.spool_dir = next();
+    else if (a == "--cpus")
+      opts.cpus = std::stoi(next());
+    else if (a == "--mem")
+      opts.real_memory_mb = std::stoll(next());
+    else
+      return usage();
   }
-  if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty()) return usage();
+  if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty())
+    return usage();
   auto colon = controller.rfind(':');
   if (colon == std::string::npos) return usage();
   opts.controller_host = controller.substr(0, colon);

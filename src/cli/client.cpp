@@ -8,7 +8,8 @@ namespace drover::cli {
 
 std::string controller_socket() {
   if (const char* s = std::getenv("DROVER_SOCKET"); s && *s) return s;
-  if (const char* d = std::getenv("DROVER_STATE_DIR"); d && *d) return std::string(d) + "/ctld.sock";
+  if (const char* d = std::getenv("DROVER_STATE_DIR"); d && *d)
+    return std::string(d) + "/ctld.sock";
   return "/run/drover/ctld.sock";
 }
 

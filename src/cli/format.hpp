@@ -10,9 +10,9 @@ namespace drover::cli {
 struct FormatField {
   std::string literal;  // text before the field (or the whole item when code == 0)
   char code = 0;
-  int width = 0;        // 0: natural width
-  bool right = false;   // '.' flag: right-justify
-  bool dynamic = false; // '#' width: widest value in the column
+  int width = 0;         // 0: natural width
+  bool right = false;    // '.' flag: right-justify
+  bool dynamic = false;  // '#' width: widest value in the column
 };
 
 std::vector<FormatField> parse_format(std::string_view spec);

@@ -33,7 +33,8 @@ int job_cpu_count(const json& job) {
   for (const auto& a : alloc) n += a.value("cpus", 0);
   if (n > 0) return n;
   const auto& spec = job.at("spec");
-  return std::max(spec.value("ntasks", 1), spec.value("nodes_min", 1)) * spec.value("cpus_per_task", 1);
+  return std::max(spec.value("ntasks", 1), spec.value("nodes_min", 1)) *
+         spec.value("cpus_per_task", 1);
 }
 
 int64_t job_mem_mb(const json& job) {

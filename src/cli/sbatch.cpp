@@ -22,9 +22,12 @@ namespace {
 // Options the parser understands but drover does not act on yet: refusing them beats
 // silently running a different job than the one asked for.
 const char* const kNotYetSupported[] = {
-    "array",     "dependency", "begin",   "hold",        "gres",    "gpus",
-    "gpus-per-node", "gpus-per-task", "constraint", "nodelist", "exclude", "reservation",
-    "deadline",  "signal",     "wait",    "mem-per-gpu", "licenses", "kill-on-invalid-dep",
+    "array",         "dependency",    "begin",
+    "hold",          "gres",          "gpus",
+    "gpus-per-node", "gpus-per-task", "constraint",
+    "nodelist",      "exclude",       "reservation",
+    "deadline",      "signal",        "wait",
+    "mem-per-gpu",   "licenses",      "kill-on-invalid-dep",
 };
 
 int parse_error(const core::ParseError& e) {
@@ -33,8 +36,8 @@ int parse_error(const core::ParseError& e) {
   std::istringstream lines(msg);
   std::string line;
   bool first = true;
-  const bool getopt_style = msg.rfind("unrecognized option", 0) == 0 || msg.rfind("option ", 0) == 0 ||
-                            msg.rfind("invalid option", 0) == 0;
+  const bool getopt_style = msg.rfind("unrecognized option", 0) == 0 ||
+                            msg.rfind("option ", 0) == 0 || msg.rfind("invalid option", 0) == 0;
   while (std::getline(lines, line)) {
     if (getopt_style)
       std::cerr << (first ? "sbatch: " : "") << line << '\n';
@@ -56,8 +59,8 @@ std::map<std::string, std::string> current_environment() {
 }
 
 // --export: ALL (default), NONE, or a list of names and NAME=value, optionally led by ALL.
-std::map<std::string, std::string> exported_environment(const std::optional<std::string>& spec,
-                                                        const std::map<std::string, std::string>& env) {
+std::map<std::string, std::string> exported_environment(
+    const std::optional<std::string>& spec, const std::map<std::string, std::string>& env) {
   if (!spec || *spec == "ALL") return env;
   std::map<std::string, std::string> out;
   std::stringstream items(*spec);
@@ -124,7 +127,8 @@ int sbatch_main(const std::vector<std::string>& args) {
     script.assign(std::istreambuf_iterator<char>(in), {});
     script_name = std::filesystem::path(script_argv.front()).filename().string();
     std::error_code ec;
-    script_argv.front() = std::filesystem::absolute(script_argv.front(), ec).lexically_normal().string();
+    script_argv.front() =
+        std::filesystem::absolute(script_argv.front(), ec).lexically_normal().string();
   } else {
     script.assign(std::istreambuf_iterator<char>(std::cin), {});
     script_name = "sbatch";
@@ -189,8 +193,10 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.exclusive = opts.exclusive;
   std::error_code ec;
   const std::string cwd = std::filesystem::current_path(ec).string();
-  spec.workdir = opts.workdir ? std::filesystem::absolute(*opts.workdir, ec).lexically_normal().string() : cwd;
-  if (!spec.workdir.empty() && spec.workdir.size() > 1 && spec.workdir.back() == '/') spec.workdir.pop_back();
+  spec.workdir =
+      opts.workdir ? std::filesystem::absolute(*opts.workdir, ec).lexically_normal().string() : cwd;
+  if (!spec.workdir.empty() && spec.workdir.size() > 1 && spec.workdir.back() == '/')
+    spec.workdir.pop_back();
   spec.std_out = opts.output.value_or("");
   spec.std_err = opts.error.value_or("");
   spec.std_in = opts.input.value_or("");
@@ -216,7 +222,8 @@ int sbatch_main(const std::vector<std::string>& args) {
     const std::string error = reply.value("error", "Unknown error");
     if (error == "Invalid partition name specified" && opts.partition)
       std::cerr << "sbatch: error: invalid partition specified: " << *opts.partition << '\n';
-    if (reply.contains("detail")) std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
+    if (reply.contains("detail"))
+      std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
     std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
     return 1;
   }

@@ -54,9 +54,12 @@ int scancel_main(const std::vector<std::string>& args) {
       }
       return false;
     };
-    if (a == "-v" || a == "--verbose") verbose = true;
-    else if (a == "-Q" || a == "--quiet") quiet = true;
-    else if (a == "--me") req["uid"] = ::getuid();
+    if (a == "-v" || a == "--verbose")
+      verbose = true;
+    else if (a == "-Q" || a == "--quiet")
+      quiet = true;
+    else if (a == "--me")
+      req["uid"] = ::getuid();
     else if (take("-u", "--user")) {
       struct passwd* pw = ::getpwnam(value.c_str());
       if (pw == nullptr) {
@@ -71,8 +74,10 @@ int scancel_main(const std::vector<std::string>& args) {
         return 1;
       }
       req["signal"] = sig;
-    } else if (take("-n", "--name") || take("-J", "--jobname")) req["name"] = value;
-    else if (take("-p", "--partition")) req["partition"] = value;
+    } else if (take("-n", "--name") || take("-J", "--jobname"))
+      req["name"] = value;
+    else if (take("-p", "--partition"))
+      req["partition"] = value;
     else if (take("-t", "--state")) {
       json states = json::array();
       std::stringstream in(value);
@@ -102,23 +107,26 @@ int scancel_main(const std::vector<std::string>& args) {
   }
   req["job_ids"] = ids;
   if (verbose)
-    for (const auto& id : ids) std::cerr << "scancel: Terminating job " << id.get<uint64_t>() << '\n';
+    for (const auto& id : ids)
+      std::cerr << "scancel: Terminating job " << id.get<uint64_t>() << '\n';
   json reply;
   try {
     reply = call_controller(req);
   } catch (const ControllerUnreachable&) {
-    std::cerr << "scancel: error: Kill job error on job id: Unable to contact slurm controller (connect failure)\n";
+    std::cerr << "scancel: error: Kill job error on job id: Unable to contact slurm controller "
+                 "(connect failure)\n";
     return 1;
   }
   int rc = 0;
   for (const auto& e : reply.value("errors", json::array())) {
     const std::string error = e.value("error", "");
     // Like Slurm, jobs that are gone or already ending are only mentioned with -v.
-    const bool benign = error == "Invalid job id specified" || error == "Job/step already completing or completed";
+    const bool benign =
+        error == "Invalid job id specified" || error == "Job/step already completing or completed";
     if (benign && !verbose) continue;
     if (!quiet || !benign)
-      std::cerr << "scancel: error: Kill job error on job id " << e.value("job_id", uint64_t{0}) << ": " << error
-                << '\n';
+      std::cerr << "scancel: error: Kill job error on job id " << e.value("job_id", uint64_t{0})
+                << ": " << error << '\n';
     if (error == "Access/permission denied") rc = kAccessDeniedExit;
   }
   return rc;

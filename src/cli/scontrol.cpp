@@ -61,8 +61,9 @@ std::string show_job(const json& j, bool one_liner) {
   const int64_t tl = j.value("time_limit_min", int64_t{-1});
   const int64_t mem_node = spec.value("mem_per_node_mb", int64_t{-1});
   const int64_t mem_cpu = spec.value("mem_per_cpu_mb", int64_t{-1});
-  std::string min_mem = mem_cpu > 0 ? "MinMemoryCPU=" + core::format_mem_mb(mem_cpu)
-                                    : "MinMemoryNode=" + (mem_node > 0 ? core::format_mem_mb(mem_node) : "0");
+  std::string min_mem =
+      mem_cpu > 0 ? "MinMemoryCPU=" + core::format_mem_mb(mem_cpu)
+                  : "MinMemoryNode=" + (mem_node > 0 ? core::format_mem_mb(mem_node) : "0");
   std::string num_nodes = std::to_string(nodes);
   if (pending) {
     int nmax = spec.value("nodes_max", 0);
@@ -73,27 +74,33 @@ std::string show_job(const json& j, bool one_liner) {
   tres << "cpu=" << cpus << ",mem=" << core::format_mem_mb(job_mem_mb(j)) << ",node=" << nodes
        << ",billing=" << cpus;
   Record r(one_liner);
-  r.line({"JobId=" + std::to_string(j.at("id").get<uint64_t>()), "JobName=" + spec.value("name", "")});
+  r.line(
+      {"JobId=" + std::to_string(j.at("id").get<uint64_t>()), "JobName=" + spec.value("name", "")});
   r.line({"UserId=" + j.value("user", "") + "(" + std::to_string(j.value("uid", 0u)) + ")",
           "GroupId=" + j.value("group", "") + "(" + std::to_string(j.value("gid", 0u)) + ")",
           "MCS_label=N/A"});
   r.line({"Priority=" + std::to_string(j.value("priority", 0u)), "Nice=0",
-          "Account=" + or_null(spec.value("account", "")), "QOS=" + or_null(spec.value("qos", ""))});
+          "Account=" + or_null(spec.value("account", "")),
+          "QOS=" + or_null(spec.value("qos", ""))});
   r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + j.value("reason", "None"),
           "Dependency=(null)"});
-  r.line({"Requeue=1", "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1", "Reboot=0",
-          "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" + std::to_string(j.value("exit_signal", 0))});
+  r.line({"Requeue=1", "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1",
+          "Reboot=0",
+          "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" +
+              std::to_string(j.value("exit_signal", 0))});
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
-          "TimeLimit=" + (tl < 0 ? std::string("UNLIMITED") : core::format_hms(tl * 60)), "TimeMin=N/A"});
+          "TimeLimit=" + (tl < 0 ? std::string("UNLIMITED") : core::format_hms(tl * 60)),
+          "TimeMin=N/A"});
   r.line({"SubmitTime=" + ts(j.value("submit_time", int64_t{0})),
           "EligibleTime=" + ts(j.value("eligible_time", int64_t{0}))});
   r.line({"AccrueTime=" + ts(j.value("eligible_time", int64_t{0}))});
-  r.line({"StartTime=" + ts(j.value("start_time", int64_t{0})), "EndTime=" + ts(j.value("end_time", int64_t{0})),
-          "Deadline=N/A"});
+  r.line({"StartTime=" + ts(j.value("start_time", int64_t{0})),
+          "EndTime=" + ts(j.value("end_time", int64_t{0})), "Deadline=N/A"});
   r.line({"SuspendTime=None", "SecsPreSuspend=0",
           "LastSchedEval=" + ts(j.value("last_sched_eval", int64_t{0})), "Scheduler=Main"});
   r.line({"Partition=" + j.value("partition", ""),
-          "AllocNode:Sid=" + spec.value("submit_host", "") + ":" + std::to_string(spec.value("submit_sid", int64_t{0}))});
+          "AllocNode:Sid=" + spec.value("submit_host", "") + ":" +
+              std::to_string(spec.value("submit_sid", int64_t{0}))});
   r.line({"ReqNodeList=(null)", "ExcNodeList=(null)"});
   r.line({"NodeList=" + j.value("nodelist", "")});
   if (!j.value("batch_host", "").empty()) r.line({"BatchHost=" + j.value("batch_host", "")});
@@ -101,12 +108,14 @@ std::string show_job(const json& j, bool one_liner) {
           "NumTasks=" + std::to_string(spec.value("ntasks", 1)),
           "CPUs/Task=" + std::to_string(spec.value("cpus_per_task", 1)), "ReqB:S:C:T=0:0:*:*"});
   r.line({"TRES=" + tres.str()});
-  r.line({"Socks/Node=*", "NtasksPerN:B:S:C=" + std::to_string(spec.value("ntasks_per_node", 0)) + ":0:*:*",
+  r.line({"Socks/Node=*",
+          "NtasksPerN:B:S:C=" + std::to_string(spec.value("ntasks_per_node", 0)) + ":0:*:*",
           "CoreSpec=*"});
-  r.line({"MinCPUsNode=" + std::to_string(spec.value("cpus_per_task", 1)), min_mem, "MinTmpDiskNode=0"});
+  r.line({"MinCPUsNode=" + std::to_string(spec.value("cpus_per_task", 1)), min_mem,
+          "MinTmpDiskNode=0"});
   r.line({"Features=(null)", "DelayBoot=00:00:00"});
-  r.line({std::string("OverSubscribe=") + (spec.value("exclusive", false) ? "NO" : "OK"), "Contiguous=0",
-          "Licenses=(null)", "Network=(null)"});
+  r.line({std::string("OverSubscribe=") + (spec.value("exclusive", false) ? "NO" : "OK"),
+          "Contiguous=0", "Licenses=(null)", "Network=(null)"});
   r.line({"Command=" + or_null(spec.value("command", ""))});
   r.line({"WorkDir=" + spec.value("workdir", "")});
   if (!spec.value("comment", "").empty()) r.line({"Comment=" + spec.value("comment", "")});
@@ -121,13 +130,17 @@ std::string show_node(const json& n, bool one_liner) {
   struct utsname u {};
   uname(&u);
   std::string features;
-  for (const auto& f : n.value("features", std::vector<std::string>{})) features += (features.empty() ? "" : ",") + f;
+  for (const auto& f : n.value("features", std::vector<std::string>{}))
+    features += (features.empty() ? "" : ",") + f;
   std::string partitions;
-  for (const auto& p : n.at("partitions")) partitions += (partitions.empty() ? "" : ",") + p.get<std::string>();
+  for (const auto& p : n.at("partitions"))
+    partitions += (partitions.empty() ? "" : ",") + p.get<std::string>();
   const int cpus = n.value("cpus", 1), alloc_cpus = n.value("alloc_cpus", 0);
-  const int64_t mem = n.value("real_memory_mb", int64_t{1}), alloc_mem = n.value("alloc_mem_mb", int64_t{0});
+  const int64_t mem = n.value("real_memory_mb", int64_t{1}),
+                alloc_mem = n.value("alloc_mem_mb", int64_t{0});
   std::string alloc_tres;
-  if (alloc_cpus > 0) alloc_tres = "cpu=" + std::to_string(alloc_cpus) + ",mem=" + core::format_mem_mb(alloc_mem);
+  if (alloc_cpus > 0)
+    alloc_tres = "cpu=" + std::to_string(alloc_cpus) + ",mem=" + core::format_mem_mb(alloc_mem);
   Record r(one_liner);
   r.line({"NodeName=" + n.value("name", ""), std::string("Arch=") + u.machine,
           "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
@@ -136,26 +149,28 @@ std::string show_node(const json& n, bool one_liner) {
   r.line({"AvailableFeatures=" + or_null(features)});
   r.line({"ActiveFeatures=" + or_null(features)});
   r.line({"Gres=" + or_null(n.value("gres", ""))});
-  r.line({"NodeAddr=" + (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")),
+  r.line({"NodeAddr=" +
+              (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")),
           "NodeHostName=" + n.value("name", ""), "Version=22.05.8"});
   r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
-  r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem), "FreeMem=N/A",
-          "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
+  r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem),
+          "FreeMem=N/A", "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
   r.line({"State=" + n.value("state_long", "UNKNOWN"),
-          "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)), "TmpDisk=0", "Weight=1",
-          "Owner=N/A", "MCS_label=N/A"});
+          "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)), "TmpDisk=0",
+          "Weight=1", "Owner=N/A", "MCS_label=N/A"});
   r.line({"Partitions=" + partitions + " "});
   r.line({"BootTime=" + ts(n.value("boot_time", int64_t{0}), "None"),
           "SlurmdStartTime=" + ts(n.value("boot_time", int64_t{0}), "None")});
   r.line({"LastBusyTime=" + ts(n.value("last_heartbeat", int64_t{0}), "None")});
-  r.line({"CfgTRES=cpu=" + std::to_string(cpus) + ",mem=" + core::format_mem_mb(mem) + ",billing=" +
-          std::to_string(cpus)});
+  r.line({"CfgTRES=cpu=" + std::to_string(cpus) + ",mem=" + core::format_mem_mb(mem) +
+          ",billing=" + std::to_string(cpus)});
   r.line({"AllocTRES=" + alloc_tres});
   r.line({"CapWatts=n/a"});
   r.line({"CurrentWatts=0", "AveWatts=0"});
   r.line({"ExtSensorsJoules=n/s", "ExtSensorsWatts=0", "ExtSensorsTemp=n/s"});
   if (!n.value("reason", "").empty())
-    r.line({"Reason=" + n.value("reason", "") + " [root@" + ts(n.value("reason_time", int64_t{0}), "None") + "]"});
+    r.line({"Reason=" + n.value("reason", "") + " [root@" +
+            ts(n.value("reason_time", int64_t{0}), "None") + "]"});
   return r.str(false);
 }
 
@@ -174,12 +189,14 @@ std::string show_partition(const json& p, bool one_liner) {
   r.line({"PartitionName=" + p.value("name", "")});
   r.line({"AllowGroups=ALL", "AllowAccounts=" + list_or_all(p.at("allow_accounts")),
           "AllowQos=" + list_or_all(p.at("allow_qos"))});
-  r.line({"AllocNodes=ALL", std::string("Default=") + (p.value("is_default", false) ? "YES" : "NO"), "QoS=N/A"});
-  r.line({"DefaultTime=" + limit(p.value("default_time_min", int64_t{-1}), "NONE"), "DisableRootJobs=NO",
-          "ExclusiveUser=NO", "GraceTime=0", std::string("Hidden=") + (p.value("hidden", false) ? "YES" : "NO")});
+  r.line({"AllocNodes=ALL", std::string("Default=") + (p.value("is_default", false) ? "YES" : "NO"),
+          "QoS=N/A"});
+  r.line({"DefaultTime=" + limit(p.value("default_time_min", int64_t{-1}), "NONE"),
+          "DisableRootJobs=NO", "ExclusiveUser=NO", "GraceTime=0",
+          std::string("Hidden=") + (p.value("hidden", false) ? "YES" : "NO")});
   r.line({"MaxNodes=" + (max_nodes < 0 ? std::string("UNLIMITED") : std::to_string(max_nodes)),
-          "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"), "MinNodes=0", "LLN=NO",
-          "MaxCPUsPerNode=UNLIMITED"});
+          "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"), "MinNodes=0",
+          "LLN=NO", "MaxCPUsPerNode=UNLIMITED"});
   r.line({"Nodes=" + p.value("nodelist", "")});
   r.line({"PriorityJobFactor=" + std::to_string(p.value("priority_job_factor", 1)),
           "PriorityTier=" + std::to_string(p.value("priority_tier", 1)),
@@ -190,8 +207,9 @@ std::string show_partition(const json& p, bool one_liner) {
           "TotalNodes=" + std::to_string(p.value("total_nodes", 0)), "SelectTypeParameters=NONE"});
   r.line({"JobDefaults=(null)"});
   r.line({"DefMemPerNode=UNLIMITED", "MaxMemPerNode=UNLIMITED"});
-  r.line({"TRES=cpu=" + std::to_string(cpus) + ",mem=" + core::format_mem_mb(p.value("total_mem_mb", int64_t{0})) +
-          ",node=" + std::to_string(p.value("total_nodes", 0)) + ",billing=" + std::to_string(cpus)});
+  r.line({"TRES=cpu=" + std::to_string(cpus) +
+          ",mem=" + core::format_mem_mb(p.value("total_mem_mb", int64_t{0})) + ",node=" +
+          std::to_string(p.value("total_nodes", 0)) + ",billing=" + std::to_string(cpus)});
   return r.str(false);
 }
 
@@ -206,11 +224,15 @@ int scontrol_main(const std::vector<std::string>& all_args) {
   bool one_liner = false;
   std::vector<std::string> args;
   for (const auto& a : all_args) {
-    if (a == "-o" || a == "--oneliner") one_liner = true;
-    else if (a == "-d" || a == "--details") continue;
-    else args.push_back(a);
+    if (a == "-o" || a == "--oneliner")
+      one_liner = true;
+    else if (a == "-d" || a == "--details")
+      continue;
+    else
+      args.push_back(a);
   }
-  if (args.empty()) return usage_error("no command given (drover's scontrol has no interactive mode)");
+  if (args.empty())
+    return usage_error("no command given (drover's scontrol has no interactive mode)");
   try {
     if (args[0] == "ping") {
       json r;
@@ -224,8 +246,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       std::cout << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << '\n';
       return up ? 0 : 1;
     }
-    if (args[0] != "show" || args.size() < 2)
-      return usage_error("invalid command: " + args[0]);
+    if (args[0] != "show" || args.size() < 2) return usage_error("invalid command: " + args[0]);
     std::string what = args[1];
     std::string id = args.size() > 2 ? args[2] : "";
     if (what == "job" || what == "jobs" || what == "jobid") {

@@ -38,13 +38,22 @@ struct Group {
 
 std::string header_for(char code) {
   switch (code) {
-    case 'P': case 'R': return "PARTITION";
-    case 'a': return "AVAIL";
-    case 'l': return "TIMELIMIT";
-    case 'D': return "NODES";
-    case 't': case 'T': return "STATE";
-    case 'N': return "NODELIST";
-    default: return std::string(1, code);
+    case 'P':
+    case 'R':
+      return "PARTITION";
+    case 'a':
+      return "AVAIL";
+    case 'l':
+      return "TIMELIMIT";
+    case 'D':
+      return "NODES";
+    case 't':
+    case 'T':
+      return "STATE";
+    case 'N':
+      return "NODELIST";
+    default:
+      return std::string(1, code);
   }
 }
 
@@ -55,9 +64,12 @@ int sinfo_main(const std::vector<std::string>& args) {
   std::string format = kDefaultFormat;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "-h" || a == "--noheader") header = false;
-    else if ((a == "-o" || a == "--format") && i + 1 < args.size()) format = args[++i];
-    else if (a.rfind("--format=", 0) == 0) format = a.substr(9);
+    if (a == "-h" || a == "--noheader")
+      header = false;
+    else if ((a == "-o" || a == "--format") && i + 1 < args.size())
+      format = args[++i];
+    else if (a.rfind("--format=", 0) == 0)
+      format = a.substr(9);
     else {
       std::cerr << "sinfo: unrecognized option '" << a << "'\n"
                 << "Try \"sinfo --help\" for more information\n";
@@ -82,7 +94,8 @@ int sinfo_main(const std::vector<std::string>& args) {
     for (const auto& name : p.at("nodes")) {
       const json& n = *by_name.at(name.get<std::string>());
       std::string st = n.value("state_short", "unk");
-      auto it = std::find_if(mine.begin(), mine.end(), [&](const Group& g) { return g.state == st; });
+      auto it =
+          std::find_if(mine.begin(), mine.end(), [&](const Group& g) { return g.state == st; });
       if (it == mine.end()) {
         Group g;
         g.partition = p.at("name");
@@ -98,20 +111,29 @@ int sinfo_main(const std::vector<std::string>& args) {
       }
       it->nodes.push_back(name.get<std::string>());
     }
-    std::stable_sort(mine.begin(), mine.end(), [](const Group& a, const Group& b) { return a.rank > b.rank; });
+    std::stable_sort(mine.begin(), mine.end(),
+                     [](const Group& a, const Group& b) { return a.rank > b.rank; });
     groups.insert(groups.end(), mine.begin(), mine.end());
   }
   auto value = [&](char code, size_t r) -> std::string {
     const Group& g = groups[r];
     switch (code) {
-      case 'P': return g.partition + (g.is_default ? "*" : "");
-      case 'R': return g.partition;
-      case 'a': return g.avail;
-      case 'l': return g.max_time_min < 0 ? "infinite" : core::format_elapsed(g.max_time_min * 60);
-      case 'D': return std::to_string(g.nodes.size());
-      case 't': return g.state;
-      case 'N': return core::compress_hostlist(g.nodes);
-      default: return "";
+      case 'P':
+        return g.partition + (g.is_default ? "*" : "");
+      case 'R':
+        return g.partition;
+      case 'a':
+        return g.avail;
+      case 'l':
+        return g.max_time_min < 0 ? "infinite" : core::format_elapsed(g.max_time_min * 60);
+      case 'D':
+        return std::to_string(g.nodes.size());
+      case 't':
+        return g.state;
+      case 'N':
+        return core::compress_hostlist(g.nodes);
+      default:
+        return "";
     }
   };
   std::cout << render_table(parse_format(format), groups.size(), value, header_for, header);

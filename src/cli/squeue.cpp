@@ -29,32 +29,59 @@ std::set<std::string> split_set(const std::string& s) {
 
 std::string header_for(char code) {
   switch (code) {
-    case 'i': case 'A': return "JOBID";
-    case 'P': return "PARTITION";
-    case 'j': return "NAME";
-    case 'u': return "USER";
-    case 't': return "ST";
-    case 'T': return "STATE";
-    case 'M': return "TIME";
-    case 'l': return "TIME_LIMIT";
-    case 'D': return "NODES";
-    case 'R': return "NODELIST(REASON)";
-    case 'N': return "NODELIST";
-    case 'r': return "REASON";
-    case 'C': return "CPUS";
-    case 'Q': return "PRIORITY";
-    case 'V': return "SUBMIT_TIME";
-    case 'S': return "START_TIME";
-    case 'e': return "END_TIME";
-    case 'Z': return "WORK_DIR";
-    case 'a': return "ACCOUNT";
-    case 'q': return "QOS";
-    case 'U': return "UID";
-    case 'g': return "GROUP";
-    case 'o': return "COMMAND";
-    case 'k': return "COMMENT";
-    case 'B': return "EXEC_HOST";
-    default: return std::string(1, code);
+    case 'i':
+    case 'A':
+      return "JOBID";
+    case 'P':
+      return "PARTITION";
+    case 'j':
+      return "NAME";
+    case 'u':
+      return "USER";
+    case 't':
+      return "ST";
+    case 'T':
+      return "STATE";
+    case 'M':
+      return "TIME";
+    case 'l':
+      return "TIME_LIMIT";
+    case 'D':
+      return "NODES";
+    case 'R':
+      return "NODELIST(REASON)";
+    case 'N':
+      return "NODELIST";
+    case 'r':
+      return "REASON";
+    case 'C':
+      return "CPUS";
+    case 'Q':
+      return "PRIORITY";
+    case 'V':
+      return "SUBMIT_TIME";
+    case 'S':
+      return "START_TIME";
+    case 'e':
+      return "END_TIME";
+    case 'Z':
+      return "WORK_DIR";
+    case 'a':
+      return "ACCOUNT";
+    case 'q':
+      return "QOS";
+    case 'U':
+      return "UID";
+    case 'g':
+      return "GROUP";
+    case 'o':
+      return "COMMAND";
+    case 'k':
+      return "COMMENT";
+    case 'B':
+      return "EXEC_HOST";
+    default:
+      return std::string(1, code);
   }
 }
 
@@ -65,40 +92,65 @@ std::string time_or(int64_t t, const char* none) {
 std::string field(char code, const json& job) {
   const auto& spec = job.at("spec");
   switch (code) {
-    case 'i': case 'A': return std::to_string(job.at("id").get<uint64_t>());
-    case 'P': return job.value("partition", "");
-    case 'j': return spec.value("name", "");
-    case 'u': return job.value("user", "");
-    case 'U': return std::to_string(job.value("uid", 0u));
-    case 'g': return job.value("group", "");
-    case 't': return job_state_short(job);
-    case 'T': return job_state_long(job);
-    case 'M': return core::format_elapsed(job.value("run_time", int64_t{0}));
+    case 'i':
+    case 'A':
+      return std::to_string(job.at("id").get<uint64_t>());
+    case 'P':
+      return job.value("partition", "");
+    case 'j':
+      return spec.value("name", "");
+    case 'u':
+      return job.value("user", "");
+    case 'U':
+      return std::to_string(job.value("uid", 0u));
+    case 'g':
+      return job.value("group", "");
+    case 't':
+      return job_state_short(job);
+    case 'T':
+      return job_state_long(job);
+    case 'M':
+      return core::format_elapsed(job.value("run_time", int64_t{0}));
     case 'l': {
       int64_t m = job.value("time_limit_min", int64_t{-1});
       return m < 0 ? "UNLIMITED" : core::format_elapsed(m * 60);
     }
-    case 'D': return std::to_string(job_node_count(job));
-    case 'C': return std::to_string(job_cpu_count(job));
-    case 'N': return job.value("nodelist", "");
-    case 'r': return job.value("reason", "None");
+    case 'D':
+      return std::to_string(job_node_count(job));
+    case 'C':
+      return std::to_string(job_cpu_count(job));
+    case 'N':
+      return job.value("nodelist", "");
+    case 'r':
+      return job.value("reason", "None");
     case 'R': {
       if (job.value("state", "") == "PENDING") return "(" + job.value("reason", "None") + ")";
       if (!job.at("alloc").empty()) return job.value("nodelist", "");
       std::string reason = job.value("reason", "None");
       return reason == "None" ? "" : "(" + reason + ")";
     }
-    case 'Q': return std::to_string(job.value("priority", 0u));
-    case 'V': return time_or(job.value("submit_time", int64_t{0}), "N/A");
-    case 'S': return time_or(job.value("start_time", int64_t{0}), "N/A");
-    case 'e': return time_or(job.value("end_time", int64_t{0}), "N/A");
-    case 'Z': return spec.value("workdir", "");
-    case 'a': return spec.value("account", "").empty() ? "(null)" : spec.value("account", "");
-    case 'q': return spec.value("qos", "").empty() ? "(null)" : spec.value("qos", "");
-    case 'o': return spec.value("command", "").empty() ? "(null)" : spec.value("command", "");
-    case 'k': return spec.value("comment", "").empty() ? "(null)" : spec.value("comment", "");
-    case 'B': return job.value("batch_host", "").empty() ? "n/a" : job.value("batch_host", "");
-    default: return "";
+    case 'Q':
+      return std::to_string(job.value("priority", 0u));
+    case 'V':
+      return time_or(job.value("submit_time", int64_t{0}), "N/A");
+    case 'S':
+      return time_or(job.value("start_time", int64_t{0}), "N/A");
+    case 'e':
+      return time_or(job.value("end_time", int64_t{0}), "N/A");
+    case 'Z':
+      return spec.value("workdir", "");
+    case 'a':
+      return spec.value("account", "").empty() ? "(null)" : spec.value("account", "");
+    case 'q':
+      return spec.value("qos", "").empty() ? "(null)" : spec.value("qos", "");
+    case 'o':
+      return spec.value("command", "").empty() ? "(null)" : spec.value("command", "");
+    case 'k':
+      return spec.value("comment", "").empty() ? "(null)" : spec.value("comment", "");
+    case 'B':
+      return job.value("batch_host", "").empty() ? "n/a" : job.value("batch_host", "");
+    default:
+      return "";
   }
 }
 
@@ -134,15 +186,24 @@ int squeue_main(const std::vector<std::string>& args) {
       }
       return false;
     };
-    if (a == "-h" || a == "--noheader") header = false;
-    else if (a == "-l" || a == "--long") long_format = true;
-    else if (a == "-a" || a == "--all") continue;
-    else if (a == "--me") users.insert(std::getenv("USER") ? std::getenv("USER") : "");
-    else if (take("-u", "--user")) for (auto& u : split_set(value)) users.insert(u);
-    else if (take("-p", "--partition")) partitions = split_set(value);
-    else if (take("-t", "--states")) states = split_set(value);
-    else if (take("-n", "--name")) names = split_set(value);
-    else if (take("-o", "--format")) format = value;
+    if (a == "-h" || a == "--noheader")
+      header = false;
+    else if (a == "-l" || a == "--long")
+      long_format = true;
+    else if (a == "-a" || a == "--all")
+      continue;
+    else if (a == "--me")
+      users.insert(std::getenv("USER") ? std::getenv("USER") : "");
+    else if (take("-u", "--user"))
+      for (auto& u : split_set(value)) users.insert(u);
+    else if (take("-p", "--partition"))
+      partitions = split_set(value);
+    else if (take("-t", "--states"))
+      states = split_set(value);
+    else if (take("-n", "--name"))
+      names = split_set(value);
+    else if (take("-o", "--format"))
+      format = value;
     else if (take("-j", "--jobs")) {
       ids_given = true;
       for (const auto& id : split_set(value)) {
@@ -183,9 +244,12 @@ int squeue_main(const std::vector<std::string>& args) {
   for (const auto& s : states) {
     std::string up = s;
     for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (up == "ALL") all_states = true;
-    else if (auto st = core::parse_job_state(up)) want_states.insert(std::string(core::job_state_name(*st)));
-    else if (up == "CG" || up == "COMPLETING") want_states.insert("COMPLETING");
+    if (up == "ALL")
+      all_states = true;
+    else if (auto st = core::parse_job_state(up))
+      want_states.insert(std::string(core::job_state_name(*st)));
+    else if (up == "CG" || up == "COMPLETING")
+      want_states.insert("COMPLETING");
     else {
       std::cerr << "squeue: error: Invalid job state specified: " << s << '\n';
       return 1;

@@ -17,7 +17,8 @@ std::string compress_counts(const std::vector<int>& counts) {
   return out;
 }
 
-std::map<std::string, std::string> batch_environment(const Job& job, const std::string& cluster_name) {
+std::map<std::string, std::string> batch_environment(const Job& job,
+                                                     const std::string& cluster_name) {
   std::map<std::string, std::string> env = job.spec.environment;
   std::vector<int> cpus, tasks;
   for (const auto& a : job.alloc) {
@@ -63,9 +64,12 @@ std::map<std::string, std::string> batch_environment(const Job& job, const std::
   } else {
     set("SLURM_TASKS_PER_NODE", compress_counts(tasks));
   }
-  if (job.spec.cpus_per_task_set) set("SLURM_CPUS_PER_TASK", std::to_string(job.spec.cpus_per_task));
-  if (job.spec.mem_per_node_mb >= 0) set("SLURM_MEM_PER_NODE", std::to_string(job.spec.mem_per_node_mb));
-  if (job.spec.mem_per_cpu_mb >= 0) set("SLURM_MEM_PER_CPU", std::to_string(job.spec.mem_per_cpu_mb));
+  if (job.spec.cpus_per_task_set)
+    set("SLURM_CPUS_PER_TASK", std::to_string(job.spec.cpus_per_task));
+  if (job.spec.mem_per_node_mb >= 0)
+    set("SLURM_MEM_PER_NODE", std::to_string(job.spec.mem_per_node_mb));
+  if (job.spec.mem_per_cpu_mb >= 0)
+    set("SLURM_MEM_PER_CPU", std::to_string(job.spec.mem_per_cpu_mb));
   if (job.spec.ntasks_per_node > 0)
     set("SLURM_NTASKS_PER_NODE", std::to_string(job.spec.ntasks_per_node));
   if (!job.spec.comment.empty()) set("SLURM_JOB_COMMENT", job.spec.comment);

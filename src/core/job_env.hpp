@@ -12,6 +12,7 @@ std::string compress_counts(const std::vector<int>& counts);
 
 // The environment of a batch job's shell: the exported submit environment plus the
 // SLURM_* variables the batch step sees. Agent-side values (SLURM_TASK_PID) are added there.
-std::map<std::string, std::string> batch_environment(const Job& job, const std::string& cluster_name);
+std::map<std::string, std::string> batch_environment(const Job& job,
+                                                     const std::string& cluster_name);
 
 }  // namespace drover::core

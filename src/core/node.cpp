@@ -13,11 +13,21 @@ NodeBase Node::base() const {
 std::string Node::state_long(bool with_flags) const {
   std::string s;
   switch (base()) {
-    case NodeBase::Unknown: s = "UNKNOWN"; break;
-    case NodeBase::Idle: s = "IDLE"; break;
-    case NodeBase::Mixed: s = "MIXED"; break;
-    case NodeBase::Allocated: s = "ALLOCATED"; break;
-    case NodeBase::Down: s = "DOWN"; break;
+    case NodeBase::Unknown:
+      s = "UNKNOWN";
+      break;
+    case NodeBase::Idle:
+      s = "IDLE";
+      break;
+    case NodeBase::Mixed:
+      s = "MIXED";
+      break;
+    case NodeBase::Allocated:
+      s = "ALLOCATED";
+      break;
+    case NodeBase::Down:
+      s = "DOWN";
+      break;
   }
   if (with_flags) {
     if (drain) s += "+DRAIN";
@@ -33,11 +43,21 @@ std::string Node::state_short() const {
     s = (b == NodeBase::Idle || b == NodeBase::Unknown) ? "drain" : "drng";
   } else {
     switch (b) {
-      case NodeBase::Unknown: s = "unk"; break;
-      case NodeBase::Idle: s = "idle"; break;
-      case NodeBase::Mixed: s = "mix"; break;
-      case NodeBase::Allocated: s = "alloc"; break;
-      case NodeBase::Down: s = "down"; break;
+      case NodeBase::Unknown:
+        s = "unk";
+        break;
+      case NodeBase::Idle:
+        s = "idle";
+        break;
+      case NodeBase::Mixed:
+        s = "mix";
+        break;
+      case NodeBase::Allocated:
+        s = "alloc";
+        break;
+      case NodeBase::Down:
+        s = "down";
+        break;
     }
   }
   if (not_responding || (!registered && !down)) s += "*";

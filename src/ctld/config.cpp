@@ -13,7 +13,8 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   // SlurmctldHost=name(address): the address part says where to listen.
   if (auto open = host.find('('); open != std::string::npos) {
     auto close = host.find(')', open);
-    c.bind_address = host.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+    c.bind_address =
+        host.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
     host = host.substr(0, open);
   }
   c.control_host = host;

@@ -20,9 +20,12 @@ int main(int argc, char** argv) {
   std::string conf_path, state_dir;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--conf" && i + 1 < argc) conf_path = argv[++i];
-    else if (a == "--state-dir" && i + 1 < argc) state_dir = argv[++i];
-    else return usage();
+    if (a == "--conf" && i + 1 < argc)
+      conf_path = argv[++i];
+    else if (a == "--state-dir" && i + 1 < argc)
+      state_dir = argv[++i];
+    else
+      return usage();
   }
   if (state_dir.empty()) return usage();
   if (conf_path.empty()) conf_path = state_dir + "/slurm.conf";

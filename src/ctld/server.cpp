@@ -134,17 +134,18 @@ void Server::accept_unix() {
 }
 
 void Server::accept_tcp() {
-  impl_->tcp_acceptor.async_accept([this](boost::system::error_code ec, asio::ip::tcp::socket sock) {
-    if (!ec) {
-      boost::system::error_code ignored;
-      sock.set_option(asio::ip::tcp::no_delay(true), ignored);
-      auto remote = sock.remote_endpoint(ignored);
-      auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
-      conn->set_peer(remote.address().to_string());
-      on_agent_connection(conn);
-    }
-    if (impl_->tcp_acceptor.is_open()) accept_tcp();
-  });
+  impl_->tcp_acceptor.async_accept(
+      [this](boost::system::error_code ec, asio::ip::tcp::socket sock) {
+        if (!ec) {
+          boost::system::error_code ignored;
+          sock.set_option(asio::ip::tcp::no_delay(true), ignored);
+          auto remote = sock.remote_endpoint(ignored);
+          auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+          conn->set_peer(remote.address().to_string());
+          on_agent_connection(conn);
+        }
+        if (impl_->tcp_acceptor.is_open()) accept_tcp();
+      });
 }
 
 // Runs the handshake on the I/O thread (it needs only the key), then forwards messages.

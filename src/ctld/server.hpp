@@ -34,7 +34,8 @@ class Server {
   };
   void post(Event ev);
   void state_loop();
-  void handle(Event& ev, Effects& fx, std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
+  void handle(Event& ev, Effects& fx,
+              std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);

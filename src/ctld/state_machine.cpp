@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/duration.hpp"
 #include "core/hostlist.hpp"
 #include "core/job_env.hpp"
 #include "core/output_pattern.hpp"
@@ -186,7 +187,8 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       if (is_finished(job.state)) continue;
       if (req.contains("uid") && job.uid != req["uid"].get<uint32_t>()) continue;
       if (req.contains("name") && job.spec.name != req["name"].get<std::string>()) continue;
-      if (req.contains("partition") && job.partition != req["partition"].get<std::string>()) continue;
+      if (req.contains("partition") && job.partition != req["partition"].get<std::string>())
+        continue;
       if (req.contains("states")) {
         bool match = false;
         for (const auto& s : req["states"])
@@ -223,8 +225,9 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
     }
     job.cancelled_by = who.uid;
     bool running = job.state == core::JobState::Running;
-    end_job(job, core::JobState::Cancelled, "None", now, running, fx);
-    if (running) send_terminate(job, fx);
+    // A pending job keeps its pending reason, as in Slurm.
+    end_job(job, core::JobState::Cancelled, running ? "None" : job.reason, now, running, fx);
+    if (running) send_terminate(job, now, "", fx);
   }
   return {{"ok", errors.empty()}, {"errors", errors}, {"matched", targets.size()}};
 }
@@ -252,9 +255,15 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   fx.reschedule = true;
 }
 
-void StateMachine::send_terminate(const core::Job& job, Effects& fx) {
+void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::string& why,
+                                  Effects& fx) {
+  const std::string notice = "*** JOB " + std::to_string(job.id) + " ON " + job.batch_host +
+                             " CANCELLED AT " + core::format_timestamp(now) + why + " ***";
   fx.to_agents.push_back({job.batch_host,
-                          {{"type", "terminate"}, {"job_id", job.id}, {"kill_wait", config_.kill_wait_s}}});
+                          {{"type", "terminate"},
+                           {"job_id", job.id},
+                           {"kill_wait", config_.kill_wait_s},
+                           {"notice", notice}}});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
@@ -296,7 +305,8 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   node.address = msg.value("address", "");
 
   std::set<uint64_t> agent_running, agent_finished;
-  for (const auto& id : msg.value("running", json::array())) agent_running.insert(id.get<uint64_t>());
+  for (const auto& id : msg.value("running", json::array()))
+    agent_running.insert(id.get<uint64_t>());
   for (const auto& f : msg.value("finished", json::array())) {
     uint64_t id = f.at("job_id").get<uint64_t>();
     agent_finished.insert(id);
@@ -359,7 +369,7 @@ void StateMachine::tick(int64_t now, Effects& fx) {
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     if (now >= job.start_time + job.time_limit_min * 60) {
       end_job(job, core::JobState::Timeout, "TimeLimit", now, true, fx);
-      send_terminate(job, fx);
+      send_terminate(job, now, " DUE TO TIME LIMIT", fx);
     }
   }
   for (auto& node : nodes_) {
@@ -385,7 +395,8 @@ void StateMachine::tick(int64_t now, Effects& fx) {
   if (config_.min_job_age_s > 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       const core::Job& job = it->second;
-      if (is_finished(job.state) && !job.completing && job.end_time + config_.min_job_age_s <= now) {
+      if (is_finished(job.state) && !job.completing &&
+          job.end_time + config_.min_job_age_s <= now) {
         fx.erased_jobs.insert(it->first);
         fx.dirty_jobs.erase(it->first);
         it = jobs_.erase(it);
@@ -450,7 +461,8 @@ struct StdPaths {
 
 StdPaths std_paths(const core::Job& job) {
   core::PatternContext ctx = pattern_context(job);
-  std::string out_pattern = job.spec.std_out.empty() ? core::default_output_pattern(false) : job.spec.std_out;
+  std::string out_pattern =
+      job.spec.std_out.empty() ? core::default_output_pattern(false) : job.spec.std_out;
   std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err;
   std::string in_pattern = job.spec.std_in.empty() ? "/dev/null" : job.spec.std_in;
   return {resolve_path(core::expand_output_pattern(out_pattern, ctx), job.spec.workdir),
@@ -524,21 +536,32 @@ json StateMachine::partition_view(const Partition& p) const {
     mem += nodes_[idx].real_memory_mb;
   }
   const auto& c = p.conf;
-  return {{"name", p.name},          {"nodes", names},
+  return {{"name", p.name},
+          {"nodes", names},
           {"nodelist", core::compress_hostlist(names)},
-          {"is_default", p.is_default}, {"state", p.state},
-          {"max_time_min", p.max_time_min}, {"default_time_min", p.default_time_min},
-          {"max_nodes", c.max_nodes},  {"min_nodes", c.min_nodes},
-          {"priority_tier", c.priority_tier}, {"priority_job_factor", c.priority_job_factor},
-          {"allow_accounts", c.allow_accounts}, {"allow_qos", c.allow_qos},
-          {"over_subscribe", c.over_subscribe}, {"root_only", c.root_only},
-          {"hidden", c.hidden},        {"total_cpus", cpus}, {"total_mem_mb", mem},
+          {"is_default", p.is_default},
+          {"state", p.state},
+          {"max_time_min", p.max_time_min},
+          {"default_time_min", p.default_time_min},
+          {"max_nodes", c.max_nodes},
+          {"min_nodes", c.min_nodes},
+          {"priority_tier", c.priority_tier},
+          {"priority_job_factor", c.priority_job_factor},
+          {"allow_accounts", c.allow_accounts},
+          {"allow_qos", c.allow_qos},
+          {"over_subscribe", c.over_subscribe},
+          {"root_only", c.root_only},
+          {"hidden", c.hidden},
+          {"total_cpus", cpus},
+          {"total_mem_mb", mem},
           {"total_nodes", names.size()}};
 }
 
 json StateMachine::query(const json& req, int64_t now) const {
   const std::string what = req.value("what", "");
-  json reply = {{"ok", true}, {"now", now}, {"cluster_name", config_.cluster_name},
+  json reply = {{"ok", true},
+                {"now", now},
+                {"cluster_name", config_.cluster_name},
                 {"control_host", config_.control_host}};
   if (what == "jobs") {
     json jobs = json::array();

@@ -79,7 +79,8 @@ class StateMachine {
                bool completing, Effects& fx);
   void release(core::Job& job);
   void finish_exit(core::Job& job, int status, int64_t now, Effects& fx);
-  void send_terminate(const core::Job& job, Effects& fx);
+  // `why` is appended to Slurm's cancellation notice in the job's error file ("" or " DUE TO ...").
+  void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx);
   json launch_message(const core::Job& job) const;
   sched::ClusterView view() const;
   json job_view(const core::Job& job, int64_t now) const;

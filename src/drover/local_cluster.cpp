@@ -10,9 +10,9 @@
 
 #include <chrono>
 #include <cstring>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -69,7 +69,8 @@ bool alive(const fs::path& pid_file, const std::string& binary) {
   return !ec && exe.filename() == binary;
 }
 
-pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log, const fs::path& pid_file) {
+pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
+                   const fs::path& pid_file) {
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -103,7 +104,8 @@ std::string tail(const fs::path& log, size_t lines) {
   std::ifstream in(log);
   for (std::string l; std::getline(in, l);) all.push_back(l);
   std::string out;
-  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "  " + all[i] + "\n";
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i)
+    out += "  " + all[i] + "\n";
   return out;
 }
 
@@ -111,8 +113,8 @@ std::string default_conf(const UpOptions& o, int port) {
   const int nodes = o.nodes > 0 ? o.nodes : 1;
   int cpus = o.cpus > 0 ? o.cpus : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   long long mem = o.mem_mb > 0 ? o.mem_mb
-                               : static_cast<long long>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE) /
-                                     (1024 * 1024);
+                               : static_cast<long long>(::sysconf(_SC_PHYS_PAGES)) *
+                                     ::sysconf(_SC_PAGE_SIZE) / (1024 * 1024);
   const char* user = std::getenv("USER");
   std::ostringstream c;
   c << "# Written by `drover up`. Edit it and run `drover up` again to apply.\n"
@@ -176,8 +178,9 @@ int cluster_up(const UpOptions& opts) {
   const fs::path bin = self_dir();
 
   if (!alive(dir / "ctld.pid", "droverctld")) {
-    spawn_daemon({(bin / "droverctld").string(), "--conf", conf_path.string(), "--state-dir", dir.string()},
-                 dir / "ctld.log", dir / "ctld.pid");
+    spawn_daemon(
+        {(bin / "droverctld").string(), "--conf", conf_path.string(), "--state-dir", dir.string()},
+        dir / "ctld.log", dir / "ctld.pid");
   }
   bool ctld_ready = wait_for(
       [&] {
@@ -202,8 +205,8 @@ int cluster_up(const UpOptions& opts) {
     ::chmod((dir / "spool" / node.name).c_str(), 0755);
     spawn_daemon({(bin / "droverd").string(), "--node", node.name, "--controller",
                   "127.0.0.1:" + std::to_string(port), "--key-file", key_path.string(), "--spool",
-                  (dir / "spool" / node.name).string(), "--cpus", std::to_string(node.cpus), "--mem",
-                  std::to_string(node.real_memory_mb)},
+                  (dir / "spool" / node.name).string(), "--cpus", std::to_string(node.cpus),
+                  "--mem", std::to_string(node.real_memory_mb)},
                  dir / ("agent-" + node.name + ".log"), pid_file);
   }
   json last;
@@ -224,15 +227,18 @@ int cluster_up(const UpOptions& opts) {
   }
 
   const fs::path slurm_bin = fs::weakly_canonical(bin / ".." / "slurm-bin");
-  std::ofstream(dir / "env.sh") << "# Source this to use the drover cluster in " << dir.string() << "\n"
+  std::ofstream(dir / "env.sh") << "# Source this to use the drover cluster in " << dir.string()
+                                << "\n"
                                 << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
                                 << "export DROVER_SOCKET='" << socket.string() << "'\n"
                                 << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
   std::vector<std::string> names;
   for (const auto& n : conf.nodes) names.push_back(n.name);
-  std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name) << "' is up with "
-            << names.size() << " node(s) " << core::compress_hostlist(names) << "\n"
-            << "drover: run `source " << (dir / "env.sh").string() << "` to use sbatch, squeue, ...\n";
+  std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name)
+            << "' is up with " << names.size() << " node(s) " << core::compress_hostlist(names)
+            << "\n"
+            << "drover: run `source " << (dir / "env.sh").string()
+            << "` to use sbatch, squeue, ...\n";
   return 0;
 }
 

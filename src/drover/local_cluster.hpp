@@ -7,9 +7,9 @@ namespace drover::tool {
 
 struct UpOptions {
   std::string state_dir;
-  int nodes = 0;          // 0: whatever the state dir's slurm.conf says (1 for a new one)
-  int cpus = 0;           // 0: this machine's
-  long long mem_mb = 0;   // 0: this machine's
+  int nodes = 0;         // 0: whatever the state dir's slurm.conf says (1 for a new one)
+  int cpus = 0;          // 0: this machine's
+  long long mem_mb = 0;  // 0: this machine's
   std::vector<std::string> settings;  // extra slurm.conf lines (Key=Value)
   int timeout_s = 30;
 };

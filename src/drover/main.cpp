@@ -7,8 +7,9 @@
 
 namespace {
 int usage() {
-  std::cerr << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
-               "       drover down --state-dir DIR\n";
+  std::cerr
+      << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
+         "       drover down --state-dir DIR\n";
   return 2;
 }
 }  // namespace
@@ -25,13 +26,20 @@ int main(int argc, char** argv) {
         if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
         return args[++i];
       };
-      if (a == "--state-dir") up.state_dir = value();
-      else if (a == "--nodes") up.nodes = std::stoi(value());
-      else if (a == "--cpus") up.cpus = std::stoi(value());
-      else if (a == "--mem") up.mem_mb = std::stoll(value());
-      else if (a == "--set") up.settings.push_back(value());
-      else if (a == "--timeout") up.timeout_s = std::stoi(value());
-      else throw std::invalid_argument("unknown option " + a);
+      if (a == "--state-dir")
+        up.state_dir = value();
+      else if (a == "--nodes")
+        up.nodes = std::stoi(value());
+      else if (a == "--cpus")
+        up.cpus = std::stoi(value());
+      else if (a == "--mem")
+        up.mem_mb = std::stoll(value());
+      else if (a == "--set")
+        up.settings.push_back(value());
+      else if (a == "--timeout")
+        up.timeout_s = std::stoi(value());
+      else
+        throw std::invalid_argument("unknown option " + a);
     }
   } catch (const std::exception& e) {
     std::cerr << "drover: " << e.what() << '\n';

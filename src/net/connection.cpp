@@ -89,7 +89,8 @@ void Connection::read_body(uint32_t len) {
           if (payload.size() < kMacSize) return self->fail("frame without MAC");
           std::string_view mac(payload.data(), kMacSize);
           std::string_view data(payload.data() + kMacSize, payload.size() - kMacSize);
-          std::string want = hmac_sha256(self->key_, mac_input(self->recv_dir_, self->recv_seq_++, data));
+          std::string want =
+              hmac_sha256(self->key_, mac_input(self->recv_dir_, self->recv_seq_++, data));
           if (!constant_time_equal(mac, want)) return self->fail("bad message authentication code");
           payload.erase(0, kMacSize);
         }

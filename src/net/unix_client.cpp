@@ -16,7 +16,8 @@ void write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
     ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw std::runtime_error(std::string("write to controller: ") + std::strerror(errno));
+    if (w <= 0)
+      throw std::runtime_error(std::string("write to controller: ") + std::strerror(errno));
     p += w;
     n -= static_cast<size_t>(w);
   }
@@ -26,7 +27,8 @@ void read_all(int fd, char* p, size_t n) {
     ssize_t r = ::read(fd, p, n);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) throw std::runtime_error("controller closed the connection");
-    if (r < 0) throw std::runtime_error(std::string("read from controller: ") + std::strerror(errno));
+    if (r < 0)
+      throw std::runtime_error(std::string("read from controller: ") + std::strerror(errno));
     p += r;
     n -= static_cast<size_t>(r);
   }
@@ -42,7 +44,8 @@ void UnixClient::connect(const std::string& path) {
   if (fd_ < 0) throw std::runtime_error(std::strerror(errno));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) throw std::runtime_error("socket path too long: " + path);
+  if (path.size() >= sizeof addr.sun_path)
+    throw std::runtime_error("socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
     throw std::runtime_error(std::strerror(errno));

@@ -3,25 +3,28 @@
 namespace drover::core {
 
 // Fields are listed once per type; `get` tolerates missing keys so older journals load.
-#define DROVER_FIELDS_JOBSPEC(X)                                                              \
-  X(name) X(partitions) X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set)       \
-  X(cpus_per_task) X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb) \
-  X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(script) X(argv) \
-  X(environment) X(submit_host) X(submit_sid) X(command) X(comment) X(account) X(qos)
+#define DROVER_FIELDS_JOBSPEC(X)                                                                   \
+  X(name)                                                                                          \
+  X(partitions) X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task)    \
+      X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb)                 \
+          X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(script)      \
+              X(argv) X(environment) X(submit_host) X(submit_sid) X(command) X(comment) X(account) \
+                  X(qos)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks)
 
-#define DROVER_FIELDS_JOB(X)                                                                  \
-  X(id) X(spec) X(uid) X(gid) X(user) X(group) X(partition) X(completing) X(reason)           \
-  X(submit_time) X(eligible_time) X(start_time) X(end_time) X(last_sched_eval)                \
-  X(time_limit_min) X(priority) X(exit_code) X(exit_signal) X(cancelled_by) X(restarts)       \
-  X(alloc) X(batch_host)
+#define DROVER_FIELDS_JOB(X)                                                                      \
+  X(id)                                                                                           \
+  X(spec) X(uid) X(gid) X(user) X(group) X(partition) X(completing) X(reason) X(submit_time)      \
+      X(eligible_time) X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) \
+          X(exit_code) X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host)
 
-#define DROVER_FIELDS_NODE(X)                                                                 \
-  X(name) X(cpus) X(sockets) X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) \
-  X(features) X(address) X(registered) X(down) X(drain) X(not_responding) X(reason)           \
-  X(reason_uid) X(reason_time) X(boot_time) X(last_heartbeat) X(alloc_cpus) X(alloc_mem_mb)   \
-  X(running_jobs)
+#define DROVER_FIELDS_NODE(X)                                                                      \
+  X(name)                                                                                          \
+  X(cpus) X(sockets) X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) X(features) \
+      X(address) X(registered) X(down) X(drain) X(not_responding) X(reason) X(reason_uid)          \
+          X(reason_time) X(boot_time) X(last_heartbeat) X(alloc_cpus) X(alloc_mem_mb)              \
+              X(running_jobs)
 
 #define DROVER_PUT(f) j[#f] = v.f;
 #define DROVER_GET(f) \

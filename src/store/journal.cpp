@@ -12,7 +12,8 @@ namespace {
 }  // namespace
 
 Journal::Journal(const std::string& path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &db_,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK)
     fail(db_, "open " + path);
   sqlite3_busy_timeout(db_, 5000);
@@ -20,10 +21,11 @@ Journal::Journal(const std::string& path) {
   exec("PRAGMA synchronous=FULL");
   exec("CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
-  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_, nullptr) ||
+  if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_,
+                         nullptr) ||
       sqlite3_prepare_v2(db_, "DELETE FROM jobs WHERE id = ?", -1, &erase_, nullptr) ||
-      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)", -1,
-                         &meta_, nullptr))
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)",
+                         -1, &meta_, nullptr))
     fail(db_, "prepare");
 }
 
@@ -49,9 +51,11 @@ Journal::Loaded Journal::load() {
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, "SELECT value FROM meta WHERE key = 'next_job_id'", -1, &st, nullptr))
     fail(db_, "prepare");
-  if (sqlite3_step(st) == SQLITE_ROW) out.next_job_id = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+  if (sqlite3_step(st) == SQLITE_ROW)
+    out.next_job_id = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
   sqlite3_finalize(st);
-  if (sqlite3_prepare_v2(db_, "SELECT data FROM jobs ORDER BY id", -1, &st, nullptr)) fail(db_, "prepare");
+  if (sqlite3_prepare_v2(db_, "SELECT data FROM jobs ORDER BY id", -1, &st, nullptr))
+    fail(db_, "prepare");
   while (sqlite3_step(st) == SQLITE_ROW) {
     const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
     out.jobs.push_back(nlohmann::json::parse(text).get<core::Job>());

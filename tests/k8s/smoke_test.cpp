@@ -215,6 +215,11 @@ class K8sSmoke : public ::testing::Test {
   void TearDown() override {
     if (kube_ && !ns_.empty()) {
       kube_->del("/api/v1/namespaces/" + ns_);
+      if (!cleanup_nodes_.empty()) {
+        // Let the fakelet finish the namespace's pods before their node goes;
+        // otherwise only the pod garbage collector (after ~40s) can.
+        eventually([&] { return kube_->get("/api/v1/namespaces/" + ns_).status == 404; }, 30s);
+      }
       for (const auto& n : cleanup_nodes_) kube_->del("/api/v1/nodes/" + n);
     }
   }

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "cli/format.hpp"
+
+#include <gtest/gtest.h>
 
 using namespace drover::cli;
 
@@ -26,18 +26,29 @@ TEST(Format, RendersSqueueHeaderLikeSlurm) {
   auto f = parse_format("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R");
   auto header = [](char c) -> std::string {
     switch (c) {
-      case 'i': return "JOBID";
-      case 'P': return "PARTITION";
-      case 'j': return "NAME";
-      case 'u': return "USER";
-      case 't': return "ST";
-      case 'M': return "TIME";
-      case 'D': return "NODES";
-      default: return "NODELIST(REASON)";
+      case 'i':
+        return "JOBID";
+      case 'P':
+        return "PARTITION";
+      case 'j':
+        return "NAME";
+      case 'u':
+        return "USER";
+      case 't':
+        return "ST";
+      case 'M':
+        return "TIME";
+      case 'D':
+        return "NODES";
+      default:
+        return "NODELIST(REASON)";
     }
   };
-  std::string out = render_table(f, 0, [](char, size_t) { return std::string(); }, header, true);
-  EXPECT_EQ(out, "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
+  std::string out = render_table(
+      f, 0, [](char, size_t) { return std::string(); }, header, true);
+  EXPECT_EQ(
+      out,
+      "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n");
 }
 
 TEST(Format, DynamicWidthTakesWidestValue) {

@@ -1,6 +1,7 @@
+#include "core/job.hpp"
+
 #include <gtest/gtest.h>
 
-#include "core/job.hpp"
 #include "core/job_env.hpp"
 #include "core/node.hpp"
 

@@ -1,7 +1,8 @@
+#include "ctld/state_machine.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
-#include "ctld/state_machine.hpp"
 #include "proto/json.hpp"
 
 using namespace drover;
@@ -39,10 +40,12 @@ struct Harness {
   ctld::Caller alice{1000, 1000, "alice", "alice"};
   ctld::Caller bob{1001, 1001, "bob", "bob"};
   ctld::Caller root{0, 0, "root", "root"};
-  explicit Harness(ctld::Config c = two_node_config()) : sm(std::move(c), sched::make_fifo_scheduler()) {
+  explicit Harness(ctld::Config c = two_node_config())
+      : sm(std::move(c), sched::make_fifo_scheduler()) {
     sm.restore(1, {}, now);
     Effects fx;
-    for (const char* n : {"node1", "node2"}) sm.agent_register(n, json{{"running", json::array()}}, now, fx);
+    for (const char* n : {"node1", "node2"})
+      sm.agent_register(n, json{{"running", json::array()}}, now, fx);
   }
   json spec(int ntasks = 1, int cpus = 1) {
     core::JobSpec s;
@@ -258,7 +261,8 @@ TEST(StateMachine, ReregistrationRequeuesJobsTheAgentNeverGot) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   Effects fx2;
-  h.sm.agent_register(host, {{"running", json::array()}, {"finished", json::array()}}, h.now + 1, fx2);
+  h.sm.agent_register(host, {{"running", json::array()}, {"finished", json::array()}}, h.now + 1,
+                      fx2);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
@@ -271,11 +275,12 @@ TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   Effects fx2;
-  h.sm.agent_register(host, {{"running", {4242}}, {"finished", {{{"job_id", id}, {"status", 0}}}}}, h.now + 2,
-                      fx2);
+  h.sm.agent_register(host, {{"running", {4242}}, {"finished", {{{"job_id", id}, {"status", 0}}}}},
+                      h.now + 2, fx2);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
   bool killed_unknown = false;
-  for (const auto& [n, m] : fx2.to_agents) killed_unknown |= m["type"] == "terminate" && m["job_id"] == 4242;
+  for (const auto& [n, m] : fx2.to_agents)
+    killed_unknown |= m["type"] == "terminate" && m["job_id"] == 4242;
   EXPECT_TRUE(killed_unknown);
 }
 

@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
-#include <boost/asio/io_context.hpp>
 #include <cstdlib>
 #include <filesystem>
 
@@ -88,7 +88,8 @@ TEST(Connection, WrongKeyClosesTheLink) {
   agent->set_session_key("forged", false);
   std::vector<std::string> got;
   std::string closed;
-  agent->start([&](std::string m) { got.push_back(m); }, [&](const std::string& why) { closed = why; });
+  agent->start([&](std::string m) { got.push_back(m); },
+               [&](const std::string& why) { closed = why; });
   ctld->start([](std::string) {}, [](const std::string&) {});
   ctld->send("launch");
   io.run_for(std::chrono::milliseconds(500));

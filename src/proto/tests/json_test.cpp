@@ -1,7 +1,8 @@
+#include "proto/json.hpp"
+
 #include <gtest/gtest.h>
 
 #include "proto/frame.hpp"
-#include "proto/json.hpp"
 
 using namespace drover;
 

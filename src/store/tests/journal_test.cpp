@@ -1,9 +1,9 @@
+#include "store/journal.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
-
-#include "store/journal.hpp"
 
 using namespace drover;
 
