@@ -92,6 +92,8 @@ pid_t spawn_batch(const LaunchSpec& spec) {
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
   ::umask(022);
+  // Nothing of the agent's (its controller link, asio's descriptors) leaks into the job.
+  ::close_range(3, ~0U, 0);
   ::execve(spec.script_path.c_str(), argv.data(), envp.data());
   child_fail("execve");
 }

@@ -3,8 +3,30 @@ moment do the jobs on a node use more CPUs or memory than it has."""
 import collections
 import os
 import random
+import re
 import threading
 import time
+
+
+def expand_nodes(expr):
+    """node2 / node[1-3] / node[1,3] -> names (enough of Slurm's hostlist for node<N>)."""
+    m = re.fullmatch(r"(\w+?)\[([\d,-]+)\]", expr)
+    if not m:
+        return expr.split(",")
+    out = []
+    for part in m.group(2).split(","):
+        lo, _, hi = part.partition("-")
+        out += [f"{m.group(1)}{i}" for i in range(int(lo), int(hi or lo) + 1)]
+    return out
+
+
+def expand_counts(expr):
+    """Slurm's 2(x3),1 -> [2, 2, 2, 1]."""
+    out = []
+    for part in expr.split(","):
+        m = re.fullmatch(r"(\d+)(?:\(x(\d+)\))?", part)
+        out += [int(m.group(1))] * int(m.group(2) or 1)
+    return out
 
 
 def test_200_mixed_jobs_finish_without_overallocation(make_cluster):
@@ -12,7 +34,7 @@ def test_200_mixed_jobs_finish_without_overallocation(make_cluster):
     script = c.write_script("work.sh", """#!/bin/sh
 start=$(date +%s.%N)
 sleep 0.$((RANDOM_MS))
-echo "job=$SLURM_JOB_ID node=$SLURMD_NODENAME cpus=$SLURM_CPUS_ON_NODE tasks=$SLURM_NTASKS arg=$1"
+echo "job=$SLURM_JOB_ID nodes=$SLURM_JOB_NODELIST cpus=$SLURM_JOB_CPUS_PER_NODE tasks=$SLURM_NTASKS arg=$1"
 echo "span $start $(date +%s.%N)"
 exit $2
 """.replace("$((RANDOM_MS))", "${3:-1}"))
@@ -58,9 +80,12 @@ exit $2
         lines = open(os.path.join(c.work, f"slurm-{jid}.out")).read().splitlines()
         fields = dict(x.split("=") for x in lines[0].split())
         assert fields["job"] == str(jid) and fields["arg"] == arg
-        assert int(fields["cpus"]) == ntasks * cpt
+        nodes, cpus = expand_nodes(fields["nodes"]), expand_counts(fields["cpus"])
+        assert len(nodes) == len(cpus) and sum(cpus) == ntasks * cpt, fields
         _, t0, t1 = lines[1].split()
-        spans[fields["node"]].append((float(t0), float(t1), ntasks * cpt, mem))
+        # The script's run lies inside the allocation, on every node of it (--mem is per node).
+        for node, n in zip(nodes, cpus):
+            spans[node].append((float(t0), float(t1), n, mem))
 
     # Independent check from the jobs' own clocks: running scripts never exceed a node.
     for node, items in spans.items():
