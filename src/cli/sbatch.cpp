@@ -30,21 +30,9 @@ const char* const kNotYetSupported[] = {
     "mem-per-gpu",   "licenses",      "kill-on-invalid-dep",
 };
 
+// Option errors exit 255 as in Slurm; the core formats their lines (prefixes included).
 int parse_error(const core::ParseError& e) {
-  // getopt's complaints carry the bare program prefix; Slurm's own checks say "error:".
-  std::string msg = e.what();
-  std::istringstream lines(msg);
-  std::string line;
-  bool first = true;
-  const bool getopt_style = msg.rfind("unrecognized option", 0) == 0 ||
-                            msg.rfind("option ", 0) == 0 || msg.rfind("invalid option", 0) == 0;
-  while (std::getline(lines, line)) {
-    if (getopt_style)
-      std::cerr << (first ? "sbatch: " : "") << line << '\n';
-    else
-      std::cerr << "sbatch: error: " << line << '\n';
-    first = false;
-  }
+  std::cerr << core::format_sbatch_error(e);
   return 255;
 }
 
@@ -137,17 +125,17 @@ int sbatch_main(const std::vector<std::string>& args) {
     std::cerr << "sbatch: error: Batch script is empty!\n";
     return 1;
   }
-  if (script.rfind("#!", 0) != 0) {
-    std::cerr << "sbatch: error: This does not look like a batch script.  The first\n"
-                 "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
-                 "sbatch: error: For instance: #!/bin/sh\n";
+  try {
+    core::check_batch_script(script);
+  } catch (const core::ParseError& e) {
+    std::cerr << core::format_sbatch_error(e);
     return 1;
   }
 
   // Precedence: #SBATCH lines < SBATCH_* environment < command line.
   core::SbatchOptions opts;
   try {
-    opts = core::parse_sbatch_args(core::scan_sbatch_directives(script));
+    opts = core::parse_sbatch_directives(core::scan_sbatch_directives(script, script_name));
     opts = core::apply_sbatch_env(env, std::move(opts));
     opts = core::parse_sbatch_args(args, std::move(opts));
   } catch (const core::ParseError& e) {
