@@ -161,7 +161,6 @@ int squeue_main(const std::vector<std::string>& args) {
   bool header = true, long_format = false;
   std::set<std::string> users, partitions, states, names;
   std::set<uint64_t> job_ids;
-  bool ids_given = false;
   if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
@@ -205,7 +204,6 @@ int squeue_main(const std::vector<std::string>& args) {
     else if (take("-o", "--format"))
       format = value;
     else if (take("-j", "--jobs")) {
-      ids_given = true;
       for (const auto& id : split_set(value)) {
         try {
           size_t used = 0;
@@ -265,7 +263,8 @@ int squeue_main(const std::vector<std::string>& args) {
       if (!want_states.count(job.value("state", "")) &&
           !(job.value("completing", false) && want_states.count("COMPLETING")))
         continue;
-    } else if (!all_states && !ids_given && !job_active(job)) {
+    } else if (!all_states && !job_active(job)) {
+      // As Slurm: finished jobs only with -t, even when named with -j.
       continue;
     }
     rows.push_back(job);

@@ -281,7 +281,10 @@ void Server::state_loop() {
     try {
       for (uint64_t id : fx.dirty_jobs)
         if (const core::Job* job = machine_.find_job(id)) journal_.put_job(*job);
-      for (uint64_t id : fx.erased_jobs) journal_.erase_job(id);
+      for (uint64_t id : fx.erased_jobs) {
+        spdlog::info("job {} purged (MinJobAge)", id);
+        journal_.erase_job(id);
+      }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
       journal_.commit();
     } catch (const std::exception& e) {

@@ -139,6 +139,9 @@ def test_scancel_pending_and_running(make_cluster):
     info = c.wait_state(running, "CANCELLED")
     c.wait_all_done([running])
     assert open(marker).read() == "term\n"
+    # A finished job is listed only when its state is asked for, as in Slurm.
+    assert c.ok("squeue", "-j", str(running)) == SQUEUE_HEADER
+    assert "CA" in c.ok("squeue", "-h", "-t", "all", "-j", str(running))
     # Already-finished and unknown ids are silent, as in Slurm; -v names them.
     assert c.run("scancel", str(running), "99999").returncode == 0
     p = c.run("scancel", "-v", str(running))
