@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,17 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 namespace {
+// What scontrol show node reports as CPULoad and FreeMem.
+json node_health() {
+  double load[1] = {0};
+  struct sysinfo si {};
+  json h = json::object();
+  if (::getloadavg(load, 1) == 1) h["cpu_load"] = load[0];
+  if (::sysinfo(&si) == 0)
+    h["free_mem"] = static_cast<int64_t>(si.freeram) * si.mem_unit / (1024 * 1024);
+  return h;
+}
+
 // Slurm tells the job why it is being killed, in its error file. The agent may be root, so it
 // writes only to a regular file (not through a symlink) that the job's user owns.
 void append_notice(const std::string& path, uid_t owner, const std::string& line) {
@@ -122,6 +134,9 @@ void Agent::on_message(const std::string& payload) {
                   {"real_memory", opts_.real_memory_mb},
                   {"running", running},
                   {"finished", finished}};
+      reg.update(node_health());
+      struct sysinfo si {};
+      if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;
       conn_->send(reg.dump(), false);
     } else if (type == "welcome") {
       if (!net::constant_time_equal(msg.value("mac", ""),
@@ -160,7 +175,9 @@ void Agent::on_message(const std::string& payload) {
 }
 
 void Agent::heartbeat() {
-  send({{"type", "heartbeat"}});
+  json hb = node_health();
+  hb["type"] = "heartbeat";
+  send(hb);
   heartbeat_timer_.expires_after(std::chrono::seconds(heartbeat_interval_s_));
   heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec && authenticated_) heartbeat();

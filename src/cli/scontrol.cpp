@@ -138,6 +138,12 @@ std::string show_node(const json& n, bool one_liner) {
   const int cpus = n.value("cpus", 1), alloc_cpus = n.value("alloc_cpus", 0);
   const int64_t mem = n.value("real_memory_mb", int64_t{1}),
                 alloc_mem = n.value("alloc_mem_mb", int64_t{0});
+  const double cpu_load = n.value("cpu_load", -1.0);
+  const int64_t free_mem_mb = n.value("free_mem_mb", int64_t{-1});
+  char load_text[32] = "N/A";
+  if (cpu_load >= 0) std::snprintf(load_text, sizeof load_text, "%.2f", cpu_load);
+  const std::string load = load_text;
+  const std::string free_mem = free_mem_mb < 0 ? "N/A" : std::to_string(free_mem_mb);
   std::string alloc_tres;
   if (alloc_cpus > 0)
     alloc_tres = "cpu=" + std::to_string(alloc_cpus) + ",mem=" + core::format_mem_mb(alloc_mem);
@@ -145,7 +151,7 @@ std::string show_node(const json& n, bool one_liner) {
   r.line({"NodeName=" + n.value("name", ""), std::string("Arch=") + u.machine,
           "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
   r.line({"CPUAlloc=" + std::to_string(alloc_cpus), "CPUEfctv=" + std::to_string(cpus),
-          "CPUTot=" + std::to_string(cpus), "CPULoad=N/A"});
+          "CPUTot=" + std::to_string(cpus), "CPULoad=" + load});
   r.line({"AvailableFeatures=" + or_null(features)});
   r.line({"ActiveFeatures=" + or_null(features)});
   r.line({"Gres=" + or_null(n.value("gres", ""))});
@@ -154,13 +160,13 @@ std::string show_node(const json& n, bool one_liner) {
           "NodeHostName=" + n.value("name", ""), "Version=22.05.8"});
   r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
   r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem),
-          "FreeMem=N/A", "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
+          "FreeMem=" + free_mem, "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
   r.line({"State=" + n.value("state_long", "UNKNOWN"),
           "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)), "TmpDisk=0",
           "Weight=1", "Owner=N/A", "MCS_label=N/A"});
   r.line({"Partitions=" + partitions + " "});
   r.line({"BootTime=" + ts(n.value("boot_time", int64_t{0}), "None"),
-          "SlurmdStartTime=" + ts(n.value("boot_time", int64_t{0}), "None")});
+          "SlurmdStartTime=" + ts(n.value("agent_start_time", int64_t{0}), "None")});
   r.line({"LastBusyTime=" + ts(n.value("last_heartbeat", int64_t{0}), "None")});
   r.line({"CfgTRES=cpu=" + std::to_string(cpus) + ",mem=" + core::format_mem_mb(mem) +
           ",billing=" + std::to_string(cpus)});

@@ -218,6 +218,7 @@ void Server::handle(Event& ev, Effects& fx,
       break;
     }
     case Event::AgentRegister: {
+      ev.msg["address"] = ev.conn->peer();  // where we see it, not what it claims
       json r = machine_.agent_register(ev.node, ev.msg, now, fx);
       if (!r.value("ok", false)) {
         spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
@@ -235,11 +236,11 @@ void Server::handle(Event& ev, Effects& fx,
       const std::string type = ev.msg.value("type", "");
       try {
         if (type == "heartbeat")
-          machine_.agent_heartbeat(ev.node, now);
+          machine_.agent_heartbeat(ev.node, ev.msg, now);
         else if (type == "exited")
           machine_.agent_exited(ev.node, ev.msg, now, fx);
         else if (type == "started")
-          machine_.agent_heartbeat(ev.node, now);
+          machine_.agent_heartbeat(ev.node, json::object(), now);
       } catch (const std::exception& e) {
         spdlog::warn("bad message from agent {}: {}", ev.node, e.what());
       }

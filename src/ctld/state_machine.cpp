@@ -300,9 +300,12 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
     node.down = false;
     node.reason.clear();
   }
-  node.boot_time = now;
+  node.agent_start_time = now;
+  node.boot_time = msg.value("boot_time", now);
   node.last_heartbeat = now;
   node.address = msg.value("address", "");
+  node.cpu_load = msg.value("cpu_load", -1.0);
+  node.free_mem_mb = msg.value("free_mem", int64_t{-1});
 
   std::set<uint64_t> agent_running, agent_finished;
   for (const auto& id : msg.value("running", json::array()))
@@ -346,12 +349,14 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   return {{"ok", true}};
 }
 
-void StateMachine::agent_heartbeat(const std::string& node_name, int64_t now) {
+void StateMachine::agent_heartbeat(const std::string& node_name, const json& msg, int64_t now) {
   auto it = node_index_.find(node_name);
   if (it == node_index_.end()) return;
   core::Node& node = nodes_[it->second];
   node.last_heartbeat = now;
   node.not_responding = false;
+  node.cpu_load = msg.value("cpu_load", node.cpu_load);
+  node.free_mem_mb = msg.value("free_mem", node.free_mem_mb);
 }
 
 void StateMachine::agent_exited(const std::string& node_name, const json& msg, int64_t now,

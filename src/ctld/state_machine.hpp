@@ -47,7 +47,7 @@ class StateMachine {
 
   // Agent events.
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
-  void agent_heartbeat(const std::string& node, int64_t now);
+  void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
   void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
 
   // Time-driven duties: time limits, unresponsive nodes, purging old jobs.

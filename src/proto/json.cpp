@@ -23,7 +23,7 @@ namespace drover::core {
   X(name)                                                                                          \
   X(cpus) X(sockets) X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) X(features) \
       X(address) X(registered) X(down) X(drain) X(not_responding) X(reason) X(reason_uid)          \
-          X(reason_time) X(boot_time) X(last_heartbeat) X(alloc_cpus) X(alloc_mem_mb)              \
+          X(reason_time) X(boot_time) X(agent_start_time) X(last_heartbeat) X(cpu_load) X(free_mem_mb) X(alloc_cpus) X(alloc_mem_mb)              \
               X(running_jobs)
 
 #define DROVER_PUT(f) j[#f] = v.f;

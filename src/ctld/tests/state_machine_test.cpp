@@ -241,7 +241,8 @@ TEST(StateMachine, SilentNodeGoesDownAndFailsItsJobs) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   std::string other = host == "node1" ? "node2" : "node1";
-  h.sm.agent_heartbeat(other, h.now + 50);
+  h.sm.agent_heartbeat(other, {{"cpu_load", 0.5}, {"free_mem", 900}}, h.now + 50);
+  EXPECT_EQ(h.sm.find_node(other)->free_mem_mb, 900);
   Effects fx2;
   h.sm.tick(h.now + 61, fx2);
   EXPECT_TRUE(h.sm.find_node(host)->down);
