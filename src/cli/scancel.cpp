@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/args.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 
@@ -40,45 +41,35 @@ int scancel_main(const std::vector<std::string>& args) {
   json req = {{"op", "cancel"}};
   json ids = json::array();
   bool verbose = false, quiet = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::string value;
-    auto take = [&](const std::string& s, const std::string& l) -> bool {
-      if ((a == s || a == l) && i + 1 < args.size()) {
-        value = args[++i];
-        return true;
-      }
-      if (a.rfind(l + "=", 0) == 0) {
-        value = a.substr(l.size() + 1);
-        return true;
-      }
-      return false;
-    };
+  ArgReader r("scancel", args);
+  while (r.next()) {
+    const std::string& a = r.arg();
+    const std::string& value = r.value();
     if (a == "-v" || a == "--verbose")
       verbose = true;
     else if (a == "-Q" || a == "--quiet")
       quiet = true;
     else if (a == "--me")
       req["uid"] = ::getuid();
-    else if (take("-u", "--user")) {
+    else if (r.take("-u", "--user")) {
       struct passwd* pw = ::getpwnam(value.c_str());
       if (pw == nullptr) {
         std::cerr << "scancel: error: Invalid user name: " << value << '\n';
         return 1;
       }
       req["uid"] = pw->pw_uid;
-    } else if (take("-s", "--signal")) {
+    } else if (r.take("-s", "--signal")) {
       int sig = signal_number(value);
       if (sig < 0) {
         std::cerr << "scancel: error: Unknown job signal: " << value << '\n';
         return 1;
       }
       req["signal"] = sig;
-    } else if (take("-n", "--name") || take("-J", "--jobname"))
+    } else if (r.take("-n", "--name") || r.take("-J", "--jobname"))
       req["name"] = value;
-    else if (take("-p", "--partition"))
+    else if (r.take("-p", "--partition"))
       req["partition"] = value;
-    else if (take("-t", "--state")) {
+    else if (r.take("-t", "--state")) {
       json states = json::array();
       std::stringstream in(value);
       std::string s;

@@ -3,11 +3,13 @@
 #include <iostream>
 #include <map>
 
+#include "cli/args.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "core/duration.hpp"
 #include "core/hostlist.hpp"
+#include "core/text.hpp"
 
 namespace drover::cli {
 namespace {
@@ -62,14 +64,13 @@ std::string header_for(char code) {
 int sinfo_main(const std::vector<std::string>& args) {
   bool header = true;
   std::string format = kDefaultFormat;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--noheader")
+  ArgReader r("sinfo", args);
+  while (r.next()) {
+    const std::string& a = r.arg();
+    if (r.is("-h", "--noheader"))
       header = false;
-    else if ((a == "-o" || a == "--format") && i + 1 < args.size())
-      format = args[++i];
-    else if (a.rfind("--format=", 0) == 0)
-      format = a.substr(9);
+    else if (r.take("-o", "--format"))
+      format = r.value();
     else {
       std::cerr << "sinfo: unrecognized option '" << a << "'\n"
                 << "Try \"sinfo --help\" for more information\n";
@@ -100,8 +101,7 @@ int sinfo_main(const std::vector<std::string>& args) {
         Group g;
         g.partition = p.at("name");
         g.is_default = p.value("is_default", false);
-        std::string state = p.value("state", "UP");
-        for (auto& c : state) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string state = core::to_lower(p.value("state", "UP"));
         g.avail = state == "inactive" ? "inact" : state;
         g.max_time_min = p.value("max_time_min", int64_t{-1});
         g.state = st;

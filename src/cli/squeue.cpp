@@ -5,12 +5,14 @@
 #include <set>
 #include <sstream>
 
+#include "cli/args.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
 #include "core/duration.hpp"
 #include "core/job.hpp"
+#include "core/text.hpp"
 
 namespace drover::cli {
 namespace {
@@ -162,29 +164,10 @@ int squeue_main(const std::vector<std::string>& args) {
   std::set<std::string> users, partitions, states, names;
   std::set<uint64_t> job_ids;
   if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    std::string value;
-    auto take = [&](const std::string& s, const std::string& l) -> bool {
-      if (a == s || a == l) {
-        if (i + 1 >= args.size()) {
-          std::cerr << "squeue: option '" << a << "' requires an argument\n"
-                    << "Try \"squeue --help\" for more information\n";
-          std::exit(1);
-        }
-        value = args[++i];
-        return true;
-      }
-      if (a.rfind(l + "=", 0) == 0) {
-        value = a.substr(l.size() + 1);
-        return true;
-      }
-      if (!s.empty() && a.size() > 2 && a.rfind(s, 0) == 0 && a[1] != '-') {
-        value = a.substr(2);
-        return true;
-      }
-      return false;
-    };
+  ArgReader r("squeue", args);
+  while (r.next()) {
+    const std::string& a = r.arg();
+    const std::string& value = r.value();
     if (a == "-h" || a == "--noheader")
       header = false;
     else if (a == "-l" || a == "--long")
@@ -193,17 +176,17 @@ int squeue_main(const std::vector<std::string>& args) {
       continue;
     else if (a == "--me")
       users.insert(std::getenv("USER") ? std::getenv("USER") : "");
-    else if (take("-u", "--user"))
+    else if (r.take("-u", "--user"))
       for (auto& u : split_set(value)) users.insert(u);
-    else if (take("-p", "--partition"))
+    else if (r.take("-p", "--partition"))
       partitions = split_set(value);
-    else if (take("-t", "--states"))
+    else if (r.take("-t", "--states"))
       states = split_set(value);
-    else if (take("-n", "--name"))
+    else if (r.take("-n", "--name"))
       names = split_set(value);
-    else if (take("-o", "--format"))
+    else if (r.take("-o", "--format"))
       format = value;
-    else if (take("-j", "--jobs")) {
+    else if (r.take("-j", "--jobs")) {
       for (const auto& id : split_set(value)) {
         try {
           size_t used = 0;
@@ -240,8 +223,7 @@ int squeue_main(const std::vector<std::string>& args) {
   bool all_states = false;
   std::set<std::string> want_states;
   for (const auto& s : states) {
-    std::string up = s;
-    for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string up = core::to_upper(s);
     if (up == "ALL")
       all_states = true;
     else if (auto st = core::parse_job_state(up))

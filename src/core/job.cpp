@@ -1,7 +1,8 @@
 #include "core/job.hpp"
 
 #include <array>
-#include <cctype>
+
+#include "core/text.hpp"
 
 namespace drover::core {
 namespace {
@@ -24,14 +25,6 @@ constexpr std::array<StateName, 12> kStates{{
     {JobState::OutOfMemory, "OUT_OF_MEMORY", "OOM"},
 }};
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::toupper(static_cast<unsigned char>(a[i])) !=
-        std::toupper(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
 }  // namespace
 
 std::string_view job_state_name(JobState s) { return kStates[static_cast<size_t>(s)].name; }

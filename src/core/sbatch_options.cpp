@@ -5,6 +5,7 @@
 
 #include "core/duration.hpp"
 #include "core/memsize.hpp"
+#include "core/text.hpp"
 
 namespace drover::core {
 namespace {
@@ -143,18 +144,6 @@ constexpr std::string_view kHint = "Try \"sbatch --help\" for more information";
                    std::string(opt) + ".");
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Decimal integer with optional sign, nothing else; false on overflow of int64.
 bool parse_int64(std::string_view s, int64_t& out) {
   std::size_t i = 0;
@@ -231,7 +220,7 @@ void check_signal(std::string_view value) {
     if (num < 1 || num > 0xffff) invalid_spec("signal");
     return;
   }
-  std::string name = upper(sig);
+  std::string name = to_upper(sig);
   if (name.rfind("SIG", 0) == 0) name.erase(0, 3);
   static constexpr std::string_view kNames[] = {"HUP",  "INT",  "QUIT", "ABRT", "KILL",
                                                 "ALRM", "TERM", "USR1", "USR2", "URG",
@@ -245,7 +234,7 @@ std::string check_mail_type(std::string_view value) {
       "NONE",          "BEGIN",          "END",        "FAIL",       "REQUEUE",
       "ALL",           "INVALID_DEPEND", "STAGE_OUT",  "TIME_LIMIT", "TIME_LIMIT_90",
       "TIME_LIMIT_80", "TIME_LIMIT_50",  "ARRAY_TASKS"};
-  std::string up = upper(value);
+  std::string up = to_upper(value);
   std::size_t pos = 0;
   bool any = false;
   while (pos <= up.size()) {
@@ -264,7 +253,7 @@ std::string check_mail_type(std::string_view value) {
 }
 
 void check_distribution(std::string_view value) {
-  std::string v = lower(value);
+  std::string v = to_lower(value);
   std::size_t comma = v.find(',');
   if (comma != std::string::npos) {
     std::string pack = v.substr(comma + 1);
@@ -344,7 +333,7 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
   } else if (name == "mail-type") {
     o.mail_type = check_mail_type(v);
   } else if (name == "open-mode") {
-    std::string l = lower(v);
+    std::string l = to_lower(v);
     if (!l.empty() && std::string_view("append").substr(0, l.size()) == l)
       o.open_mode = "append";
     else if (!l.empty() && std::string_view("truncate").substr(0, l.size()) == l)
@@ -378,7 +367,7 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
     }
   } else if (name == "priority") {
     int64_t n = 0;
-    if (upper(v) == "TOP")
+    if (to_upper(v) == "TOP")
       o.priority = kPriorityTop;
     else if (!parse_int64(v, n))
       invalid_spec("priority");
@@ -399,7 +388,7 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
   } else if (name == "hold") {
     o.hold = true;
   } else if (name == "exclusive") {
-    std::string l = value ? lower(v) : "exclusive";
+    std::string l = value ? to_lower(v) : "exclusive";
     if (l != "exclusive" && l != "user" && l != "mcs") invalid_spec("exclusive");
     o.exclusive = true;
     o.other["exclusive"] = l;
@@ -410,7 +399,7 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
   } else if (name == "wait") {
     o.wait = true;
   } else if (name == "kill-on-invalid-dep") {
-    std::string l = lower(v);
+    std::string l = to_lower(v);
     if (l != "yes" && l != "no") invalid_spec("kill-on-invalid-dep");
     o.kill_on_invalid_dep_set = true;
     o.kill_on_invalid_dep = l == "yes";
@@ -431,7 +420,7 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
     ++o.verbose;
   } else {
     // Options kept raw, with the checks sbatch makes while parsing.
-    if (name == "no-kill" && value && lower(v) != "off" && lower(v) != "set")
+    if (name == "no-kill" && value && to_lower(v) != "off" && to_lower(v) != "set")
       invalid_spec("no-kill");
     if (name == "tmp") parse_mem_mb(v, "--tmp");
     if (name == "delay-boot") parse_time_limit_minutes(v, "--delay-boot");
@@ -616,7 +605,7 @@ std::vector<std::string> scan_sbatch_directives(std::string_view script,
       if (!tok.empty() || !comment) line_tokens.push_back(std::move(tok));
     }
     if (!line_tokens.empty()) {
-      std::string first_tok = lower(line_tokens.front());
+      std::string first_tok = to_lower(line_tokens.front());
       if (first_tok == "hetjob" || first_tok == "packjob") {
         throw ParseError(std::string(script_name) + ": line " + std::to_string(line_no) +
                          ": heterogeneous jobs (#SBATCH " + line_tokens.front() +
@@ -718,7 +707,7 @@ SbatchOptions apply_sbatch_env(const std::map<std::string, std::string>& env, Sb
     if (d->arg == Arg::kNone) {
       // Flags: empty, "yes" or a non-zero number sets them; anything else is ignored.
       int64_t n = 0;
-      bool on = v.empty() || lower(v) == "yes" || (parse_int64(v, n) && n != 0);
+      bool on = v.empty() || to_lower(v) == "yes" || (parse_int64(v, n) && n != 0);
       if (on) apply(o, d->name, std::nullopt);
     } else if (d->arg == Arg::kOptional && v.empty()) {
       apply(o, d->name, std::nullopt);

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/hostlist.hpp"
+#include "core/text.hpp"
 
 namespace drover::core {
 namespace {
@@ -285,13 +286,13 @@ constexpr std::string_view kNodeSetKeys[] = {"NodeSet", "Feature", "Nodes"};
 
 constexpr int kMaxIncludeDepth = 16;
 
-std::string lower(std::string_view s) {
+std::string to_lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
-std::string upper(std::string_view s) {
+std::string to_upper(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
@@ -302,7 +303,7 @@ using KeyTable = std::unordered_map<std::string, std::string_view>;
 template <std::size_t N>
 KeyTable make_table(const std::string_view (&keys)[N]) {
   KeyTable t;
-  for (auto k : keys) t.emplace(lower(k), k);
+  for (auto k : keys) t.emplace(to_lower(k), k);
   return t;
 }
 
@@ -312,7 +313,7 @@ const KeyTable& global_table() {
 }
 
 std::optional<std::string_view> lookup(const KeyTable& t, std::string_view key) {
-  auto it = t.find(lower(key));
+  auto it = t.find(to_lower(key));
   if (it == t.end()) return std::nullopt;
   return it->second;
 }
@@ -448,7 +449,7 @@ class Parser {
     if (first == line.size()) return;
     std::string_view rest = line.substr(first);
     // "Include <file>": a keyword followed by blanks, not a Key=Value pair.
-    if (rest.size() > 8 && lower(rest.substr(0, 7)) == "include" &&
+    if (rest.size() > 8 && to_lower(rest.substr(0, 7)) == "include" &&
         std::isspace(static_cast<unsigned char>(rest[7]))) {
       std::string_view path = rest.substr(8);
       while (!path.empty() && std::isspace(static_cast<unsigned char>(path.front())))
@@ -457,7 +458,7 @@ class Parser {
       return;
     }
     std::vector<Pair> pairs = tokenize(rest, where);
-    std::string head = lower(pairs.front().key);
+    std::string head = to_lower(pairs.front().key);
     if (head == "nodename") return node_line(pairs, where);
     if (head == "partitionname") return partition_line(pairs, where);
     if (head == "downnodes") return down_nodes_line(pairs, where);
@@ -532,7 +533,7 @@ class Parser {
   }
 
   static bool to_bool(const std::string& v, const std::string& key, const std::string& where) {
-    std::string l = lower(v);
+    std::string l = to_lower(v);
     if (l == "yes" || l == "true" || l == "1") return true;
     if (l == "no" || l == "false" || l == "0") return false;
     fail(where, "invalid value '" + v + "' for " + key + " (expected YES or NO)");
@@ -560,7 +561,7 @@ class Parser {
     static const KeyTable table = make_table(kNodeKeys);
     Attrs own = check_attrs(pairs, table, where, "node");
     const std::string& name_expr = own["NodeName"];
-    if (lower(name_expr) == "default") {
+    if (to_lower(name_expr) == "default") {
       own.erase("NodeName");
       for (auto& [k, v] : own) node_defaults_[k] = v;
       return;
@@ -611,7 +612,7 @@ class Parser {
     for (const char* k : {"Features", "Feature", "AvailableFeatures"}) {
       if (has(k)) base.features = split_list(a[k]);
     }
-    if (has("State")) base.state = upper(a["State"]);
+    if (has("State")) base.state = to_upper(a["State"]);
     for (const auto& [k, v] : a) {
       static const std::set<std::string> typed = {"NodeName",
                                                   "NodeAddr",
@@ -671,7 +672,7 @@ class Parser {
     static const KeyTable table = make_table(kPartitionKeys);
     Attrs own = check_attrs(pairs, table, where, "partition");
     const std::string name = own["PartitionName"];
-    if (lower(name) == "default") {
+    if (to_lower(name) == "default") {
       own.erase("PartitionName");
       for (auto& [k, v] : own) part_defaults_[k] = v;
       return;
@@ -697,12 +698,12 @@ class Parser {
     if (has("MaxTime")) p.max_time_min = to_minutes(a["MaxTime"], "MaxTime", where);
     if (has("DefaultTime")) p.default_time_min = to_minutes(a["DefaultTime"], "DefaultTime", where);
     if (has("State")) {
-      p.state = upper(a["State"]);
+      p.state = to_upper(a["State"]);
       if (p.state != "UP" && p.state != "DOWN" && p.state != "DRAIN" && p.state != "INACTIVE")
         fail(where, "invalid partition State '" + a["State"] + "'");
     }
     if (has("MaxNodes")) {
-      std::string u = upper(a["MaxNodes"]);
+      std::string u = to_upper(a["MaxNodes"]);
       p.max_nodes = (u == "UNLIMITED" || u == "INFINITE")
                         ? -1
                         : static_cast<int>(to_int(a["MaxNodes"], "MaxNodes", where, 0, kIntMax));
@@ -718,7 +719,7 @@ class Parser {
     }
     auto list_or_all = [&](const char* k) {
       std::vector<std::string> v;
-      if (has(k) && upper(a[k]) != "ALL") v = split_list(a[k]);
+      if (has(k) && to_upper(a[k]) != "ALL") v = split_list(a[k]);
       return v;
     };
     p.allow_accounts = list_or_all("AllowAccounts");
@@ -726,7 +727,7 @@ class Parser {
     // Shared is the old name of OverSubscribe.
     for (const char* k : {"Shared", "OverSubscribe"}) {
       if (!has(k)) continue;
-      p.over_subscribe = upper(a[k]);
+      p.over_subscribe = to_upper(a[k]);
       std::string mode = p.over_subscribe.substr(0, p.over_subscribe.find(':'));
       if (mode != "NO" && mode != "YES" && mode != "EXCLUSIVE" && mode != "FORCE")
         fail(where, "invalid value '" + a[k] + "' for " + k);
@@ -789,7 +790,7 @@ class Parser {
   std::vector<std::string> node_names(const std::string& expr, const std::string& where,
                                       const std::string& owner) {
     std::vector<std::string> out;
-    if (upper(expr) == "ALL") {
+    if (to_upper(expr) == "ALL") {
       for (const auto& n : conf_.nodes) out.push_back(n.name);
       return out;
     }
@@ -823,7 +824,7 @@ class Parser {
 
   void apply_down_nodes() {
     for (auto& [a, where] : down_) {
-      std::string state = a.count("State") ? upper(a["State"]) : "DOWN";
+      std::string state = a.count("State") ? to_upper(a["State"]) : "DOWN";
       for (const auto& name : node_names(a["DownNodes"], where, "DownNodes")) {
         NodeConf& n = conf_.nodes[node_index_.at(name)];
         n.state = state;
