@@ -49,7 +49,9 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
     p.name = pc.name;
     p.is_default = pc.is_default;
     p.state = pc.state;
-    p.up = pc.state == "UP";
+    // DRAIN still runs what is queued; DOWN and INACTIVE run nothing.
+    if (pc.state == "DOWN") p.not_running_reason = "PartitionDown";
+    if (pc.state == "INACTIVE") p.not_running_reason = "PartitionInactive";
     p.max_time_min = pc.max_time_min;
     p.default_time_min = pc.default_time_min;
     p.max_nodes = pc.max_nodes;
@@ -104,7 +106,7 @@ sched::ClusterView StateMachine::view() const {
   sched::ClusterView v;
   for (const auto& n : nodes_) v.nodes.push_back(&n);
   for (const auto& p : partitions_)
-    v.partitions.push_back({p.name, p.nodes, p.up, p.max_time_min, p.max_nodes});
+    v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes});
   v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
   v.def_mem_per_node_mb = config_.def_mem_per_node_mb;
   return v;
@@ -139,7 +141,10 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
 
   sched::ClusterView v = view();
-  sched::PartitionView pv{part->name, part->nodes, part->up, part->max_time_min, part->max_nodes};
+  if (part->state == "DRAIN" || part->state == "INACTIVE")
+    return error_reply("Required partition not available (inactive or drain)");
+  sched::PartitionView pv{part->name, part->nodes, part->not_running_reason, part->max_time_min,
+                          part->max_nodes};
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {
@@ -170,6 +175,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   job.spec = std::move(spec);
   uint64_t id = job.id;
   jobs_.emplace(id, std::move(job));
+  new_pending_.push_back(id);
   fx.dirty_jobs.insert(id);
   fx.reschedule = true;
   return {{"ok", true}, {"job_id", id}};
@@ -233,6 +239,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
 }
 
 void StateMachine::release(core::Job& job) {
+  full_pass_needed_ = true;
   for (const auto& a : job.alloc) {
     auto it = node_index_.find(a.node);
     if (it == node_index_.end()) continue;
@@ -294,6 +301,7 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   auto it = node_index_.find(node_name);
   if (it == node_index_.end()) return error_reply("Invalid node name specified");
   core::Node& node = nodes_[it->second];
+  full_pass_needed_ = true;
   node.registered = true;
   node.not_responding = false;
   if (node.down && node.reason == "Not responding") {
@@ -370,6 +378,7 @@ void StateMachine::agent_exited(const std::string& node_name, const json& msg, i
 }
 
 void StateMachine::tick(int64_t now, Effects& fx) {
+  full_pass_needed_ = true;  // a periodic full pass keeps every pending reason current
   for (auto& [id, job] : jobs_) {
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     if (now >= job.start_time + job.time_limit_min * 60) {
@@ -414,10 +423,21 @@ void StateMachine::tick(int64_t now, Effects& fx) {
 
 void StateMachine::schedule(int64_t now, Effects& fx) {
   sched::ClusterView v = view();
-  for (const auto& [id, job] : jobs_)
-    if (job.state == core::JobState::Pending) v.pending.push_back(&job);
+  if (full_pass_needed_) {
+    for (const auto& [id, job] : jobs_)
+      if (job.state == core::JobState::Pending) v.pending.push_back(&job);
+  } else {
+    v.blocked_partitions = blocked_partitions_;
+    for (uint64_t id : new_pending_)
+      if (auto it = jobs_.find(id);
+          it != jobs_.end() && it->second.state == core::JobState::Pending)
+        v.pending.push_back(&it->second);
+  }
+  full_pass_needed_ = false;
+  new_pending_.clear();
   if (v.pending.empty()) return;
   sched::Decisions d = scheduler_->schedule(v, now);
+  blocked_partitions_ = std::move(d.blocked_partitions);
   for (const auto& start : d.starts) {
     auto it = jobs_.find(start.job_id);
     if (it != jobs_.end()) start_job(it->second, start, now, fx);

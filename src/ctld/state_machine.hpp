@@ -65,7 +65,8 @@ class StateMachine {
   struct Partition {
     std::string name;
     std::vector<int> nodes;
-    bool is_default = false, up = true;
+    bool is_default = false;
+    std::string not_running_reason;  // see sched::PartitionView
     std::string state = "UP";
     int64_t max_time_min = -1, default_time_min = -1;
     int max_nodes = -1;
@@ -95,6 +96,12 @@ class StateMachine {
   std::unordered_map<std::string, int> node_index_;
   std::vector<Partition> partitions_;
   int64_t start_time_ = 0;
+
+  // Incremental scheduling: while nothing has been freed, a pass over only the newly
+  // submitted jobs (the lowest priority ones) decides the same as a pass over all.
+  bool full_pass_needed_ = true;
+  std::vector<uint64_t> new_pending_;
+  std::set<std::string> blocked_partitions_;
 };
 
 }  // namespace drover::ctld

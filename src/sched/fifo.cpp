@@ -29,7 +29,8 @@ class FifoScheduler final : public Scheduler {
       return a->id < b->id;
     });
 
-    std::set<std::string> blocked;
+    std::set<std::string>& blocked = d.blocked_partitions;
+    blocked = view.blocked_partitions;
     for (const core::Job* job : order) {
       const PartitionView* part = nullptr;
       for (const auto& p : view.partitions)
@@ -38,8 +39,8 @@ class FifoScheduler final : public Scheduler {
         d.reasons.push_back({job->id, "BadConstraints"});
         continue;
       }
-      if (!part->up) {
-        d.reasons.push_back({job->id, "PartitionInactive"});
+      if (!part->not_running_reason.empty()) {
+        d.reasons.push_back({job->id, part->not_running_reason});
         continue;
       }
       if (part->max_time_min >= 0 &&

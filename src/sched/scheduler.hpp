@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,9 @@ namespace drover::sched {
 struct PartitionView {
   std::string name;
   std::vector<int> nodes;
-  bool up = true;
+  // Why pending jobs here may not start at all ("PartitionDown", "PartitionInactive");
+  // empty when the partition runs jobs (UP, or DRAIN for jobs already queued).
+  std::string not_running_reason;
   int64_t max_time_min = -1;  // -1: unlimited
   int max_nodes = -1;
 };
@@ -25,6 +28,9 @@ struct ClusterView {
   std::vector<const core::Job*> pending;
   int64_t def_mem_per_cpu_mb = 0;   // DefMemPerCPU (0: unset)
   int64_t def_mem_per_node_mb = 0;  // DefMemPerNode (0: unset: a job gets the whole node)
+  // Partitions already known to start nothing more (from an earlier pass, when nothing has
+  // been freed since): lets a pass over only newly submitted jobs give the same answer.
+  std::set<std::string> blocked_partitions;
 };
 
 struct Start {
@@ -40,7 +46,8 @@ struct PendingReason {
 
 struct Decisions {
   std::vector<Start> starts;
-  std::vector<PendingReason> reasons;  // for every pending job not started
+  std::vector<PendingReason> reasons;        // for every pending job not started
+  std::set<std::string> blocked_partitions;  // where a job could not start, so none behind it may
 };
 
 // The scheduling engine's interface: state and time in, decisions out. No I/O, no clock.

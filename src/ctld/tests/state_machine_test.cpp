@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <random>
+
 #include "proto/json.hpp"
 
 using namespace drover;
@@ -321,4 +323,65 @@ TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
   EXPECT_EQ(r["jobs"][0]["std_out_path"], "/tmp/slurm-1.out");
   r = h.sm.query({{"what", "jobs"}, {"job_id", 77}}, h.now);
   EXPECT_EQ(r["error"], "Invalid job id specified");
+}
+
+TEST(StateMachine, PartitionStatesFollowSlurm) {
+  ctld::Config c = two_node_config();
+  for (const char* state : {"DOWN", "DRAIN", "INACTIVE"}) {
+    core::PartitionConf p = c.conf.partitions[0];
+    p.name = std::string("p") + state;
+    p.is_default = false;
+    p.state = state;
+    c.conf.partitions.push_back(p);
+  }
+  Harness h(c);
+  Effects fx;
+  json s = h.spec();
+  s["partitions"] = {"pDOWN"};
+  uint64_t down = h.submit(h.alice, s, fx);
+  for (const char* p : {"pDRAIN", "pINACTIVE"}) {
+    s["partitions"] = {p};
+    json r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+    EXPECT_EQ(r["error"], "Required partition not available (inactive or drain)") << p;
+  }
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(down)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(down)->reason, "PartitionDown");
+}
+
+// A pass over only the new jobs must decide what a pass over the whole queue would.
+TEST(StateMachine, IncrementalPassesMatchFullPasses) {
+  Harness inc, full;
+  std::mt19937 rng(3);
+  for (int round = 0; round < 60; ++round) {
+    int cpus = 1 + static_cast<int>(rng() % 2);
+    bool finish = rng() % 4 == 0;
+    for (Harness* h : {&inc, &full}) {
+      Effects fx;
+      h->submit(h->alice, h->spec(1, cpus), fx);
+      if (h == &full) {
+        Effects tick;
+        h->sm.tick(h->now, tick);  // forces a full pass
+      }
+      h->sm.schedule(h->now, fx);
+    }
+    if (finish) {
+      // End the oldest running job on both.
+      for (uint64_t id = 1; id <= static_cast<uint64_t>(round + 1); ++id) {
+        const core::Job* j = inc.sm.find_job(id);
+        if (!j || j->state != core::JobState::Running) continue;
+        for (Harness* h : {&inc, &full}) {
+          Effects fx;
+          h->sm.agent_exited(h->sm.find_job(id)->batch_host, {{"job_id", id}, {"status", 0}},
+                             h->now, fx);
+          h->sm.schedule(h->now, fx);
+        }
+        break;
+      }
+    }
+    for (uint64_t id = 1; id <= static_cast<uint64_t>(round + 1); ++id) {
+      ASSERT_EQ(inc.sm.find_job(id)->state, full.sm.find_job(id)->state) << "job " << id;
+      ASSERT_EQ(inc.sm.find_job(id)->reason, full.sm.find_job(id)->reason) << "job " << id;
+    }
+  }
 }

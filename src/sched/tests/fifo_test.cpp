@@ -14,7 +14,7 @@ struct Fixture {
   std::vector<core::Job> jobs;
   sched::ClusterView view() {
     sched::ClusterView v;
-    sched::PartitionView p{"debug", {}, true, -1, -1};
+    sched::PartitionView p{"debug", {}, "", -1, -1};
     for (size_t i = 0; i < nodes.size(); ++i) {
       v.nodes.push_back(&nodes[i]);
       p.nodes.push_back(static_cast<int>(i));
