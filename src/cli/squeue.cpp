@@ -207,7 +207,8 @@ int squeue_main(const std::vector<std::string>& args) {
 
   json reply;
   try {
-    json req = {{"op", "query"}, {"what", "jobs"}};
+    json req = {
+        {"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", states.empty()}};
     if (job_ids.size() == 1) req["job_id"] = *job_ids.begin();
     reply = call_controller(req);
   } catch (const ControllerUnreachable&) {

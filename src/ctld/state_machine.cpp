@@ -512,14 +512,15 @@ json StateMachine::launch_message(const core::Job& job) const {
           {"stdin", paths.in}};
 }
 
-json StateMachine::job_view(const core::Job& job, int64_t now) const {
-  json j = job;
-  j["spec"].erase("script");
-  j["spec"].erase("environment");
-  StdPaths paths = std_paths(job);
-  j["std_out_path"] = paths.out;
-  j["std_err_path"] = paths.err;
-  j["std_in_path"] = paths.in;
+json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) const {
+  json j;
+  core::job_summary_json(j, job);
+  if (detail) {
+    StdPaths paths = std_paths(job);
+    j["std_out_path"] = paths.out;
+    j["std_err_path"] = paths.err;
+    j["std_in_path"] = paths.in;
+  }
   int64_t run = 0;
   if (job.start_time != core::kNoTime)
     run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
@@ -589,13 +590,18 @@ json StateMachine::query(const json& req, int64_t now) const {
                 {"cluster_name", config_.cluster_name},
                 {"control_host", config_.control_host}};
   if (what == "jobs") {
+    const bool detail = req.value("detail", true);
     json jobs = json::array();
     if (req.contains("job_id")) {
       auto it = jobs_.find(req["job_id"].get<uint64_t>());
       if (it == jobs_.end()) return error_reply("Invalid job id specified");
-      jobs.push_back(job_view(it->second, now));
+      jobs.push_back(job_view(it->second, now, detail));
     } else {
-      for (const auto& [id, job] : jobs_) jobs.push_back(job_view(job, now));
+      // squeue asks for active jobs only; skipping the rest here saves encoding them.
+      const bool active_only = req.value("active_only", false);
+      for (const auto& [id, job] : jobs_)
+        if (!active_only || !core::is_finished(job.state) || job.completing)
+          jobs.push_back(job_view(job, now, detail));
     }
     reply["jobs"] = std::move(jobs);
   } else if (what == "nodes") {

@@ -84,7 +84,8 @@ class StateMachine {
   void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx);
   json launch_message(const core::Job& job) const;
   sched::ClusterView view() const;
-  json job_view(const core::Job& job, int64_t now) const;
+  // `detail` adds the expanded stdout/stderr/stdin paths (scontrol show job).
+  json job_view(const core::Job& job, int64_t now, bool detail) const;
   json node_view(const core::Node& node) const;
   json partition_view(const Partition& p) const;
 

@@ -3,28 +3,35 @@
 namespace drover::core {
 
 // Fields are listed once per type; `get` tolerates missing keys so older journals load.
-#define DROVER_FIELDS_JOBSPEC(X)                                                                   \
-  X(name)                                                                                          \
-  X(partitions) X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task)    \
-      X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb)                 \
-          X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(script)      \
-              X(argv) X(environment) X(submit_host) X(submit_sid) X(command) X(comment) X(account) \
-                  X(qos)
+// The job spec's small fields; the script and environment (kilobytes) are handled apart so
+// that queries can leave them out.
+#define DROVER_FIELDS_JOBSPEC_SMALL(X)                                                      \
+  X(name)                                                                                   \
+  X(partitions)                                                                             \
+  X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task)           \
+      X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb)          \
+          X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(argv) \
+              X(submit_host) X(submit_sid) X(command) X(comment) X(account) X(qos)
+#define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks)
 
-#define DROVER_FIELDS_JOB(X)                                                                      \
-  X(id)                                                                                           \
-  X(spec) X(uid) X(gid) X(user) X(group) X(partition) X(completing) X(reason) X(submit_time)      \
-      X(eligible_time) X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) \
-          X(exit_code) X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host)
+#define DROVER_FIELDS_JOB_NOSPEC(X)                                                            \
+  X(id)                                                                                        \
+  X(uid)                                                                                       \
+  X(gid) X(user) X(group) X(partition) X(completing) X(reason) X(submit_time) X(eligible_time) \
+      X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code)  \
+          X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host)
+#define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
-#define DROVER_FIELDS_NODE(X)                                                                      \
-  X(name)                                                                                          \
-  X(cpus) X(sockets) X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) X(features) \
-      X(address) X(registered) X(down) X(drain) X(not_responding) X(reason) X(reason_uid)          \
-          X(reason_time) X(boot_time) X(agent_start_time) X(last_heartbeat) X(cpu_load) X(free_mem_mb) X(alloc_cpus) X(alloc_mem_mb)              \
-              X(running_jobs)
+#define DROVER_FIELDS_NODE(X)                                                                 \
+  X(name)                                                                                     \
+  X(cpus)                                                                                     \
+  X(sockets)                                                                                  \
+  X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) X(features) X(address)    \
+      X(registered) X(down) X(drain) X(not_responding) X(reason) X(reason_uid) X(reason_time) \
+          X(boot_time) X(agent_start_time) X(last_heartbeat) X(cpu_load) X(free_mem_mb)       \
+              X(alloc_cpus) X(alloc_mem_mb) X(running_jobs)
 
 #define DROVER_PUT(f) j[#f] = v.f;
 #define DROVER_GET(f) \
@@ -34,6 +41,18 @@ void to_json(nlohmann::json& j, const JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER
 void from_json(const nlohmann::json& j, JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER_GET) }
 void to_json(nlohmann::json& j, const NodeAlloc& v) { DROVER_FIELDS_ALLOC(DROVER_PUT) }
 void from_json(const nlohmann::json& j, NodeAlloc& v) { DROVER_FIELDS_ALLOC(DROVER_GET) }
+
+namespace {
+void spec_summary_json(nlohmann::json& j, const JobSpec& v) {
+  DROVER_FIELDS_JOBSPEC_SMALL(DROVER_PUT)
+}
+}  // namespace
+
+void job_summary_json(nlohmann::json& j, const Job& v) {
+  DROVER_FIELDS_JOB_NOSPEC(DROVER_PUT)
+  spec_summary_json(j["spec"], v.spec);
+  j["state"] = job_state_name(v.state);
+}
 
 void to_json(nlohmann::json& j, const Job& v) {
   DROVER_FIELDS_JOB(DROVER_PUT)

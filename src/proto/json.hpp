@@ -11,6 +11,8 @@ void from_json(const nlohmann::json& j, JobSpec& s);
 void to_json(nlohmann::json& j, const NodeAlloc& a);
 void from_json(const nlohmann::json& j, NodeAlloc& a);
 void to_json(nlohmann::json& j, const Job& job);
+// The job without its script and environment: what queries return.
+void job_summary_json(nlohmann::json& j, const Job& job);
 void from_json(const nlohmann::json& j, Job& job);
 void to_json(nlohmann::json& j, const Node& n);
 void from_json(const nlohmann::json& j, Node& n);

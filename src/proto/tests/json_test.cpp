@@ -43,3 +43,19 @@ TEST(ProtoFrame, LengthRoundTrips) {
     EXPECT_EQ(proto::decode_length(reinterpret_cast<const unsigned char*>(h.data())), n);
   }
 }
+
+TEST(ProtoJson, SummaryLeavesOutScriptAndEnvironment) {
+  core::Job job;
+  job.id = 3;
+  job.spec.script = "#!/bin/sh\n";
+  job.spec.environment = {{"A", "1"}};
+  job.spec.name = "n";
+  job.state = core::JobState::Running;
+  nlohmann::json full = job, summary;
+  core::job_summary_json(summary, job);
+  EXPECT_FALSE(summary["spec"].contains("script"));
+  EXPECT_FALSE(summary["spec"].contains("environment"));
+  full["spec"].erase("script");
+  full["spec"].erase("environment");
+  EXPECT_EQ(summary, full);
+}
