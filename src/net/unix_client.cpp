@@ -57,7 +57,7 @@ std::string UnixClient::call(const std::string& request) {
   unsigned char h[4];
   read_all(fd_, reinterpret_cast<char*>(h), 4);
   uint32_t len = proto::decode_length(h);
-  if (len > proto::kMaxFrame) throw std::runtime_error("reply too large");
+  if (len > proto::kMaxReply) throw std::runtime_error("reply too large");
   std::string body(len, '\0');
   read_all(fd_, body.data(), len);
   return body;

@@ -8,6 +8,8 @@
 namespace drover::proto {
 
 inline constexpr uint32_t kMaxFrame = 64u << 20;  // a batch script plus environment fits easily
+// Replies the CLI accepts: a whole queue at depth is larger than any request.
+inline constexpr uint32_t kMaxReply = 1u << 30;
 
 inline std::string encode_length(uint32_t n) {
   std::string h(4, '\0');
