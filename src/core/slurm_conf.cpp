@@ -286,18 +286,6 @@ constexpr std::string_view kNodeSetKeys[] = {"NodeSet", "Feature", "Nodes"};
 
 constexpr int kMaxIncludeDepth = 16;
 
-std::string to_lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string to_upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 using KeyTable = std::unordered_map<std::string, std::string_view>;
 
 template <std::size_t N>
