@@ -250,6 +250,12 @@ void StateMachine::release(core::Job& job) {
   }
 }
 
+void StateMachine::processes_gone(core::Job& job) {
+  const bool held = holds_resources(job);
+  job.completing = false;
+  if (held) release(job);
+}
+
 void StateMachine::end_job(core::Job& job, core::JobState state, const std::string& reason,
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
@@ -288,9 +294,7 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
     end_job(job, ok ? core::JobState::Completed : core::JobState::Failed, reason, now, false, fx);
   } else {
     // Already cancelled or timed out: keep that state and its end time.
-    bool held = holds_resources(job);
-    job.completing = false;
-    if (held) release(job);
+    processes_gone(job);
     fx.dirty_jobs.insert(job.id);
     fx.reschedule = true;
   }
@@ -329,9 +333,7 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
     if (job.batch_host != node_name || !holds_resources(job)) continue;
     if (agent_running.count(id) || agent_finished.count(id)) continue;
     if (job.completing) {
-      bool held = holds_resources(job);
-      job.completing = false;
-      if (held) release(job);
+      processes_gone(job);
     } else {
       release(job);
       job.state = core::JobState::Pending;
@@ -398,8 +400,7 @@ void StateMachine::tick(int64_t now, Effects& fx) {
       for (const auto& a : job.alloc) on_node = on_node || a.node == node.name;
       if (!on_node) continue;
       if (job.completing) {
-        job.completing = false;
-        release(job);
+        processes_gone(job);
         fx.dirty_jobs.insert(id);
       } else {
         end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);

@@ -79,6 +79,8 @@ class StateMachine {
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
                bool completing, Effects& fx);
   void release(core::Job& job);
+  // A completing job's processes are gone: it stops completing and frees what it held.
+  void processes_gone(core::Job& job);
   void finish_exit(core::Job& job, int status, int64_t now, Effects& fx);
   // `why` is appended to Slurm's cancellation notice in the job's error file ("" or " DUE TO ...").
   void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx);
