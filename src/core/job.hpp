@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/array_spec.hpp"
+
 namespace drover::core {
 
 // Slurm's base job states. A job that is ending keeps its final state and sets `completing`
@@ -61,6 +63,22 @@ struct JobSpec {
   std::string command;     // absolute script path; empty for --wrap and stdin
   std::string comment;
   std::string account, qos;
+  // Submission options kept verbatim as given (the controller parses and checks them).
+  std::string array;       // --array spec, "" for an ordinary job
+  std::string dependency;  // --dependency spec
+  int64_t begin_time = 0;  // --begin as Unix seconds (0: not given)
+  int64_t deadline = 0;    // --deadline as Unix seconds (0: not given)
+  bool hold = false;       // -H/--hold
+  int nice = 0;            // --nice
+  int requeue = -1;        // --requeue (1) / --no-requeue (0); -1: the cluster's JobRequeue
+  int kill_on_invalid_dep = -1;   // -1: the cluster's default (kill_invalid_depend)
+  std::string signal;             // --signal [{R|B}:]num[@time]
+  std::string nodelist, exclude;  // -w / -x as given (hostlists)
+  std::string constraint;         // -C
+  std::string gres, gpus, gpus_per_node, gpus_per_task;
+  std::string reservation, licenses;
+  std::string mail_type, mail_user;
+  std::string open_mode;  // "append" / "truncate"; "" default
 };
 
 // Which resources a job holds on one node.
@@ -90,6 +108,15 @@ struct Job {
   uint32_t restarts = 0;
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   std::string batch_host;
+
+  // Job arrays: every task's record has array_job_id (the id sbatch printed). The pending
+  // remainder is one record holding the not-yet-started indices in array_pending; a task is
+  // split off into its own record (a new job id, or the array's own id for the last task)
+  // when it starts or is acted on alone.
+  uint64_t array_job_id = 0;               // 0: not part of an array
+  uint32_t array_task_id = kNoArrayTask;   // this record's task; kNoArrayTask for the remainder
+  IndexSet array_pending;                  // indices not split off yet (the remainder record)
+  uint32_t array_max_running = 0;          // the spec's '%' limit (0: none)
 
   bool allocated() const { return !alloc.empty(); }
   int alloc_cpus() const;
