@@ -7,6 +7,9 @@
 
 namespace drover::core {
 
+// "Not an array task" in task-id fields.
+inline constexpr uint32_t kNoArrayTask = 0xfffffffe;
+
 // A set of job-array task indices kept as stepped ranges, so that `--array=0-999999` costs
 // one entry however many tasks it names. Ranges are kept sorted, disjoint and normalised
 // (a range whose first == last has step 1), so equal sets compare equal.

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/job.hpp"
+#include "core/array_spec.hpp"
 
 namespace drover::core {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/array_spec.hpp"
+#include "core/dependency.hpp"
 
 namespace drover::core {
 
@@ -33,7 +34,7 @@ std::optional<JobState> parse_job_state(std::string_view name);  // long or shor
 bool is_finished(JobState s);
 
 inline constexpr int64_t kNoTime = 0;  // unset timestamps (shown as "Unknown"/"None")
-inline constexpr uint32_t kNoArrayTask = 0xfffffffe;
+inline constexpr uint8_t kHeldUser = 1, kHeldAdmin = 2;
 inline constexpr int64_t kTimeNotSet = -2;  // no --time: the partition's default applies
 
 // What the submitter asked for, after option parsing and defaults. Sent by sbatch, kept
@@ -117,6 +118,11 @@ struct Job {
   uint32_t array_task_id = kNoArrayTask;   // this record's task; kNoArrayTask for the remainder
   IndexSet array_pending;                  // indices not split off yet (the remainder record)
   uint32_t array_max_running = 0;          // the spec's '%' limit (0: none)
+
+  // Eligibility beyond resources.
+  uint8_t held = 0;            // kHeldUser / kHeldAdmin; a held job has priority 0
+  Dependency dependency;       // parsed --dependency with each entry's state
+  int nice = 0;                // current nice (the spec's, or as updated)
 
   bool allocated() const { return !alloc.empty(); }
   int alloc_cpus() const;
