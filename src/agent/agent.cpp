@@ -163,7 +163,8 @@ void Agent::on_message(const std::string& payload) {
       terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
                 msg.value("notice", ""));
     } else if (type == "signal") {
-      signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM));
+      signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
+                 msg.value("batch_only", false));
     } else if (type == "exit_ack") {
       finished_.erase(msg.at("job_id").get<uint64_t>());
     } else if (type == "error") {
@@ -197,6 +198,7 @@ void Agent::launch(const json& msg) {
   spec.std_out = msg.value("stdout", "/dev/null");
   spec.std_err = msg.value("stderr", spec.std_out);
   spec.std_in = msg.value("stdin", "/dev/null");
+  spec.append = msg.value("open_mode", "") == "append";
   spec.env["SLURMD_NODENAME"] = opts_.node;
   try {
     std::string dir = job_dir(spec.job_id);
@@ -239,9 +241,9 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& n
   it->second.kill_timer = std::move(timer);
 }
 
-void Agent::signal_job(uint64_t job_id, int sig) {
+void Agent::signal_job(uint64_t job_id, int sig, bool batch_only) {
   auto it = running_.find(job_id);
-  if (it != running_.end()) ::kill(-it->second.pid, sig);
+  if (it != running_.end()) ::kill(batch_only ? it->second.pid : -it->second.pid, sig);
 }
 
 void Agent::reap() {

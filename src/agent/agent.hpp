@@ -46,7 +46,7 @@ class Agent {
   void heartbeat();
   void launch(const nlohmann::json& msg);
   void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
-  void signal_job(uint64_t job_id, int sig);
+  void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();
   void report_exit(uint64_t job_id, int status);
   void shutdown();

@@ -78,11 +78,12 @@ pid_t spawn_batch(const LaunchSpec& spec) {
   }
   // Files are opened as the job's user, so permissions are theirs.
   redirect(0, spec.std_in, O_RDONLY);
-  redirect(1, spec.std_out, O_WRONLY | O_CREAT | O_TRUNC);
+  const int out_flags = O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
+  redirect(1, spec.std_out, out_flags);
   if (spec.std_err == spec.std_out) {
     if (::dup2(1, 2) < 0) child_fail("dup2");
   } else {
-    redirect(2, spec.std_err, O_WRONLY | O_CREAT | O_TRUNC);
+    redirect(2, spec.std_err, out_flags);
   }
   if (::chdir(spec.workdir.c_str()) != 0) {
     // Slurm runs the job in /tmp when the working directory is unusable, and says so.

@@ -17,6 +17,7 @@ struct LaunchSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   std::string workdir, std_out, std_err, std_in;
+  bool append = false;  // --open-mode=append (and every run after a requeue, as Slurm)
 };
 
 // Forks the batch shell in its own session (so signals reach the whole process group),

@@ -37,6 +37,36 @@ int job_cpu_count(const json& job) {
          spec.value("cpus_per_task", 1);
 }
 
+namespace {
+bool is_array(const json& job) { return job.value("array_job_id", uint64_t{0}) != 0; }
+bool is_remainder(const json& job) { return !job.value("array_pending", std::string()).empty(); }
+}  // namespace
+
+std::string array_task_field(const json& job) {
+  if (is_remainder(job)) {
+    std::string s = job.value("array_pending", std::string());
+    if (uint32_t max = job.value("array_max_running", 0u); max > 0)
+      s += "%" + std::to_string(max);
+    return s;
+  }
+  return std::to_string(job.value("array_task_id", 0u));
+}
+
+std::string array_task_text(const json& job) {
+  if (!is_array(job)) return "N/A";
+  if (is_remainder(job)) return "[" + array_task_field(job) + "]";
+  return array_task_field(job);
+}
+
+std::string job_display_id(const json& job) {
+  if (!is_array(job)) return std::to_string(job.at("id").get<uint64_t>());
+  return std::to_string(job.value("array_job_id", uint64_t{0})) + "_" + array_task_text(job);
+}
+
+bool job_matches_id(const json& job, uint64_t id) {
+  return job.at("id").get<uint64_t>() == id || job.value("array_job_id", uint64_t{0}) == id;
+}
+
 int64_t job_mem_mb(const json& job) {
   int64_t n = 0;
   for (const auto& a : job.at("alloc")) n += a.value("mem_mb", int64_t{0});

@@ -16,6 +16,15 @@ bool job_active(const json& job);
 // Nodes the job is on, or the requested minimum for pending jobs.
 int job_node_count(const json& job);
 int job_cpu_count(const json& job);
+// squeue's JOBID for a record: "36" for a plain job, "36_5" for an array task, "36_[5-9%2]"
+// for an array's pending remainder.
+std::string job_display_id(const json& job);
+// The array task part alone: "5", "[5-9%2]", or "N/A" for a plain job.
+std::string array_task_text(const json& job);
+// What ArrayTaskId= shows: "5", "5-9%2".
+std::string array_task_field(const json& job);
+// Whether `ref` (a job id, a task's own id or an array id) names this record.
+bool job_matches_id(const json& job, uint64_t id);
 // Memory the job has or will have, summed over nodes, in MB (for TRES).
 int64_t job_mem_mb(const json& job);
 

@@ -1,7 +1,9 @@
 // sbatch: submit a batch script.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,7 +13,9 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/job.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/time_spec.hpp"
 #include "proto/json.hpp"
 
 extern char** environ;
@@ -21,13 +25,9 @@ namespace {
 
 // Options the parser understands but drover does not act on yet: refusing them beats
 // silently running a different job than the one asked for.
+// GPUs need the engine's resource model (typed GRES with device indices).
 const char* const kNotYetSupported[] = {
-    "array",         "dependency",    "begin",
-    "hold",          "gres",          "gpus",
-    "gpus-per-node", "gpus-per-task", "constraint",
-    "nodelist",      "exclude",       "reservation",
-    "deadline",      "signal",        "wait",
-    "mem-per-gpu",   "licenses",      "kill-on-invalid-dep",
+    "gres", "gpus", "gpus-per-node", "gpus-per-task", "mem-per-gpu",
 };
 
 // Option errors exit 255 as in Slurm; the core formats their lines (prefixes included).
@@ -74,6 +74,35 @@ std::string hostname() {
   char buf[256] = {};
   ::gethostname(buf, sizeof buf - 1);
   return buf;
+}
+
+// -W/--wait: poll until the job (every task of an array) has ended; exit with its exit code,
+// the highest over an array's tasks, as sbatch does.
+int wait_for_job(uint64_t id) {
+  int delay_ms = 10;
+  while (true) {
+    json reply;
+    try {
+      reply = call_controller({{"op", "query"}, {"what", "jobs"}, {"job_id", id}, {"detail", false}});
+    } catch (const ControllerUnreachable&) {
+      ::usleep(500 * 1000);
+      continue;
+    }
+    if (!reply.value("ok", false)) return 0;  // purged: nothing more to learn
+    bool done = true;
+    int rc = 0;
+    for (const auto& job : reply.at("jobs")) {
+      auto state = core::parse_job_state(job.value("state", "PENDING"));
+      if (!state || !core::is_finished(*state) || job.value("completing", false)) done = false;
+      // Checked against sbatch 22.05: a job killed by a signal makes -W exit 1.
+      int code = job.value("exit_signal", 0) != 0 ? 1 : job.value("exit_code", 0);
+      if (state && *state != core::JobState::Completed && code == 0) code = 1;
+      rc = std::max(rc, code);
+    }
+    if (done) return rc;
+    ::usleep(delay_ms * 1000);
+    delay_ms = std::min(delay_ms * 2, 1000);
+  }
 }
 
 }  // namespace
@@ -197,6 +226,34 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.comment = opts.comment.value_or("");
   spec.account = opts.account.value_or("");
   spec.qos = opts.qos.value_or("");
+  spec.array = opts.array.value_or("");
+  spec.dependency = opts.dependency.value_or("");
+  const int64_t now = static_cast<int64_t>(::time(nullptr));
+  try {
+    if (opts.begin) spec.begin_time = core::parse_time_spec(*opts.begin, now);
+  } catch (const core::ParseError&) {
+    std::cerr << "sbatch: error: Invalid time specification " << *opts.begin << '\n';
+    return 255;
+  }
+  try {
+    if (opts.deadline) spec.deadline = core::parse_time_spec(*opts.deadline, now);
+  } catch (const core::ParseError&) {
+    std::cerr << "sbatch: error: Invalid deadline specification " << *opts.deadline << '\n';
+    return 255;
+  }
+  spec.hold = opts.hold;
+  spec.nice = opts.nice.value_or(0);
+  if (opts.requeue_set) spec.requeue = opts.requeue ? 1 : 0;
+  if (opts.kill_on_invalid_dep_set) spec.kill_on_invalid_dep = opts.kill_on_invalid_dep ? 1 : 0;
+  spec.signal = opts.signal.value_or("");
+  spec.nodelist = opts.nodelist.value_or("");
+  spec.exclude = opts.exclude.value_or("");
+  spec.constraint = opts.constraint.value_or("");
+  spec.reservation = opts.reservation.value_or("");
+  spec.licenses = opts.licenses.value_or("");
+  spec.mail_type = opts.mail_type.value_or("");
+  spec.mail_user = opts.mail_user.value_or("");
+  spec.open_mode = opts.open_mode.value_or("");
 
   json reply;
   try {
@@ -224,7 +281,8 @@ int sbatch_main(const std::vector<std::string>& args) {
     std::cout << id << '\n';
   else if (!opts.quiet)
     std::cout << "Submitted batch job " << id << '\n';
-  return 0;
+  std::cout.flush();
+  return opts.wait ? wait_for_job(id) : 0;
 }
 
 }  // namespace drover::cli

@@ -9,6 +9,8 @@
 #include "cli/args.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "core/array_spec.hpp"
+#include "core/error.hpp"
 
 namespace drover::cli {
 namespace {
@@ -81,11 +83,9 @@ int scancel_main(const std::vector<std::string>& args) {
       return 1;
     } else {
       try {
-        size_t used = 0;
-        uint64_t id = std::stoull(a, &used);
-        if (used != a.size()) throw std::invalid_argument(a);
-        ids.push_back(id);
-      } catch (const std::exception&) {
+        (void)core::parse_job_ref(a);
+        ids.push_back(a);
+      } catch (const core::ParseError&) {
         std::cerr << "scancel: error: Invalid job id " << a << '\n';
         return 1;
       }
@@ -96,10 +96,10 @@ int scancel_main(const std::vector<std::string>& args) {
     std::cerr << "scancel: error: No job identification provided\n";
     return 1;
   }
-  req["job_ids"] = ids;
+  req["jobs"] = ids;
   if (verbose)
     for (const auto& id : ids)
-      std::cerr << "scancel: Terminating job " << id.get<uint64_t>() << '\n';
+      std::cerr << "scancel: Terminating job " << id.get<std::string>() << '\n';
   json reply;
   try {
     reply = call_controller(req);
@@ -116,8 +116,8 @@ int scancel_main(const std::vector<std::string>& args) {
         error == "Invalid job id specified" || error == "Job/step already completing or completed";
     if (benign && !verbose) continue;
     if (!quiet || !benign)
-      std::cerr << "scancel: error: Kill job error on job id " << e.value("job_id", uint64_t{0})
-                << ": " << error << '\n';
+      std::cerr << "scancel: error: Kill job error on job id " << e.value("job", "") << ": "
+                << error << '\n';
     if (error == "Access/permission denied") rc = kAccessDeniedExit;
   }
   return rc;

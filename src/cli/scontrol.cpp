@@ -2,12 +2,15 @@
 #include <sys/utsname.h>
 
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/job_info.hpp"
+#include "core/array_spec.hpp"
 #include "core/duration.hpp"
+#include "core/text.hpp"
 #include "core/job.hpp"
 #include "core/memsize.hpp"
 
@@ -74,34 +77,47 @@ std::string show_job(const json& j, bool one_liner) {
   tres << "cpu=" << cpus << ",mem=" << core::format_mem_mb(job_mem_mb(j)) << ",node=" << nodes
        << ",billing=" << cpus;
   Record r(one_liner);
-  r.line(
-      {"JobId=" + std::to_string(j.at("id").get<uint64_t>()), "JobName=" + spec.value("name", "")});
+  std::string first = "JobId=" + std::to_string(j.at("id").get<uint64_t>());
+  if (j.value("array_job_id", uint64_t{0}) != 0) {
+    first += " ArrayJobId=" + std::to_string(j.value("array_job_id", uint64_t{0})) +
+             " ArrayTaskId=" + array_task_field(j);
+    if (uint32_t max = j.value("array_max_running", 0u); max > 0)
+      first += " ArrayTaskThrottle=" + std::to_string(max);
+  }
+  r.line({first, "JobName=" + spec.value("name", "")});
   r.line({"UserId=" + j.value("user", "") + "(" + std::to_string(j.value("uid", 0u)) + ")",
           "GroupId=" + j.value("group", "") + "(" + std::to_string(j.value("gid", 0u)) + ")",
           "MCS_label=N/A"});
-  r.line({"Priority=" + std::to_string(j.value("priority", 0u)), "Nice=0",
+  r.line({"Priority=" + std::to_string(j.value("priority", 0u)),
+          "Nice=" + std::to_string(j.value("nice", 0)),
           "Account=" + or_null(spec.value("account", "")),
           "QOS=" + or_null(spec.value("qos", ""))});
   r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + j.value("reason", "None"),
-          "Dependency=(null)"});
-  r.line({"Requeue=1", "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1",
+          "Dependency=" + or_null(j.value("dependency_text", std::string()))});
+  r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)), "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1",
           "Reboot=0",
           "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" +
               std::to_string(j.value("exit_signal", 0))});
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
           "TimeLimit=" + (tl < 0 ? std::string("UNLIMITED") : core::format_hms(tl * 60)),
           "TimeMin=N/A"});
-  r.line({"SubmitTime=" + ts(j.value("submit_time", int64_t{0})),
-          "EligibleTime=" + ts(j.value("eligible_time", int64_t{0}))});
-  r.line({"AccrueTime=" + ts(j.value("eligible_time", int64_t{0}))});
+  // Held or dependent jobs have no eligible time yet.
+  const bool waiting = pending && (j.value("held", 0) != 0 ||
+                                   !j.value("dependency_text", std::string()).empty());
+  const int64_t eligible = waiting ? 0 : j.value("eligible_time", int64_t{0});
+  const int64_t deadline = spec.value("deadline", int64_t{0});
+  r.line({"SubmitTime=" + ts(j.value("submit_time", int64_t{0})), "EligibleTime=" + ts(eligible)});
+  r.line({"AccrueTime=" + ts(eligible)});
   r.line({"StartTime=" + ts(j.value("start_time", int64_t{0})),
-          "EndTime=" + ts(j.value("end_time", int64_t{0})), "Deadline=N/A"});
+          "EndTime=" + ts(j.value("end_time", int64_t{0})),
+          "Deadline=" + (deadline == 0 ? std::string("N/A") : ts(deadline))});
   r.line({"SuspendTime=None", "SecsPreSuspend=0",
           "LastSchedEval=" + ts(j.value("last_sched_eval", int64_t{0})), "Scheduler=Main"});
   r.line({"Partition=" + j.value("partition", ""),
           "AllocNode:Sid=" + spec.value("submit_host", "") + ":" +
               std::to_string(spec.value("submit_sid", int64_t{0}))});
-  r.line({"ReqNodeList=(null)", "ExcNodeList=(null)"});
+  r.line({"ReqNodeList=" + or_null(spec.value("nodelist", std::string())),
+          "ExcNodeList=" + or_null(spec.value("exclude", std::string()))});
   r.line({"NodeList=" + j.value("nodelist", "")});
   if (!j.value("batch_host", "").empty()) r.line({"BatchHost=" + j.value("batch_host", "")});
   r.line({"NumNodes=" + num_nodes, "NumCPUs=" + std::to_string(cpus),
@@ -113,7 +129,7 @@ std::string show_job(const json& j, bool one_liner) {
           "CoreSpec=*"});
   r.line({"MinCPUsNode=" + std::to_string(spec.value("cpus_per_task", 1)), min_mem,
           "MinTmpDiskNode=0"});
-  r.line({"Features=(null)", "DelayBoot=00:00:00"});
+  r.line({"Features=" + or_null(spec.value("constraint", std::string())), "DelayBoot=00:00:00"});
   r.line({std::string("OverSubscribe=") + (spec.value("exclusive", false) ? "NO" : "OK"),
           "Contiguous=0", "Licenses=(null)", "Network=(null)"});
   r.line({"Command=" + or_null(spec.value("command", ""))});
@@ -224,6 +240,73 @@ int usage_error(const std::string& msg) {
   return 1;
 }
 
+// Slurm's wording for a failed job operation: "<error> for job <id>", or "<ref>: <error>" when
+// the reference names array tasks.
+std::string job_error_line(const std::string& ref, const std::string& error) {
+  if (ref.find('_') != std::string::npos) return ref + ": " + error;
+  return error + " for job " + ref;
+}
+
+// hold, uhold, release, requeue, requeuehold JOB_LIST
+int job_control(const std::string& action, const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::cerr << "Invalid job id specified\n";
+    return 1;
+  }
+  json jobs = json::array();
+  for (const auto& a : args)
+    for (const auto& id : core::split_list(a, ',')) jobs.push_back(id);
+  json r = call_controller({{"op", "control"}, {"action", action}, {"jobs", jobs}});
+  int rc = 0;
+  for (const auto& e : r.value("errors", json::array())) {
+    const std::string ref = e.value("job", ""), error = e.value("error", "");
+    std::cerr << job_error_line(ref, error) << '\n';
+    // hold and release go through Slurm's suspend call, which adds its own line.
+    if (action != "requeue" && action != "requeuehold" && ref.find('_') == std::string::npos)
+      std::cerr << "slurm_suspend error: " << error << '\n';
+    rc = 1;
+  }
+  if (!r.value("ok", false) && r.contains("error")) {
+    std::cerr << r.value("error", "") << '\n';
+    rc = 1;
+  }
+  return rc;
+}
+
+// update JobId=LIST Key=Value ...
+int job_update(const std::vector<std::string>& args) {
+  json jobs = json::array();
+  json set = json::object();
+  for (const auto& a : args) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "scontrol: error: Invalid input: " << a << "\nRequest aborted\n";
+      return 1;
+    }
+    std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+    if (core::iequals(key, "JobId")) {
+      for (const auto& id : core::split_list(value, ',')) jobs.push_back(id);
+    } else {
+      set[key] = value;
+    }
+  }
+  if (jobs.empty()) {
+    std::cerr << "No job identification provided\nRequest aborted\n";
+    return 1;
+  }
+  json r = call_controller({{"op", "update"}, {"jobs", jobs}, {"set", set}});
+  int rc = 0;
+  for (const auto& e : r.value("errors", json::array())) {
+    const std::string error = e.value("error", "");
+    if (error.rfind("Update of this parameter is not supported", 0) == 0)
+      std::cerr << error << "\nRequest aborted\n";
+    else
+      std::cerr << job_error_line(e.value("job", ""), error) << '\n';
+    rc = 1;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int scontrol_main(const std::vector<std::string>& all_args) {
@@ -252,17 +335,25 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       std::cout << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << '\n';
       return up ? 0 : 1;
     }
+    const std::string& cmd = args[0];
+    if (cmd == "hold" || cmd == "uhold" || cmd == "release" || cmd == "requeue" ||
+        cmd == "requeuehold")
+      return job_control(cmd, {args.begin() + 1, args.end()});
+    if (cmd == "update") {
+      // The record type is implied by its first key (JobId=...).
+      return job_update({args.begin() + 1, args.end()});
+    }
     if (args[0] != "show" || args.size() < 2) return usage_error("invalid command: " + args[0]);
     std::string what = args[1];
     std::string id = args.size() > 2 ? args[2] : "";
     if (what == "job" || what == "jobs" || what == "jobid") {
       json req = {{"op", "query"}, {"what", "jobs"}};
+      std::optional<core::JobRef> ref;
       if (!id.empty()) {
         try {
-          size_t used = 0;
-          req["job_id"] = std::stoull(id, &used);
-          if (used != id.size()) throw std::invalid_argument(id);
-        } catch (const std::exception&) {
+          ref = core::parse_job_ref(id);
+          req["job_id"] = ref->job_id;
+        } catch (const core::ParseError&) {
           std::cerr << "Invalid job id specified\n";
           return 1;
         }
@@ -276,7 +367,27 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         std::cout << "No jobs in the system\n";
         return 0;
       }
-      for (const auto& j : r.at("jobs")) std::cout << show_job(j, one_liner);
+      bool shown = false;
+      for (const auto& j : r.at("jobs")) {
+        if (ref && ref->tasks) {
+          // "36_5": that task, whether split off or still in the remainder.
+          bool match = false;
+          if (!j.value("array_pending", std::string()).empty()) {
+            for (uint32_t t : core::IndexSet::parse(j.value("array_pending", std::string()))
+                                  .to_vector(1u << 20))
+              match = match || ref->tasks->contains(t);
+          } else {
+            match = ref->tasks->contains(j.value("array_task_id", core::kNoArrayTask));
+          }
+          if (!match) continue;
+        }
+        shown = true;
+        std::cout << show_job(j, one_liner);
+      }
+      if (!shown) {
+        std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
+        return 1;
+      }
       return 0;
     }
     if (what == "node" || what == "nodes") {

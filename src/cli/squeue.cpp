@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/job.hpp"
 #include "core/text.hpp"
@@ -33,7 +34,14 @@ std::string header_for(char code) {
   switch (code) {
     case 'i':
     case 'A':
+    case 'F':
       return "JOBID";
+    case 'K':
+      return "ARRAY_TASK_ID";
+    case 'E':
+      return "DEPENDENCY";
+    case 'y':
+      return "NICE";
     case 'P':
       return "PARTITION";
     case 'j':
@@ -95,8 +103,20 @@ std::string field(char code, const json& job) {
   const auto& spec = job.at("spec");
   switch (code) {
     case 'i':
+      return job_display_id(job);
     case 'A':
-      return std::to_string(job.at("id").get<uint64_t>());
+    case 'F':
+      return std::to_string(job.value("array_job_id", uint64_t{0}) != 0
+                                ? job.value("array_job_id", uint64_t{0})
+                                : job.at("id").get<uint64_t>());
+    case 'K':
+      return array_task_text(job);
+    case 'E': {
+      std::string d = job.value("dependency_text", std::string());
+      return d.empty() ? "(null)" : d;
+    }
+    case 'y':
+      return std::to_string(job.value("nice", 0));
     case 'P':
       return job.value("partition", "");
     case 'j':
@@ -162,7 +182,8 @@ int squeue_main(const std::vector<std::string>& args) {
   std::string format = kDefaultFormat;
   bool header = true, long_format = false;
   std::set<std::string> users, partitions, states, names;
-  std::set<uint64_t> job_ids;
+  std::vector<core::JobRef> job_refs;
+  bool expand_arrays = false;
   if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
   ArgReader r("squeue", args);
   while (r.next()) {
@@ -186,13 +207,13 @@ int squeue_main(const std::vector<std::string>& args) {
       names = split_set(value);
     else if (r.take("-o", "--format"))
       format = value;
+    else if (a == "-r" || a == "--array")
+      expand_arrays = true;
     else if (r.take("-j", "--jobs")) {
       for (const auto& id : split_set(value)) {
         try {
-          size_t used = 0;
-          job_ids.insert(std::stoull(id, &used));
-          if (used != id.size()) throw std::invalid_argument(id);
-        } catch (const std::exception&) {
+          job_refs.push_back(core::parse_job_ref(id));
+        } catch (const core::ParseError&) {
           std::cerr << "squeue: error: Invalid job id: " << id << '\n';
           return 1;
         }
@@ -209,7 +230,7 @@ int squeue_main(const std::vector<std::string>& args) {
   try {
     json req = {
         {"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", states.empty()}};
-    if (job_ids.size() == 1) req["job_id"] = *job_ids.begin();
+    if (job_refs.size() == 1) req["job_id"] = job_refs.front().job_id;
     reply = call_controller(req);
   } catch (const ControllerUnreachable&) {
     std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
@@ -238,7 +259,22 @@ int squeue_main(const std::vector<std::string>& args) {
   }
   std::vector<json> rows;
   for (const auto& job : reply.at("jobs")) {
-    if (!job_ids.empty() && !job_ids.count(job.at("id").get<uint64_t>())) continue;
+    if (!job_refs.empty()) {
+      bool match = false;
+      for (const auto& ref : job_refs) {
+        if (!job_matches_id(job, ref.job_id)) continue;
+        if (!ref.tasks) {
+          match = true;
+        } else if (!job.value("array_pending", std::string()).empty()) {
+          for (uint32_t t : core::IndexSet::parse(job.value("array_pending", std::string()))
+                                .to_vector(1u << 20))
+            match = match || ref.tasks->contains(t);
+        } else {
+          match = ref.tasks->contains(job.value("array_task_id", core::kNoArrayTask));
+        }
+      }
+      if (!match) continue;
+    }
     if (!users.empty() && !users.count(job.value("user", ""))) continue;
     if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
     if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;
@@ -248,6 +284,17 @@ int squeue_main(const std::vector<std::string>& args) {
         continue;
     } else if (!all_states && !job_active(job)) {
       // As Slurm: finished jobs only with -t, even when named with -j.
+      continue;
+    }
+    if (expand_arrays && !job.value("array_pending", std::string()).empty()) {
+      // -r: one line per pending task instead of the compact remainder.
+      for (uint32_t t : core::IndexSet::parse(job.value("array_pending", std::string()))
+                            .to_vector(1u << 20)) {
+        json task = job;
+        task["array_pending"] = "";
+        task["array_task_id"] = t;
+        rows.push_back(std::move(task));
+      }
       continue;
     }
     rows.push_back(job);

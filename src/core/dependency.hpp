@@ -1,4 +1,5 @@
 #pragma once
+#include "core/error.hpp"
 #include <cstdint>
 #include <string>
 #include <string_view>

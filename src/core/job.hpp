@@ -123,6 +123,7 @@ struct Job {
   uint8_t held = 0;            // kHeldUser / kHeldAdmin; a held job has priority 0
   Dependency dependency;       // parsed --dependency with each entry's state
   int nice = 0;                // current nice (the spec's, or as updated)
+  bool warning_sent = false;   // the --signal warning has gone out for this run
 
   bool allocated() const { return !alloc.empty(); }
   int alloc_cpus() const;

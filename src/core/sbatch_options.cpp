@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 
 #include "core/duration.hpp"
 #include "core/memsize.hpp"
@@ -200,34 +201,7 @@ void parse_nodes(std::string_view value, SbatchOptions& o) {
   o.nodes_min = static_cast<int>(lo);
 }
 
-void check_signal(std::string_view value) {
-  std::string_view s = value;
-  std::size_t colon = s.find(':');
-  if (colon != std::string_view::npos) {
-    std::string_view flags = s.substr(0, colon);
-    if (flags != "R" && flags != "B" && flags != "RB" && flags != "BR") invalid_spec("signal");
-    s.remove_prefix(colon + 1);
-  }
-  std::size_t at = s.find('@');
-  std::string_view sig = s.substr(0, at);
-  if (at != std::string_view::npos) {
-    std::string_view t = s.substr(at + 1);
-    int64_t secs = 0;
-    if (!t.empty() && (!parse_int64(t, secs) || secs < 0 || secs > 0xffff)) invalid_spec("signal");
-  }
-  int64_t num = 0;
-  if (parse_int64(sig, num)) {
-    if (num < 1 || num > 0xffff) invalid_spec("signal");
-    return;
-  }
-  std::string name = to_upper(sig);
-  if (name.rfind("SIG", 0) == 0) name.erase(0, 3);
-  static constexpr std::string_view kNames[] = {"HUP",  "INT",  "QUIT", "ABRT", "KILL",
-                                                "ALRM", "TERM", "USR1", "USR2", "URG",
-                                                "CONT", "STOP", "TSTP", "TTIN", "TTOU"};
-  if (std::find(std::begin(kNames), std::end(kNames), name) == std::end(kNames))
-    invalid_spec("signal");
-}
+void check_signal(std::string_view value) { (void)parse_signal_spec(value); }
 
 std::string check_mail_type(std::string_view value) {
   static constexpr std::string_view kTypes[] = {
@@ -755,6 +729,46 @@ const std::vector<std::string>& sbatch_long_options() {
     return v;
   }();
   return names;
+}
+
+SignalSpec parse_signal_spec(std::string_view value) {
+  SignalSpec out;
+  std::string_view s = value;
+  std::size_t colon = s.find(':');
+  if (colon != std::string_view::npos) {
+    std::string_view flags = s.substr(0, colon);
+    if (flags != "R" && flags != "B" && flags != "RB" && flags != "BR") invalid_spec("signal");
+    out.batch_only = flags.find('B') != std::string_view::npos;
+    out.reservation = flags.find('R') != std::string_view::npos;
+    s.remove_prefix(colon + 1);
+  }
+  std::size_t at = s.find('@');
+  std::string_view sig = s.substr(0, at);
+  if (at != std::string_view::npos) {
+    std::string_view t = s.substr(at + 1);
+    int64_t secs = 0;
+    if (!t.empty() && (!parse_int64(t, secs) || secs < 0 || secs > 0xffff)) invalid_spec("signal");
+    if (!t.empty()) out.seconds = secs;
+  }
+  int64_t num = 0;
+  if (parse_int64(sig, num)) {
+    if (num < 1 || num > 0xffff) invalid_spec("signal");
+    out.signal = static_cast<int>(num);
+    return out;
+  }
+  std::string name = to_upper(sig);
+  if (name.rfind("SIG", 0) == 0) name.erase(0, 3);
+  static constexpr std::pair<std::string_view, int> kNames[] = {
+      {"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT}, {"ABRT", SIGABRT},
+      {"KILL", SIGKILL}, {"ALRM", SIGALRM}, {"TERM", SIGTERM}, {"USR1", SIGUSR1},
+      {"USR2", SIGUSR2}, {"URG", SIGURG},   {"CONT", SIGCONT}, {"STOP", SIGSTOP},
+      {"TSTP", SIGTSTP}, {"TTIN", SIGTTIN}, {"TTOU", SIGTTOU}};
+  for (const auto& [n, v] : kNames)
+    if (n == name) {
+      out.signal = v;
+      return out;
+    }
+  invalid_spec("signal");
 }
 
 }  // namespace drover::core

@@ -86,6 +86,15 @@ SbatchOptions apply_sbatch_env(const std::map<std::string, std::string>& env, Sb
 // errors, and "sbatch: error: <line>\n" for each line of any other ParseError.
 std::string format_sbatch_error(const ParseError& e);
 
+// --signal=[{R|B}:]num[@time]: which signal, how many seconds before the time limit (default
+// 60), and whether only the batch shell gets it. Throws ParseError as the option does.
+struct SignalSpec {
+  int signal = 0;
+  int64_t seconds = 60;
+  bool batch_only = false, reservation = false;
+};
+SignalSpec parse_signal_spec(std::string_view value);
+
 // Long option names sbatch accepts, in the order of its option table.
 const std::vector<std::string>& sbatch_long_options();
 

@@ -25,4 +25,16 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::vector<std::string> split_list(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(sep, start);
+    if (end == std::string_view::npos) end = s.size();
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace drover::core

@@ -2,6 +2,8 @@
 
 #include <pwd.h>
 
+#include "core/text.hpp"
+
 namespace drover::ctld {
 
 Config load_config_text(const std::string& text, const std::string& source_name) {
@@ -25,6 +27,10 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   c.min_job_age_s = s.get_int("MinJobAge", 300);
   c.def_mem_per_cpu_mb = s.get_int("DefMemPerCPU", 0);
   c.def_mem_per_node_mb = s.get_int("DefMemPerNode", 0);
+  c.max_array_size = static_cast<uint32_t>(s.get_int("MaxArraySize", 1001));
+  c.job_requeue = s.get_int("JobRequeue", 1) != 0;
+  for (const auto& p : core::split_list(s.get("SchedulerParameters", ""), ','))
+    if (p == "kill_invalid_depend") c.kill_invalid_depend = true;
   c.slurm_user = s.get("SlurmUser", "root");
   // Name lookup is configuration loading, not part of the state machine.
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;

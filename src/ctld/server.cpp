@@ -209,6 +209,10 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
         else if (op == "query")
           reply = machine_.query(ev.msg, now);
+        else if (op == "control")
+          reply = machine_.control(ev.msg, ev.caller, now, fx);
+        else if (op == "update")
+          reply = machine_.update(ev.msg, ev.caller, now, fx);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {

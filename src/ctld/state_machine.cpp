@@ -4,25 +4,21 @@
 
 #include <algorithm>
 
+#include "core/constraint.hpp"
 #include "core/duration.hpp"
 #include "core/hostlist.hpp"
 #include "core/job_env.hpp"
 #include "core/output_pattern.hpp"
+#include "core/sbatch_options.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld {
 namespace {
 
-// Slurm's priority/basic hands out descending priorities so that submit order wins.
-constexpr uint32_t kBasicPriorityTop = 4294901760u;
 
 std::string resolve_path(const std::string& path, const std::string& workdir) {
   if (path.empty() || path.front() == '/') return path;
   return workdir + "/" + path;
-}
-
-bool holds_resources(const core::Job& job) {
-  return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
 }
 
 json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
@@ -78,7 +74,7 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
         n.running_jobs += 1;
       }
     }
-    jobs_.emplace(id, std::move(job));
+    index_array_member(jobs_.emplace(id, std::move(job)).first->second);
   }
 }
 
@@ -156,6 +152,53 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
               {"error", "Requested node configuration is not available"},
               {"detail", "Memory specification can not be satisfied"}};
   }
+  // Options the controller checks against its own state and configuration.
+  core::ArraySpec array;
+  if (!spec.array.empty()) {
+    try {
+      array = core::parse_array_spec(spec.array, config_.max_array_size);
+    } catch (const core::ParseError& e) {
+      return error_reply(e.what());
+    }
+  }
+  core::Dependency dependency;
+  if (!spec.dependency.empty()) {
+    try {
+      dependency = core::parse_dependency(spec.dependency);
+    } catch (const core::ParseError&) {
+      return error_reply("Job dependency problem");
+    }
+    if (auto problem = check_dependency_targets(dependency, 0); !problem.empty())
+      return error_reply(problem);
+  }
+  for (const auto* list : {&spec.nodelist, &spec.exclude}) {
+    if (list->empty()) continue;
+    try {
+      for (const auto& name : core::expand_hostlist(*list))
+        if (!node_index_.count(name)) return error_reply("Invalid node name specified");
+    } catch (const core::ParseError&) {
+      return error_reply("Invalid node name specified");
+    }
+  }
+  if (!spec.constraint.empty()) {
+    try {
+      core::Constraint c = core::Constraint::parse(spec.constraint);
+      for (const auto& f : c.features()) {
+        bool known = false;
+        for (int idx : part->nodes)
+          for (const auto& nf : nodes_[idx].features) known = known || nf == f;
+        if (!known) return error_reply("Invalid feature specification");
+      }
+    } catch (const core::ParseError&) {
+      return error_reply("Invalid feature specification");
+    }
+  }
+  // No reservations or licenses can exist yet, so any named one is invalid, as in Slurm.
+  if (!spec.reservation.empty()) return error_reply("Requested reservation is invalid");
+  if (!spec.licenses.empty()) return error_reply("Invalid license specification");
+  if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
+    return error_reply("Incompatible begin and deadline time specification");
+
   if (req.value("test_only", false)) return {{"ok", true}, {"test_only", true}};
 
   core::Job job;
@@ -166,15 +209,24 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   job.user = who.user;
   job.group = who.group;
   job.partition = part->name;
-  job.submit_time = job.eligible_time = now;
+  job.submit_time = now;
+  job.eligible_time = std::max(now, spec.begin_time);
   job.time_limit_min = spec.time_limit_min;
   if (job.time_limit_min == core::kTimeNotSet)
     job.time_limit_min = part->default_time_min >= 0 ? part->default_time_min : part->max_time_min;
-  job.priority = kBasicPriorityTop - static_cast<uint32_t>(job.id % kBasicPriorityTop);
-  if (job.priority == 0) job.priority = 1;
+  job.nice = spec.nice;
+  job.held = spec.hold ? core::kHeldUser : 0;
+  job.dependency = std::move(dependency);
+  if (!spec.array.empty()) {
+    job.array_job_id = job.id;
+    job.array_pending = std::move(array.tasks);
+    job.array_max_running = array.max_running;
+  }
   job.spec = std::move(spec);
+  job.priority = job.held ? 0 : base_priority(job);
   uint64_t id = job.id;
-  jobs_.emplace(id, std::move(job));
+  auto& stored = jobs_.emplace(id, std::move(job)).first->second;
+  index_array_member(stored);
   new_pending_.push_back(id);
   fx.dirty_jobs.insert(id);
   fx.reschedule = true;
@@ -183,13 +235,13 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
 json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effects& fx) {
   const int signal = req.value("signal", 0);
-  std::vector<uint64_t> targets;
-  const bool explicit_ids = req.contains("job_ids") && !req["job_ids"].empty();
-  if (explicit_ids) {
-    for (const auto& id : req["job_ids"]) targets.push_back(id.get<uint64_t>());
+  std::vector<Target> targets;
+  if (req.contains("jobs") && !req["jobs"].empty()) {
+    targets = resolve_all(req["jobs"], true, fx);
   } else {
     // Filters only: every active job that matches all of them.
-    for (const auto& [id, job] : jobs_) {
+    Target all;
+    for (auto& [id, job] : jobs_) {
       if (is_finished(job.state)) continue;
       if (req.contains("uid") && job.uid != req["uid"].get<uint32_t>()) continue;
       if (req.contains("name") && job.spec.name != req["name"].get<std::string>()) continue;
@@ -197,45 +249,49 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
         continue;
       if (req.contains("states")) {
         bool match = false;
-        for (const auto& s : req["states"])
-          if (core::parse_job_state(s.get<std::string>()) == job.state) match = true;
+        for (const auto& st : req["states"])
+          if (core::parse_job_state(st.get<std::string>()) == job.state) match = true;
         if (!match) continue;
       }
-      targets.push_back(id);
+      all.jobs.push_back(&job);
     }
+    targets.push_back(std::move(all));
   }
   json errors = json::array();
-  for (uint64_t id : targets) {
-    auto it = jobs_.find(id);
-    if (it == jobs_.end()) {
-      errors.push_back({{"job_id", id}, {"error", "Invalid job id specified"}});
-      continue;
-    }
-    core::Job& job = it->second;
-    if (job.uid != who.uid && !is_operator(who)) {
-      errors.push_back({{"job_id", id}, {"error", "Access/permission denied"}});
-      continue;
-    }
-    if (is_finished(job.state)) {
-      errors.push_back({{"job_id", id}, {"error", "Job/step already completing or completed"}});
-      continue;
-    }
-    if (signal != 0 && signal != 9) {
-      if (job.state == core::JobState::Pending) {
-        errors.push_back({{"job_id", id}, {"error", "Job is pending execution"}});
+  size_t matched = 0;
+  for (auto& t : targets) {
+    if (!t.error.empty()) errors.push_back({{"job", t.ref}, {"error", t.error}});
+    for (core::Job* jp : t.jobs) {
+      core::Job& job = *jp;
+      ++matched;
+      const std::string ref = t.ref.empty() ? std::to_string(job.id) : t.ref;
+      if (!may_act_on(who, job)) {
+        errors.push_back({{"job", ref}, {"error", "Access/permission denied"}});
         continue;
       }
-      fx.to_agents.push_back(
-          {job.batch_host, {{"type", "signal"}, {"job_id", id}, {"signal", signal}}});
-      continue;
+      if (is_finished(job.state)) {
+        // Cancelling a whole array quietly skips its finished tasks.
+        if (t.jobs.size() == 1)
+          errors.push_back({{"job", ref}, {"error", "Job/step already completing or completed"}});
+        continue;
+      }
+      if (signal != 0 && signal != 9) {
+        if (job.state == core::JobState::Pending) {
+          errors.push_back({{"job", ref}, {"error", "Job is pending execution"}});
+          continue;
+        }
+        fx.to_agents.push_back(
+            {job.batch_host, {{"type", "signal"}, {"job_id", job.id}, {"signal", signal}}});
+        continue;
+      }
+      job.cancelled_by = who.uid;
+      bool running = job.state == core::JobState::Running;
+      // A pending job keeps its pending reason, as in Slurm.
+      end_job(job, core::JobState::Cancelled, running ? "None" : job.reason, now, running, fx);
+      if (running) send_terminate(job, now, "", fx);
     }
-    job.cancelled_by = who.uid;
-    bool running = job.state == core::JobState::Running;
-    // A pending job keeps its pending reason, as in Slurm.
-    end_job(job, core::JobState::Cancelled, running ? "None" : job.reason, now, running, fx);
-    if (running) send_terminate(job, now, "", fx);
   }
-  return {{"ok", errors.empty()}, {"errors", errors}, {"matched", targets.size()}};
+  return {{"ok", errors.empty()}, {"errors", errors}, {"matched", matched}};
 }
 
 void StateMachine::release(core::Job& job) {
@@ -254,6 +310,10 @@ void StateMachine::processes_gone(core::Job& job) {
   const bool held = holds_resources(job);
   job.completing = false;
   if (held) release(job);
+  if (job.state == core::JobState::Pending) {  // requeued: it waits for a new allocation
+    job.alloc.clear();
+    job.batch_host.clear();
+  }
 }
 
 void StateMachine::end_job(core::Job& job, core::JobState state, const std::string& reason,
@@ -383,9 +443,30 @@ void StateMachine::tick(int64_t now, Effects& fx) {
   full_pass_needed_ = true;  // a periodic full pass keeps every pending reason current
   for (auto& [id, job] : jobs_) {
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
-    if (now >= job.start_time + job.time_limit_min * 60) {
+    const int64_t end = job.start_time + job.time_limit_min * 60;
+    if (now >= end) {
       end_job(job, core::JobState::Timeout, "TimeLimit", now, true, fx);
       send_terminate(job, now, " DUE TO TIME LIMIT", fx);
+      continue;
+    }
+    // --signal: a warning signal some time before the limit. Without "B:" Slurm sends it to
+    // the job's steps only, never the batch shell; a batch job here has no steps.
+    if (!job.spec.signal.empty() && !job.warning_sent) {
+      try {
+        core::SignalSpec sig = core::parse_signal_spec(job.spec.signal);
+        if (now >= end - sig.seconds) {
+          job.warning_sent = true;
+          fx.dirty_jobs.insert(id);
+          if (sig.batch_only)
+            fx.to_agents.push_back({job.batch_host,
+                                    {{"type", "signal"},
+                                     {"job_id", id},
+                                     {"signal", sig.signal},
+                                     {"batch_only", true}}});
+        }
+      } catch (const core::ParseError&) {
+        job.warning_sent = true;
+      }
     }
   }
   for (auto& node : nodes_) {
@@ -402,6 +483,11 @@ void StateMachine::tick(int64_t now, Effects& fx) {
       if (job.completing) {
         processes_gone(job);
         fx.dirty_jobs.insert(id);
+      } else if (requeue_allowed(job)) {
+        // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
+        requeue_job(job, now, 0, fx);
+        job.eligible_time = now + config_.requeue_delay_s;
+        job.reason = "BeginTime";
       } else {
         end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
       }
@@ -414,6 +500,11 @@ void StateMachine::tick(int64_t now, Effects& fx) {
           job.end_time + config_.min_job_age_s <= now) {
         fx.erased_jobs.insert(it->first);
         fx.dirty_jobs.erase(it->first);
+        if (job.array_job_id != 0) {
+          auto& members = array_members_[job.array_job_id];
+          members.erase(std::remove(members.begin(), members.end(), it->first), members.end());
+          if (members.empty()) array_members_.erase(job.array_job_id);
+        }
         it = jobs_.erase(it);
       } else {
         ++it;
@@ -424,28 +515,52 @@ void StateMachine::tick(int64_t now, Effects& fx) {
 
 void StateMachine::schedule(int64_t now, Effects& fx) {
   sched::ClusterView v = view();
+  std::vector<core::Job*> candidates;
   if (full_pass_needed_) {
-    for (const auto& [id, job] : jobs_)
-      if (job.state == core::JobState::Pending) v.pending.push_back(&job);
+    for (auto& [id, job] : jobs_)
+      if (job.state == core::JobState::Pending && !job.completing) candidates.push_back(&job);
   } else {
     v.blocked_partitions = blocked_partitions_;
     for (uint64_t id : new_pending_)
-      if (auto it = jobs_.find(id);
-          it != jobs_.end() && it->second.state == core::JobState::Pending)
-        v.pending.push_back(&it->second);
+      if (auto it = jobs_.find(id); it != jobs_.end() &&
+                                    it->second.state == core::JobState::Pending &&
+                                    !it->second.completing)
+        candidates.push_back(&it->second);
   }
   full_pass_needed_ = false;
   new_pending_.clear();
+  // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
+  // not hold up the jobs behind them.
+  std::set<std::pair<uint32_t, std::string>> singletons_seen;
+  for (core::Job* job : candidates) {
+    std::string why = eligibility(*job, now, fx, singletons_seen);
+    if (job->state != core::JobState::Pending) continue;  // e.g. cancelled: dependency never met
+    if (!why.empty()) {
+      job->reason = why;
+      continue;
+    }
+    v.pending.push_back(job);
+    if (!job->array_pending.empty()) {
+      int limit = static_cast<int>(std::min<uint64_t>(job->array_pending.size(), 1u << 16));
+      if (job->array_max_running > 0)
+        limit = std::min(limit, static_cast<int>(job->array_max_running) -
+                                    running_array_tasks(job->array_job_id));
+      v.start_limit[job->id] = limit;
+    }
+  }
   if (v.pending.empty()) return;
   sched::Decisions d = scheduler_->schedule(v, now);
   blocked_partitions_ = std::move(d.blocked_partitions);
   for (const auto& start : d.starts) {
     auto it = jobs_.find(start.job_id);
-    if (it != jobs_.end()) start_job(it->second, start, now, fx);
+    if (it == jobs_.end()) continue;
+    core::Job* job = &it->second;
+    if (!job->array_pending.empty()) job = &split_array_task(*job, job->array_pending.min(), fx);
+    start_job(*job, start, now, fx);
   }
   for (const auto& r : d.reasons) {
     auto it = jobs_.find(r.job_id);
-    if (it == jobs_.end()) continue;
+    if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
   }
@@ -474,7 +589,9 @@ namespace {
 core::PatternContext pattern_context(const core::Job& job) {
   core::PatternContext ctx;
   ctx.job_id = job.id;
-  ctx.array_job_id = job.id;
+  ctx.array_job_id = job.array_job_id != 0 ? job.array_job_id : job.id;
+  if (job.array_job_id != 0 && job.array_task_id != core::kNoArrayTask)
+    ctx.array_task_id = job.array_task_id;
   ctx.job_name = job.spec.name;
   ctx.user = job.user;
   ctx.first_node = job.batch_host;
@@ -487,8 +604,9 @@ struct StdPaths {
 
 StdPaths std_paths(const core::Job& job) {
   core::PatternContext ctx = pattern_context(job);
-  std::string out_pattern =
-      job.spec.std_out.empty() ? core::default_output_pattern(false) : job.spec.std_out;
+  std::string out_pattern = job.spec.std_out.empty()
+                                ? core::default_output_pattern(job.array_job_id != 0)
+                                : job.spec.std_out;
   std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err;
   std::string in_pattern = job.spec.std_in.empty() ? "/dev/null" : job.spec.std_in;
   return {resolve_path(core::expand_output_pattern(out_pattern, ctx), job.spec.workdir),
@@ -508,6 +626,8 @@ json StateMachine::launch_message(const core::Job& job) const {
           {"argv", job.spec.argv},
           {"env", core::batch_environment(job, config_.cluster_name)},
           {"workdir", job.spec.workdir},
+          // A requeued job appends to what its earlier runs wrote, as Slurm does.
+          {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},
           {"stdout", paths.out},
           {"stderr", paths.err},
           {"stdin", paths.in}};
@@ -527,6 +647,8 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
     run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
   j["run_time"] = std::max<int64_t>(run, 0);
   j["nodelist"] = core::compress_hostlist(job.node_names());
+  j["dependency_text"] = core::format_dependency(job.dependency);
+  j["requeue_effective"] = requeue_allowed(job) ? 1 : 0;
   if (job.alloc.empty()) {
     // What a pending job without a memory request will get: the defaults, else whole nodes.
     int64_t per_node = config_.def_mem_per_node_mb;
@@ -594,9 +716,16 @@ json StateMachine::query(const json& req, int64_t now) const {
     const bool detail = req.value("detail", true);
     json jobs = json::array();
     if (req.contains("job_id")) {
-      auto it = jobs_.find(req["job_id"].get<uint64_t>());
-      if (it == jobs_.end()) return error_reply("Invalid job id specified");
-      jobs.push_back(job_view(it->second, now, detail));
+      // A job, or every record of the array with that id.
+      const uint64_t id = req["job_id"].get<uint64_t>();
+      if (auto m = array_members_.find(id); m != array_members_.end() && !m->second.empty()) {
+        for (uint64_t member : m->second)
+          if (auto it = jobs_.find(member); it != jobs_.end())
+            jobs.push_back(job_view(it->second, now, detail));
+      } else if (auto it = jobs_.find(id); it != jobs_.end()) {
+        jobs.push_back(job_view(it->second, now, detail));
+      }
+      if (jobs.empty()) return error_reply("Invalid job id specified");
     } else {
       // squeue asks for active jobs only; skipping the rest here saves encoding them.
       const bool active_only = req.value("active_only", false);

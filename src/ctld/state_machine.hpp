@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/array_spec.hpp"
 #include "core/job.hpp"
 #include "core/node.hpp"
 #include "ctld/config.hpp"
@@ -22,6 +23,11 @@ struct Caller {
   uint32_t uid = 0, gid = 0;
   std::string user, group;
 };
+
+// Whether a job's allocation is still charged to its nodes (running, or processes still going).
+inline bool holds_resources(const core::Job& job) {
+  return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
+}
 
 // What applying commands asks the I/O side to do once the journal batch is committed.
 struct Effects {
@@ -44,6 +50,10 @@ class StateMachine {
   json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
   json cancel(const json& req, const Caller& who, int64_t now, Effects& fx);
   json query(const json& req, int64_t now) const;
+  // scontrol hold|uhold|release|requeue|requeuehold: {"action", "jobs": [JobRef text...]}.
+  json control(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // scontrol update JobId=.. Key=Value...: {"jobs": [...], "set": {Key: Value}}.
+  json update(const json& req, const Caller& who, int64_t now, Effects& fx);
 
   // Agent events.
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
@@ -74,6 +84,39 @@ class StateMachine {
   };
 
   bool is_operator(const Caller& who) const;
+  bool may_act_on(const Caller& who, const core::Job& job) const {
+    return job.uid == who.uid || is_operator(who);
+  }
+  // The records a job reference names: a job, a whole array (its remainder and every task
+  // split off) or some of its tasks. Tasks still in the remainder are split off first when
+  // `split` is set (a task acted on alone gets its own record, as in Slurm).
+  // An empty result comes with `error` set ("Invalid job id specified").
+  std::vector<core::Job*> resolve(const core::JobRef& ref, bool split, Effects& fx,
+                                  std::string& error);
+  // The job references of a request ("jobs": ["36", "36_[1-3]", ...]) resolved in order; a
+  // reference that names nothing yields an (error) entry.
+  struct Target {
+    std::string ref;
+    std::vector<core::Job*> jobs;
+    std::string error;
+  };
+  std::vector<Target> resolve_all(const json& refs, bool split, Effects& fx);
+  // Moves one index out of an array's remainder into a record of its own and returns it: a new
+  // job id, or the remainder record itself when it was the last index.
+  core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
+  void index_array_member(const core::Job& job);
+  int running_array_tasks(uint64_t array_job_id) const;
+  uint32_t base_priority(const core::Job& job) const;
+  // Why a pending job may not be considered for resources at all ("" when it may).
+  std::string eligibility(core::Job& job, int64_t now, Effects& fx,
+                          std::set<std::pair<uint32_t, std::string>>& singletons_seen);
+  // Re-evaluates a job's dependency entries; returns whether the whole dependency changed.
+  bool evaluate_dependency(core::Job& job, int64_t now);
+  core::DepState evaluate_entry(const core::Job& job, const core::DepEntry& e, int64_t now) const;
+  std::string check_dependency_targets(const core::Dependency& dep, uint64_t self) const;
+  void requeue_job(core::Job& job, int64_t now, uint8_t hold, Effects& fx);
+  bool requeue_allowed(const core::Job& job) const;
+  json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
   void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
@@ -98,6 +141,8 @@ class StateMachine {
   std::vector<core::Node> nodes_;
   std::unordered_map<std::string, int> node_index_;
   std::vector<Partition> partitions_;
+  // Array job id -> the records of its tasks (remainder included).
+  std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;
   int64_t start_time_ = 0;
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly

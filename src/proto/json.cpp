@@ -11,7 +11,11 @@ namespace drover::core {
   X(ntasks) X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task)           \
       X(cpus_per_task_set) X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb)          \
           X(time_limit_min) X(exclusive) X(workdir) X(std_out) X(std_err) X(std_in) X(argv) \
-              X(submit_host) X(submit_sid) X(command) X(comment) X(account) X(qos)
+              X(submit_host) X(submit_sid) X(command) X(comment) X(account) X(qos) X(array)             \
+                  X(dependency) X(begin_time) X(deadline) X(hold) X(nice) X(requeue)           \
+                      X(kill_on_invalid_dep) X(signal) X(nodelist) X(exclude) X(constraint)    \
+                          X(gres) X(gpus) X(gpus_per_node) X(gpus_per_task) X(reservation)     \
+                              X(licenses) X(mail_type) X(mail_user) X(open_mode)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks)
@@ -21,7 +25,9 @@ namespace drover::core {
   X(uid)                                                                                       \
   X(gid) X(user) X(group) X(partition) X(completing) X(reason) X(submit_time) X(eligible_time) \
       X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code)  \
-          X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host)
+          X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host)  \
+              X(array_job_id) X(array_task_id) X(array_pending) X(array_max_running) \
+                  X(held) X(dependency) X(nice) X(warning_sent)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
 #define DROVER_FIELDS_NODE(X)                                                                 \
@@ -36,6 +42,26 @@ namespace drover::core {
 #define DROVER_PUT(f) j[#f] = v.f;
 #define DROVER_GET(f) \
   if (auto it = j.find(#f); it != j.end()) it->get_to(v.f);
+
+void to_json(nlohmann::json& j, const IndexSet& v) { j = v.format(); }
+void from_json(const nlohmann::json& j, IndexSet& v) { v = IndexSet::parse(j.get<std::string>()); }
+
+#define DROVER_FIELDS_DEP_ENTRY(X) X(job_id) X(array_task) X(delay_min)
+void to_json(nlohmann::json& j, const DepEntry& v) {
+  DROVER_FIELDS_DEP_ENTRY(DROVER_PUT)
+  j["type"] = static_cast<int>(v.type);
+  j["state"] = static_cast<int>(v.state);
+}
+void from_json(const nlohmann::json& j, DepEntry& v) {
+  DROVER_FIELDS_DEP_ENTRY(DROVER_GET)
+  v.type = static_cast<DepType>(j.value("type", 0));
+  v.state = static_cast<DepState>(j.value("state", 0));
+}
+void to_json(nlohmann::json& j, const Dependency& v) { j = {{"any", v.any}, {"entries", v.entries}}; }
+void from_json(const nlohmann::json& j, Dependency& v) {
+  v.any = j.value("any", false);
+  if (auto it = j.find("entries"); it != j.end()) it->get_to(v.entries);
+}
 
 void to_json(nlohmann::json& j, const JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER_PUT) }
 void from_json(const nlohmann::json& j, JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER_GET) }

@@ -6,6 +6,10 @@
 #include "core/node.hpp"
 
 namespace drover::core {
+void to_json(nlohmann::json& j, const IndexSet& v);  // IndexSet::format() text
+void from_json(const nlohmann::json& j, IndexSet& v);
+void to_json(nlohmann::json& j, const Dependency& d);
+void from_json(const nlohmann::json& j, Dependency& d);
 void to_json(nlohmann::json& j, const JobSpec& s);
 void from_json(const nlohmann::json& j, JobSpec& s);
 void to_json(nlohmann::json& j, const NodeAlloc& a);

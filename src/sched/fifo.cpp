@@ -52,29 +52,34 @@ class FifoScheduler final : public Scheduler {
         d.reasons.push_back({job->id, "Priority"});
         continue;
       }
-      std::vector<core::NodeAlloc> alloc;
-      if (!place(job->spec, *part, working, false, alloc)) {
-        // A job that could not run even on an empty partition must not hold up the queue.
-        if (static_cast<int>(part->nodes.size()) < job->spec.nodes_min ||
-            (part->max_nodes > 0 && job->spec.nodes_min > part->max_nodes)) {
-          d.reasons.push_back({job->id, "PartitionNodeLimit"});
-          continue;
+      int limit = 1;
+      if (auto it = view.start_limit.find(job->id); it != view.start_limit.end())
+        limit = it->second;
+      int started = 0;
+      for (; started < limit; ++started) {
+        std::vector<core::NodeAlloc> alloc;
+        if (!place(job->spec, *part, working, false, alloc)) break;
+        for (const auto& a : alloc) {
+          core::Node& n = nodes[node_index[a.node]];
+          n.alloc_cpus += a.cpus;
+          n.alloc_mem_mb += a.mem_mb;
+          n.running_jobs += 1;
         }
-        if (!can_ever_fit(job->spec, *part, view)) {
-          d.reasons.push_back({job->id, "Resources"});
-          continue;
-        }
-        blocked.insert(part->name);
+        d.starts.push_back({job->id, part->name, std::move(alloc)});
+      }
+      if (started == limit) continue;
+      // A job that could not run even on an empty partition must not hold up the queue.
+      if (static_cast<int>(part->nodes.size()) < job->spec.nodes_min ||
+          (part->max_nodes > 0 && job->spec.nodes_min > part->max_nodes)) {
+        d.reasons.push_back({job->id, "PartitionNodeLimit"});
+        continue;
+      }
+      if (!can_ever_fit(job->spec, *part, view)) {
         d.reasons.push_back({job->id, "Resources"});
         continue;
       }
-      for (const auto& a : alloc) {
-        core::Node& n = nodes[node_index[a.node]];
-        n.alloc_cpus += a.cpus;
-        n.alloc_mem_mb += a.mem_mb;
-        n.running_jobs += 1;
-      }
-      d.starts.push_back({job->id, part->name, std::move(alloc)});
+      blocked.insert(part->name);
+      d.reasons.push_back({job->id, "Resources"});
     }
     return d;
   }

@@ -1,5 +1,10 @@
 #include <algorithm>
+#include <optional>
 
+#include <set>
+
+#include "core/constraint.hpp"
+#include "core/hostlist.hpp"
 #include "sched/scheduler.hpp"
 
 namespace drover::sched {
@@ -17,13 +22,41 @@ int64_t mem_needed(const core::JobSpec& spec, const ClusterView& view, const cor
   return node.real_memory_mb;
 }
 
+// -w / -x / -C: which nodes a job may use at all, and which it must use.
+struct NodeFilter {
+  std::set<std::string> required, excluded;
+  core::Constraint constraint;
+
+  explicit NodeFilter(const core::JobSpec& spec) {
+    // The controller validated these at submission; a bad one here matches nothing.
+    try {
+      if (!spec.nodelist.empty())
+        for (auto& n : core::expand_hostlist(spec.nodelist)) required.insert(std::move(n));
+      if (!spec.exclude.empty())
+        for (auto& n : core::expand_hostlist(spec.exclude)) excluded.insert(std::move(n));
+      if (!spec.constraint.empty()) constraint = core::Constraint::parse(spec.constraint);
+    } catch (const std::exception&) {
+      required.insert("");
+    }
+  }
+  bool allows(const core::Node& n) const {
+    if (excluded.count(n.name)) return false;
+    if (constraint.empty()) return true;
+    return constraint.matches(std::set<std::string>(n.features.begin(), n.features.end()));
+  }
+};
+
 }  // namespace
 
 bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterView& view,
            bool assume_idle, std::vector<core::NodeAlloc>& out) {
   out.clear();
   const int cpt = std::max(1, spec.cpus_per_task);
-  const int nmin = std::max(1, spec.nodes_min);
+  const bool filtered = !spec.nodelist.empty() || !spec.exclude.empty() || !spec.constraint.empty();
+  std::optional<NodeFilter> filter;
+  if (filtered) filter.emplace(spec);
+  const int required = filter ? static_cast<int>(filter->required.size()) : 0;
+  const int nmin = std::max({1, spec.nodes_min, required});
   int nmax = spec.nodes_max > 0 ? spec.nodes_max : (spec.nodes_set ? nmin : spec.ntasks);
   nmax = std::max(nmax, nmin);
   if (part.max_nodes > 0 && nmin > part.max_nodes) return false;
@@ -36,9 +69,11 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
     int capacity;
   };
   std::vector<Candidate> cands;
+  int required_found = 0;
   for (int idx : part.nodes) {
     const core::Node& n = *view.nodes[idx];
     if (!n.schedulable()) continue;
+    if (filter && !filter->allows(n)) continue;
     int free_cpus = assume_idle ? n.cpus : n.cpus - n.alloc_cpus;
     int64_t free_mem = assume_idle ? n.real_memory_mb : n.real_memory_mb - n.alloc_mem_mb;
     if (spec.exclusive && !assume_idle && (n.alloc_cpus > 0 || n.running_jobs > 0)) continue;
@@ -46,8 +81,16 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
     if (spec.ntasks_per_node > 0) cap = std::min(cap, spec.ntasks_per_node);
     // Shrink the task count until the memory for it fits.
     while (cap > 0 && mem_needed(spec, view, n, cap * cpt) > free_mem) --cap;
-    if (cap > 0) cands.push_back({idx, cap});
+    if (cap <= 0) continue;
+    if (filter && filter->required.count(n.name)) {
+      // Required nodes go first so the block distribution always uses them.
+      cands.insert(cands.begin() + required_found, {idx, cap});
+      ++required_found;
+    } else {
+      cands.push_back({idx, cap});
+    }
   }
+  if (required_found < required) return false;
   if (static_cast<int>(cands.size()) < nmin) return false;
 
   // Block distribution: fill nodes in order, but make sure the first nmin nodes get a task.

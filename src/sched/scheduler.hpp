@@ -3,6 +3,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/job.hpp"
@@ -31,6 +32,9 @@ struct ClusterView {
   // Partitions already known to start nothing more (from an earlier pass, when nothing has
   // been freed since): lets a pass over only newly submitted jobs give the same answer.
   std::set<std::string> blocked_partitions;
+  // How many instances of a pending job may start in this pass (job arrays: one per task,
+  // within the array's running limit); absent means one.
+  std::unordered_map<uint64_t, int> start_limit;
 };
 
 struct Start {

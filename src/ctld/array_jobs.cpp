@@ -1,0 +1,116 @@
+// Job arrays: one record holds the not-yet-started tasks; tasks are split off into records of
+// their own as they start or are acted on alone (the last one takes over the array's own id).
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "ctld/state_machine.hpp"
+
+namespace drover::ctld {
+
+void StateMachine::index_array_member(const core::Job& job) {
+  if (job.array_job_id == 0) return;
+  auto& members = array_members_[job.array_job_id];
+  if (std::find(members.begin(), members.end(), job.id) == members.end())
+    members.push_back(job.id);
+}
+
+int StateMachine::running_array_tasks(uint64_t array_job_id) const {
+  int n = 0;
+  auto it = array_members_.find(array_job_id);
+  if (it == array_members_.end()) return 0;
+  for (uint64_t id : it->second)
+    if (auto jt = jobs_.find(id); jt != jobs_.end() && jt->second.state == core::JobState::Running)
+      ++n;
+  return n;
+}
+
+core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, Effects& fx) {
+  remainder.array_pending.erase(index);
+  fx.dirty_jobs.insert(remainder.id);
+  if (remainder.array_pending.empty()) {
+    remainder.array_task_id = index;
+    return remainder;
+  }
+  core::Job task = remainder;
+  task.id = next_job_id_++;
+  fx.next_id_dirty = true;
+  task.array_task_id = index;
+  task.array_pending = {};
+  const uint64_t id = task.id;
+  core::Job& stored = jobs_.emplace(id, std::move(task)).first->second;
+  index_array_member(stored);
+  fx.dirty_jobs.insert(id);
+  return stored;
+}
+
+std::vector<core::Job*> StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx,
+                                              std::string& error) {
+  std::vector<core::Job*> out;
+  auto members = array_members_.find(ref.job_id);
+  const bool is_array = members != array_members_.end() && !members->second.empty();
+  if (!ref.tasks) {
+    if (is_array) {
+      for (uint64_t id : members->second)
+        if (auto it = jobs_.find(id); it != jobs_.end()) out.push_back(&it->second);
+    } else if (auto it = jobs_.find(ref.job_id); it != jobs_.end()) {
+      out.push_back(&it->second);
+    }
+    if (out.empty()) error = "Invalid job id specified";
+    return out;
+  }
+  if (!is_array) {
+    error = "Invalid job id specified";
+    return out;
+  }
+  // The remainder record, if any tasks are still unsplit.
+  core::Job* remainder = nullptr;
+  for (uint64_t id : members->second) {
+    auto it = jobs_.find(id);
+    if (it != jobs_.end() && !it->second.array_pending.empty()) remainder = &it->second;
+  }
+  // Asking for every unsplit task is asking for the remainder itself: no need to split.
+  bool covers_remainder = remainder != nullptr;
+  if (remainder)
+    for (const auto& r : remainder->array_pending.ranges())
+      for (uint64_t i = r.first; covers_remainder && i <= r.last; i += r.step)
+        covers_remainder = ref.tasks->contains(static_cast<uint32_t>(i));
+  std::vector<uint32_t> wanted = ref.tasks->to_vector(1u << 20);
+  for (uint32_t index : wanted) {
+    core::Job* found = nullptr;
+    for (uint64_t id : members->second) {
+      auto it = jobs_.find(id);
+      if (it != jobs_.end() && it->second.array_task_id == index) found = &it->second;
+    }
+    if (!found && remainder && remainder->array_pending.contains(index)) {
+      if (covers_remainder) continue;
+      if (!split) {
+        if (std::find(out.begin(), out.end(), remainder) == out.end()) out.push_back(remainder);
+        continue;
+      }
+      found = &split_array_task(*remainder, index, fx);
+      if (remainder->array_pending.empty()) remainder = nullptr;
+    }
+    if (found) out.push_back(found);
+  }
+  if (covers_remainder && remainder) out.push_back(remainder);
+  if (out.empty()) error = "Invalid job id specified";
+  return out;
+}
+
+std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bool split,
+                                                           Effects& fx) {
+  std::vector<Target> out;
+  for (const auto& r : refs) {
+    Target t;
+    t.ref = r.is_string() ? r.get<std::string>() : std::to_string(r.get<uint64_t>());
+    try {
+      t.jobs = resolve(core::parse_job_ref(t.ref), split, fx, t.error);
+    } catch (const core::ParseError&) {
+      t.error = "Invalid job id specified";
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace drover::ctld

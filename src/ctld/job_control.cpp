@@ -1,0 +1,261 @@
+// scontrol hold/uhold/release/requeue/requeuehold and update: the changes users make to their
+// jobs after submission, with Slurm's permission rules.
+#include <algorithm>
+
+#include "core/duration.hpp"
+#include "core/hostlist.hpp"
+#include "core/text.hpp"
+#include "core/time_spec.hpp"
+#include "core/error.hpp"
+#include "ctld/state_machine.hpp"
+
+namespace drover::ctld {
+namespace {
+
+// Slurm's priority/basic hands out descending priorities so that submit order wins.
+constexpr uint32_t kBasicPriorityTop = 4294901760u;
+
+json failure(const std::string& ref, const std::string& error) {
+  return {{"job", ref}, {"error", error}};
+}
+
+}  // namespace
+
+uint32_t StateMachine::base_priority(const core::Job& job) const {
+  int64_t p = static_cast<int64_t>(kBasicPriorityTop) -
+              static_cast<int64_t>(job.id % kBasicPriorityTop) - job.nice;
+  return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, 0xfffffffeLL));
+}
+
+bool StateMachine::requeue_allowed(const core::Job& job) const {
+  return job.spec.requeue == 1 || (job.spec.requeue == -1 && config_.job_requeue);
+}
+
+void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, Effects& fx) {
+  const bool was_running = job.state == core::JobState::Running && !job.completing;
+  if (was_running) {
+    // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible
+    // again only once launch credentials of the old run have expired, as in Slurm.
+    fx.to_agents.push_back({job.batch_host,
+                            {{"type", "terminate"},
+                             {"job_id", job.id},
+                             {"kill_wait", config_.kill_wait_s},
+                             {"notice", ""}}});
+    job.completing = true;
+    job.eligible_time = now + config_.requeue_delay_s;
+  } else {
+    if (holds_resources(job)) release(job);
+    job.completing = false;
+    job.alloc.clear();
+    job.batch_host.clear();
+    job.eligible_time = now;
+  }
+  job.state = core::JobState::Pending;
+  job.reason = job.eligible_time > now ? "BeginTime" : "None";
+  job.restarts += 1;
+  job.submit_time = now;
+  job.start_time = core::kNoTime;
+  job.end_time = core::kNoTime;
+  job.exit_code = job.exit_signal = 0;
+  job.cancelled_by = 0xffffffff;
+  job.warning_sent = false;
+  if (hold) job.held = hold;
+  job.priority = job.held ? 0 : base_priority(job);
+  fx.dirty_jobs.insert(job.id);
+  fx.reschedule = true;
+  full_pass_needed_ = true;
+}
+
+json StateMachine::control(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  const std::string action = req.value("action", "");
+  const bool op = is_operator(who);
+  json errors = json::array();
+  for (auto& t : resolve_all(req.value("jobs", json::array()), false, fx)) {
+    if (!t.error.empty()) {
+      errors.push_back(failure(t.ref, t.error));
+      continue;
+    }
+    for (core::Job* jp : t.jobs) {
+      core::Job& job = *jp;
+      if (action == "hold" || action == "uhold" || action == "release") {
+        if (core::is_finished(job.state)) {
+          errors.push_back(failure(t.ref, "Job has already finished"));
+          continue;
+        }
+        if (!may_act_on(who, job)) {
+          errors.push_back(failure(t.ref, "Access/permission denied"));
+          continue;
+        }
+        if (action == "release") {
+          if (job.held == core::kHeldAdmin && !op) {
+            errors.push_back(failure(t.ref, "Access/permission denied"));
+            continue;
+          }
+          if (job.held) {
+            job.held = 0;
+            job.priority = base_priority(job);
+            if (job.state == core::JobState::Pending) job.reason = "None";
+          }
+        } else {
+          // An operator's plain hold is an administrator hold; uhold is always the user's.
+          const uint8_t kind = action == "hold" && op ? core::kHeldAdmin : core::kHeldUser;
+          if (job.held != core::kHeldAdmin) job.held = kind;
+          job.priority = 0;
+          if (job.state == core::JobState::Pending)
+            job.reason = job.held == core::kHeldAdmin ? "JobHeldAdmin" : "JobHeldUser";
+        }
+      } else if (action == "requeue" || action == "requeuehold") {
+        if (!may_act_on(who, job)) {
+          errors.push_back(failure(t.ref, "Access/permission denied"));
+          continue;
+        }
+        if (job.state == core::JobState::Pending) {
+          errors.push_back(failure(t.ref, "Job is pending execution"));
+          continue;
+        }
+        if (!requeue_allowed(job)) {
+          errors.push_back(failure(t.ref, "Requested operation is presently disabled"));
+          continue;
+        }
+        if (job.completing) {
+          errors.push_back(failure(t.ref, "Job is current completing"));
+          continue;
+        }
+        uint8_t hold = 0;
+        if (action == "requeuehold") hold = op ? core::kHeldAdmin : core::kHeldUser;
+        requeue_job(job, now, hold, fx);
+      } else {
+        return {{"ok", false}, {"error", "Invalid request"}};
+      }
+      fx.dirty_jobs.insert(job.id);
+      fx.reschedule = true;
+      full_pass_needed_ = true;
+    }
+  }
+  return {{"ok", errors.empty()}, {"errors", errors}};
+}
+
+json StateMachine::update(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  const json& set = req.at("set");
+  json errors = json::array();
+  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
+    if (!t.error.empty()) {
+      errors.push_back(failure(t.ref, t.error));
+      continue;
+    }
+    for (core::Job* jp : t.jobs) {
+      json r = update_one(*jp, set, who, now, fx);
+      if (!r.is_null()) {
+        errors.push_back(failure(t.ref, r.get<std::string>()));
+        break;
+      }
+    }
+  }
+  return {{"ok", errors.empty()}, {"errors", errors}};
+}
+
+// Returns null on success or the error text. Checks everything before changing anything.
+json StateMachine::update_one(core::Job& job, const json& set, const Caller& who, int64_t now,
+                              Effects& fx) {
+  const bool op = is_operator(who);
+  if (core::is_finished(job.state)) return "Job has already finished";
+  if (job.uid != who.uid && !op) return "Invalid user id";
+  const bool pending = job.state == core::JobState::Pending;
+  core::Job next = job;
+  for (const auto& [key_raw, value_json] : set.items()) {
+    const std::string key = core::to_lower(key_raw);
+    const std::string value = value_json.get<std::string>();
+    try {
+      if (key == "timelimit") {
+        int64_t m = core::parse_time_limit_minutes(value);
+        if (m == 0) m = core::kInfinite;
+        const bool raise = m == core::kInfinite ? job.time_limit_min != core::kInfinite
+                                                : job.time_limit_min != core::kInfinite &&
+                                                      m > job.time_limit_min;
+        if (raise && !pending && !op) return "Access/permission denied";
+        next.time_limit_min = m;
+        next.spec.time_limit_min = m;
+      } else if (key == "nice") {
+        int n = std::stoi(value);
+        if (n < 0 && !op) return "Access/permission denied";
+        next.nice = n;
+      } else if (key == "priority") {
+        if (!op) return "Access/permission denied";
+        next.priority = static_cast<uint32_t>(std::stoul(value));
+      } else if (key == "jobname" || key == "name") {
+        next.spec.name = value;
+      } else if (key == "comment") {
+        next.spec.comment = value;
+      } else if (key == "partition") {
+        if (!pending) return "Job is no longer pending execution";
+        const Partition* p = find_partition(value);
+        if (p == nullptr) return "Invalid partition name specified";
+        next.partition = p->name;
+        next.spec.partitions = {p->name};
+      } else if (key == "numnodes" || key == "minnodes") {
+        if (!pending) continue;  // Slurm accepts and ignores a node count for a running job
+        auto dash = value.find('-');
+        int lo = std::stoi(value.substr(0, dash));
+        int hi = dash == std::string::npos ? lo : std::stoi(value.substr(dash + 1));
+        if (lo < 1 || hi < lo) return "Invalid node count specified";
+        next.spec.nodes_min = lo;
+        next.spec.nodes_max = hi;
+        next.spec.nodes_set = true;
+        if (next.spec.ntasks < lo) next.spec.ntasks = lo;
+      } else if (key == "numtasks") {
+        if (!pending) return "Job is no longer pending execution";
+        int n = std::stoi(value);
+        if (n < 1) return "Invalid number of tasks";
+        next.spec.ntasks = n;
+        next.spec.ntasks_set = true;
+      } else if (key == "dependency") {
+        if (!pending) return "Job is no longer pending execution";
+        core::Dependency dep;
+        if (!value.empty()) {
+          try {
+            dep = core::parse_dependency(value);
+          } catch (const core::ParseError&) {
+            return "Job dependency problem";
+          }
+          if (auto problem = check_dependency_targets(dep, job.id); !problem.empty())
+            return problem;
+        }
+        next.dependency = dep;
+        next.spec.dependency = value;
+      } else if (key == "starttime" || key == "begintime") {
+        if (!pending) return "Job is no longer pending execution";
+        next.spec.begin_time = core::parse_time_spec(value, now);
+        next.eligible_time = std::max(now, next.spec.begin_time);
+      } else if (key == "reqnodelist" || key == "nodelist") {
+        if (!pending) return "Job is no longer pending execution";
+        for (const auto& n : core::expand_hostlist(value))
+          if (!node_index_.count(n)) return "Invalid node name specified";
+        next.spec.nodelist = value;
+      } else if (key == "excnodelist") {
+        if (!pending) return "Job is no longer pending execution";
+        for (const auto& n : core::expand_hostlist(value))
+          if (!node_index_.count(n)) return "Invalid node name specified";
+        next.spec.exclude = value;
+      } else if (key == "arraytaskthrottle") {
+        next.array_max_running = static_cast<uint32_t>(std::stoul(value));
+      } else if (key == "requeue") {
+        next.spec.requeue = std::stoi(value) != 0 ? 1 : 0;
+      } else {
+        return "Update of this parameter is not supported: " + key_raw + "=" + value;
+      }
+    } catch (const core::ParseError& e) {
+      return std::string(e.what());
+    } catch (const std::exception&) {
+      return "Invalid " + key_raw + " specification";
+    }
+  }
+  if (!next.held) next.priority = set.contains("Priority") ? next.priority : base_priority(next);
+  job = std::move(next);
+  if (job.state == core::JobState::Pending) job.reason = "None";
+  fx.dirty_jobs.insert(job.id);
+  fx.reschedule = true;
+  full_pass_needed_ = true;
+  return nullptr;
+}
+
+}  // namespace drover::ctld
