@@ -13,6 +13,7 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/duration.hpp"
 #include "core/job.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/time_spec.hpp"
@@ -265,6 +266,10 @@ int sbatch_main(const std::vector<std::string>& args) {
   }
   if (!reply.value("ok", false)) {
     const std::string error = reply.value("error", "Unknown error");
+    if (opts.test_only) {
+      std::cerr << "allocation failure: " << error << '\n';
+      return 1;
+    }
     if (error == "Invalid partition name specified" && opts.partition)
       std::cerr << "sbatch: error: invalid partition specified: " << *opts.partition << '\n';
     if (reply.contains("detail"))
@@ -273,7 +278,10 @@ int sbatch_main(const std::vector<std::string>& args) {
     return 1;
   }
   if (reply.value("test_only", false)) {
-    std::cerr << "sbatch: Job would be accepted (drover does not predict start times yet)\n";
+    std::cerr << "sbatch: Job " << reply.value("job_id", uint64_t{0}) << " to start at "
+              << core::format_timestamp(reply.value("start", int64_t{0})) << " using "
+              << reply.value("cpus", 0) << " processors on nodes " << reply.value("nodes", "")
+              << " in partition " << reply.value("partition", "") << '\n';
     return 0;
   }
   const uint64_t id = reply.at("job_id").get<uint64_t>();

@@ -199,7 +199,31 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
     return error_reply("Incompatible begin and deadline time specification");
 
-  if (req.value("test_only", false)) return {{"ok", true}, {"test_only", true}};
+  if (req.value("test_only", false)) {
+    // Where and when it would start: now if it fits now, else when the running jobs in its
+    // partition have all reached their time limits (an upper bound; FIFO plans no further).
+    std::vector<core::NodeAlloc> alloc;
+    int64_t start = now;
+    if (!sched::place(spec, pv, v, false, alloc)) {
+      if (!sched::place(spec, pv, v, true, alloc))
+        return error_reply("Requested node configuration is not available");
+      for (const auto& [id, other] : jobs_)
+        if (holds_resources(other) && other.partition == part->name)
+          start = std::max(start, other.time_limit_min < 0
+                                      ? now + 365LL * 86400
+                                      : other.start_time + other.time_limit_min * 60);
+    }
+    std::vector<std::string> names;
+    int cpus = 0;
+    for (const auto& a : alloc) {
+      names.push_back(a.node);
+      cpus += a.cpus;
+    }
+    return {{"ok", true},      {"test_only", true},
+            {"job_id", next_job_id_}, {"start", start},
+            {"cpus", cpus},           {"nodes", core::compress_hostlist(names)},
+            {"partition", part->name}};
+  }
 
   core::Job job;
   job.id = next_job_id_++;

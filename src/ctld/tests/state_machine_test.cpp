@@ -5,73 +5,14 @@
 
 #include <random>
 
+#include "ctld/tests/harness.hpp"
 #include "proto/json.hpp"
 
 using namespace drover;
 using ctld::Effects;
+using ctld::testing::Harness;
+using ctld::testing::two_node_config;
 using nlohmann::json;
-
-namespace {
-
-ctld::Config two_node_config(int64_t max_time = -1) {
-  ctld::Config c;
-  c.cluster_name = "test";
-  c.kill_wait_s = 5;
-  c.slurmd_timeout_s = 60;
-  c.min_job_age_s = 300;
-  c.def_mem_per_cpu_mb = 100;
-  for (const char* name : {"node1", "node2"}) {
-    core::NodeConf n;
-    n.name = name;
-    n.cpus = 2;
-    n.real_memory_mb = 1000;
-    c.conf.nodes.push_back(n);
-  }
-  core::PartitionConf p;
-  p.name = "debug";
-  p.nodes = {"node1", "node2"};
-  p.is_default = true;
-  p.max_time_min = max_time;
-  c.conf.partitions.push_back(p);
-  return c;
-}
-
-struct Harness {
-  ctld::StateMachine sm;
-  int64_t now = 1000;
-  ctld::Caller alice{1000, 1000, "alice", "alice"};
-  ctld::Caller bob{1001, 1001, "bob", "bob"};
-  ctld::Caller root{0, 0, "root", "root"};
-  explicit Harness(ctld::Config c = two_node_config())
-      : sm(std::move(c), sched::make_fifo_scheduler()) {
-    sm.restore(1, {}, now);
-    Effects fx;
-    for (const char* n : {"node1", "node2"})
-      sm.agent_register(n, json{{"running", json::array()}}, now, fx);
-  }
-  json spec(int ntasks = 1, int cpus = 1) {
-    core::JobSpec s;
-    s.name = "job";
-    s.script = "#!/bin/sh\ntrue\n";
-    s.workdir = "/tmp";
-    s.ntasks = ntasks;
-    s.cpus_per_task = cpus;
-    return s;
-  }
-  uint64_t submit(const ctld::Caller& who, json s, Effects& fx) {
-    json r = sm.submit({{"spec", s}}, who, now, fx);
-    EXPECT_TRUE(r.value("ok", false)) << r.dump();
-    return r.value("job_id", uint64_t{0});
-  }
-  std::vector<json> launches(const Effects& fx) {
-    std::vector<json> out;
-    for (const auto& [node, msg] : fx.to_agents)
-      if (msg["type"] == "launch") out.push_back(msg);
-    return out;
-  }
-};
-
-}  // namespace
 
 TEST(StateMachine, SubmitAssignsMonotonicIdsAndStartsJobs) {
   Harness h;
@@ -156,14 +97,14 @@ TEST(StateMachine, OnlyOwnerOrOperatorMayCancel) {
   Harness h;
   Effects fx;
   uint64_t id = h.submit(h.alice, h.spec(), fx);
-  json r = h.sm.cancel({{"job_ids", {id}}}, h.bob, h.now, fx);
+  json r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.bob, h.now, fx);
   ASSERT_EQ(r["errors"].size(), 1u);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
-  r = h.sm.cancel({{"job_ids", {id}}}, h.root, h.now, fx);
+  r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.root, h.now, fx);
   EXPECT_TRUE(r["errors"].empty());
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Cancelled);
-  r = h.sm.cancel({{"job_ids", {id, 999}}}, h.alice, h.now, fx);
+  r = h.sm.cancel({{"jobs", {std::to_string(id), "999"}}}, h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Job/step already completing or completed");
   EXPECT_EQ(r["errors"][1]["error"], "Invalid job id specified");
 }
@@ -174,7 +115,7 @@ TEST(StateMachine, CancelRunningJobTerminatesAndHoldsResourcesUntilExit) {
   uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
   h.sm.schedule(h.now, fx);
   Effects fx2;
-  h.sm.cancel({{"job_ids", {id}}}, h.alice, h.now + 3, fx2);
+  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now + 3, fx2);
   const core::Job* job = h.sm.find_job(id);
   EXPECT_EQ(job->state, core::JobState::Cancelled);
   EXPECT_TRUE(job->completing);
@@ -196,12 +137,12 @@ TEST(StateMachine, CancelByUserFilter) {
   Effects fx;
   h.submit(h.alice, h.spec(), fx);
   h.submit(h.bob, h.spec(), fx);
-  json r = h.sm.cancel({{"job_ids", json::array()}, {"uid", 1000}}, h.alice, h.now, fx);
+  json r = h.sm.cancel({{"jobs", json::array()}, {"uid", 1000}}, h.alice, h.now, fx);
   EXPECT_EQ(r["matched"], 1);
   EXPECT_EQ(h.sm.find_job(1)->state, core::JobState::Cancelled);
   EXPECT_EQ(h.sm.find_job(2)->state, core::JobState::Pending);
   // Cancelling someone else's jobs by filter is refused per job.
-  r = h.sm.cancel({{"job_ids", json::array()}, {"uid", 1001}}, h.alice, h.now, fx);
+  r = h.sm.cancel({{"jobs", json::array()}, {"uid", 1001}}, h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
 }
 
@@ -250,7 +191,10 @@ TEST(StateMachine, SilentNodeGoesDownAndFailsItsJobs) {
   EXPECT_TRUE(h.sm.find_node(host)->down);
   EXPECT_EQ(h.sm.find_node(host)->state_short(), "down*");
   EXPECT_FALSE(h.sm.find_node(other)->down);
-  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::NodeFail);
+  // JobRequeue=1 (the default): the batch job waits to run again, after the credential delay.
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "BeginTime");
+  EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
   // The node comes back when its agent registers again.
   h.sm.agent_register(host, {{"running", json::array()}}, h.now + 70, fx2);
@@ -303,7 +247,7 @@ TEST(StateMachine, FinishedJobsArePurgedAfterMinJobAge) {
   Harness h;
   Effects fx;
   uint64_t id = h.submit(h.alice, h.spec(), fx);
-  h.sm.cancel({{"job_ids", {id}}}, h.alice, h.now, fx);
+  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
   Effects fx2;
   h.sm.tick(h.now + 299, fx2);
   EXPECT_NE(h.sm.find_job(id), nullptr);

@@ -1,0 +1,282 @@
+// Arrays, dependencies, holds, requeue and updates in the controller's state machine.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include "ctld/tests/harness.hpp"
+
+using namespace drover;
+using ctld::Effects;
+using ctld::testing::Harness;
+using nlohmann::json;
+
+namespace {
+
+json with(json spec, const std::string& key, json value) {
+  spec[key] = std::move(value);
+  return spec;
+}
+
+void finish(Harness& h, uint64_t id, int status, Effects& fx) {
+  const core::Job* job = h.sm.find_job(id);
+  ASSERT_NE(job, nullptr);
+  h.sm.agent_exited(job->batch_host, {{"job_id", id}, {"status", status}}, h.now, fx);
+}
+
+const core::Job& job(Harness& h, uint64_t id) {
+  const core::Job* j = h.sm.find_job(id);
+  EXPECT_NE(j, nullptr) << id;
+  static core::Job none;
+  return j ? *j : none;
+}
+
+}  // namespace
+
+TEST(JobArrays, RemainderSplitsAsTasksStartAndTheLastTaskTakesTheArrayId) {
+  Harness h;
+  Effects fx;
+  uint64_t a = h.submit(h.alice, with(h.spec(), "array", "1-5"), fx);
+  h.sm.schedule(h.now, fx);
+  // 4 CPUs: tasks 1-4 run under new ids 2-5; the array's record keeps task 5.
+  for (uint64_t id = 2; id <= 5; ++id) {
+    EXPECT_EQ(job(h, id).state, core::JobState::Running);
+    EXPECT_EQ(job(h, id).array_job_id, a);
+    EXPECT_EQ(job(h, id).array_task_id, id - 1);
+  }
+  EXPECT_EQ(job(h, a).state, core::JobState::Pending);
+  EXPECT_EQ(job(h, a).array_pending.format(), "5");
+  EXPECT_EQ(h.launches(fx).size(), 4u);
+  Effects fx2;
+  finish(h, 2, 0, fx2);
+  h.sm.schedule(h.now, fx2);
+  EXPECT_EQ(job(h, a).state, core::JobState::Running);
+  EXPECT_EQ(job(h, a).array_task_id, 5u);
+  EXPECT_TRUE(job(h, a).array_pending.empty());
+  EXPECT_EQ(h.sm.next_job_id(), 6u);
+  // Task launches name the task in their environment and output file.
+  auto launch = h.launches(fx2).at(0);
+  EXPECT_EQ(launch["env"]["SLURM_ARRAY_JOB_ID"], "1");
+  EXPECT_EQ(launch["env"]["SLURM_ARRAY_TASK_ID"], "5");
+  EXPECT_EQ(launch["stdout"], "/tmp/slurm-1_5.out");
+}
+
+TEST(JobArrays, RunningLimitHoldsTheRestWithJobArrayTaskLimit) {
+  Harness h;
+  Effects fx;
+  uint64_t a = h.submit(h.alice, with(h.spec(), "array", "0-9%2"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.launches(fx).size(), 2u);
+  h.sm.tick(h.now, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, a).reason, "JobArrayTaskLimit");
+  EXPECT_EQ(job(h, a).array_pending.size(), 8u);
+}
+
+TEST(JobArrays, OversizeArrayIsRefused) {
+  Harness h;
+  Effects fx;
+  json r = h.sm.submit({{"spec", with(h.spec(), "array", "0-1001")}}, h.alice, h.now, fx);
+  EXPECT_FALSE(r.value("ok", true));
+  EXPECT_EQ(h.sm.next_job_id(), 1u);
+}
+
+TEST(JobArrays, MillionTaskArrayIsOneRecord) {
+  auto c = ctld::testing::two_node_config();
+  c.max_array_size = 1000001;
+  Harness h(c);
+  Effects fx;
+  uint64_t a = h.submit(h.alice, with(with(h.spec(), "array", "0-999999"), "hold", true), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.job_count(), 1u);
+  EXPECT_EQ(job(h, a).array_pending.size(), 1000000u);
+  EXPECT_EQ(job(h, a).reason, "JobHeldUser");
+}
+
+TEST(JobArrays, CancelOneTaskTasksAndTheWholeArray) {
+  Harness h;
+  Effects fx;
+  uint64_t a = h.submit(h.alice, with(with(h.spec(), "array", "0-9"), "hold", true), fx);
+  // A pending task cancelled alone gets a record of its own (a new id), as in Slurm.
+  json r = h.sm.cancel({{"jobs", {"1_3"}}}, h.alice, h.now, fx);
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(job(h, 2).array_task_id, 3u);
+  EXPECT_EQ(job(h, 2).state, core::JobState::Cancelled);
+  EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4-9");
+  r = h.sm.cancel({{"jobs", {"1_[5-6]"}}}, h.alice, h.now, fx);
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4,7-9");
+  r = h.sm.cancel({{"jobs", {"1_77"}}}, h.alice, h.now, fx);
+  EXPECT_FALSE(r["ok"]);
+  r = h.sm.cancel({{"jobs", {"1"}}}, h.bob, h.now, fx);
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_EQ(job(h, a).state, core::JobState::Pending);
+  r = h.sm.cancel({{"jobs", {"1"}}}, h.alice, h.now, fx);
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(job(h, a).state, core::JobState::Cancelled);
+  EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4,7-9");
+}
+
+TEST(Dependencies, AfterOkWaitsThenRunsOrNeverRuns) {
+  Harness h;
+  Effects fx;
+  uint64_t first = h.submit(h.alice, h.spec(), fx);
+  uint64_t ok = h.submit(h.alice, with(h.spec(), "dependency", "afterok:1"), fx);
+  uint64_t notok = h.submit(h.alice, with(h.spec(), "dependency", "afternotok:1"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, first).state, core::JobState::Running);
+  EXPECT_EQ(job(h, ok).reason, "Dependency");
+  EXPECT_EQ(core::format_dependency(job(h, ok).dependency), "afterok:1(unfulfilled)");
+  finish(h, first, 0, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, ok).state, core::JobState::Running);
+  EXPECT_TRUE(job(h, ok).dependency.empty());
+  EXPECT_EQ(job(h, notok).state, core::JobState::Pending);
+  EXPECT_EQ(job(h, notok).reason, "DependencyNeverSatisfied");
+  EXPECT_EQ(core::format_dependency(job(h, notok).dependency), "afternotok:1(failed)");
+}
+
+TEST(Dependencies, UnknownJobIsAProblemAndKillOnInvalidDepCancels) {
+  Harness h;
+  Effects fx;
+  json r = h.sm.submit({{"spec", with(h.spec(), "dependency", "afterok:42")}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Job dependency problem");
+  uint64_t first = h.submit(h.alice, h.spec(), fx);
+  uint64_t dep = h.submit(
+      h.alice, with(with(h.spec(), "dependency", "afterok:1"), "kill_on_invalid_dep", 1), fx);
+  h.sm.schedule(h.now, fx);
+  finish(h, first, 3 << 8, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, dep).state, core::JobState::Cancelled);
+  EXPECT_EQ(job(h, dep).reason, "DependencyNeverSatisfied");
+}
+
+TEST(Dependencies, AfterAnyOnAWholeArrayWaitsForEveryTask) {
+  Harness h;
+  Effects fx;
+  uint64_t a = h.submit(h.alice, with(h.spec(), "array", "1-5"), fx);
+  uint64_t dep = h.submit(h.alice, with(h.spec(), "dependency", "afterany:1"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, dep).reason, "Dependency");
+  // Tasks 1-4 were split off after the dependent job took id 2: ids 3-6.
+  for (uint64_t id = 3; id <= 6; ++id) finish(h, id, 0, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, dep).state, core::JobState::Pending);  // task 5 only just started
+  EXPECT_EQ(job(h, a).state, core::JobState::Running);
+  finish(h, a, 1 << 8, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, dep).state, core::JobState::Running);
+}
+
+TEST(Dependencies, SingletonRunsOneJobOfANameAtATime) {
+  Harness h;
+  Effects fx;
+  json s = with(h.spec(), "dependency", "singleton");
+  uint64_t a = h.submit(h.alice, s, fx);
+  uint64_t b = h.submit(h.alice, s, fx);
+  uint64_t other_user = h.submit(h.bob, s, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, a).state, core::JobState::Running);
+  EXPECT_EQ(job(h, b).reason, "Dependency");
+  EXPECT_EQ(job(h, other_user).state, core::JobState::Running);
+  finish(h, a, 0, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, b).state, core::JobState::Running);
+}
+
+TEST(Holds, UserHoldReleaseAndAdminHoldRules) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, with(h.spec(), "hold", true), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, id).priority, 0u);
+  EXPECT_EQ(job(h, id).reason, "JobHeldUser");
+  json r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.bob, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
+  r = h.sm.control({{"action", "hold"}, {"jobs", {"1"}}}, h.root, h.now, fx);
+  EXPECT_EQ(job(h, id).reason, "JobHeldAdmin");
+  r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
+  r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.root, h.now, fx);
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_GT(job(h, id).priority, 0u);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, id).state, core::JobState::Running);
+  r = h.sm.control({{"action", "requeue"}, {"jobs", {"77"}}}, h.root, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Invalid job id specified");
+}
+
+TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  uint64_t waiting = h.submit(h.alice, with(h.spec(), "hold", true), fx);
+  h.sm.schedule(h.now, fx);
+  json r = h.sm.control({{"action", "requeue"}, {"jobs", {"2"}}}, h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Job is pending execution");
+  Effects fx2;
+  r = h.sm.control({{"action", "requeue"}, {"jobs", {"1"}}}, h.alice, h.now, fx2);
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_TRUE(job(h, id).completing);
+  EXPECT_EQ(job(h, id).state, core::JobState::Pending);
+  EXPECT_EQ(job(h, id).restarts, 1u);
+  finish(h, id, SIGTERM, fx2);
+  EXPECT_FALSE(job(h, id).completing);
+  EXPECT_TRUE(job(h, id).alloc.empty());
+  h.sm.schedule(h.now + 10, fx2);
+  EXPECT_EQ(job(h, id).reason, "BeginTime");
+  h.sm.tick(h.now + 130, fx2);
+  h.sm.schedule(h.now + 130, fx2);
+  EXPECT_EQ(job(h, id).state, core::JobState::Running);
+  EXPECT_EQ(job(h, waiting).state, core::JobState::Pending);
+  // --no-requeue jobs refuse it.
+  uint64_t noreq = h.submit(h.alice, with(h.spec(), "requeue", 0), fx2);
+  h.sm.schedule(h.now + 130, fx2);
+  r = h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(noreq)}}}, h.alice,
+                   h.now + 130, fx2);
+  EXPECT_EQ(r["errors"][0]["error"], "Requested operation is presently disabled");
+}
+
+TEST(Update, PermissionRulesFollowSlurm) {
+  Harness h;
+  Effects fx;
+  json spec = with(h.spec(), "time_limit_min", 10);
+  uint64_t pending = h.submit(h.alice, with(spec, "hold", true), fx);
+  uint64_t running = h.submit(h.alice, spec, fx);
+  h.sm.schedule(h.now, fx);
+  auto update = [&](uint64_t id, const ctld::Caller& who, json set) {
+    return h.sm.update({{"jobs", {std::to_string(id)}}, {"set", set}}, who, h.now, fx);
+  };
+  EXPECT_TRUE(update(pending, h.alice, {{"TimeLimit", "20"}})["ok"]);
+  EXPECT_EQ(job(h, pending).time_limit_min, 20);
+  EXPECT_EQ(update(running, h.alice, {{"TimeLimit", "30"}})["errors"][0]["error"],
+            "Access/permission denied");
+  EXPECT_TRUE(update(running, h.alice, {{"TimeLimit", "5"}})["ok"]);
+  EXPECT_TRUE(update(running, h.root, {{"TimeLimit", "30"}})["ok"]);
+  EXPECT_EQ(update(pending, h.alice, {{"Nice", "-5"}})["errors"][0]["error"],
+            "Access/permission denied");
+  EXPECT_TRUE(update(pending, h.alice, {{"Nice", "50"}})["ok"]);
+  EXPECT_EQ(update(pending, h.bob, {{"Nice", "50"}})["errors"][0]["error"], "Invalid user id");
+  EXPECT_EQ(update(pending, h.alice, {{"Partition", "nope"}})["errors"][0]["error"],
+            "Invalid partition name specified");
+  EXPECT_EQ(update(pending, h.alice, {{"Foo", "bar"}})["errors"][0]["error"],
+            "Update of this parameter is not supported: Foo=bar");
+  EXPECT_TRUE(update(pending, h.alice, {{"JobName", "renamed"}, {"NumNodes", "2"}})["ok"]);
+  EXPECT_EQ(job(h, pending).spec.name, "renamed");
+  EXPECT_EQ(job(h, pending).spec.nodes_min, 2);
+}
+
+TEST(Eligibility, BeginTimeAndNodeListsAreHonoured) {
+  Harness h;
+  Effects fx;
+  uint64_t later = h.submit(h.alice, with(h.spec(), "begin_time", h.now + 100), fx);
+  uint64_t on2 = h.submit(h.alice, with(h.spec(), "nodelist", "node2"), fx);
+  uint64_t not1 = h.submit(h.alice, with(h.spec(), "exclude", "node1"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, later).reason, "BeginTime");
+  EXPECT_EQ(job(h, on2).batch_host, "node2");
+  EXPECT_EQ(job(h, not1).batch_host, "node2");
+  h.sm.tick(h.now + 100, fx);
+  h.sm.schedule(h.now + 100, fx);
+  EXPECT_EQ(job(h, later).state, core::JobState::Running);
+  json r = h.sm.submit({{"spec", with(h.spec(), "nodelist", "node9")}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Invalid node name specified");
+}
