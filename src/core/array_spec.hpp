@@ -1,15 +1,18 @@
 #pragma once
-#include "core/error.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
+
 namespace drover::core {
 
 // "Not an array task" in task-id fields.
 inline constexpr uint32_t kNoArrayTask = 0xfffffffe;
+
+struct ArraySpec;
 
 // A set of job-array task indices kept as stepped ranges, so that `--array=0-999999` costs
 // one entry however many tasks it names. Ranges are kept sorted, disjoint and normalised
@@ -38,15 +41,30 @@ class IndexSet {
   std::vector<uint32_t> to_vector(size_t limit = SIZE_MAX) const;  // ascending, at most limit
 
   // Slurm's display form of the set, as squeue/scontrol print it inside "36_[...]" and in
-  // ArrayTaskId=: "1-3,5,7-15:2" (steps shown the way Slurm 22.05 shows them).
+  // ArrayTaskId=, untruncated (see format_array_spec_display for the cut Slurm applies).
+  // Slurm 22.05 writes a set that is one arithmetic progression of step 2 with 7 or more
+  // elements, or of step 3+ with 6 or more, as "0-12:2" / "0-20:4"; every other set as a list
+  // of consecutive runs: "0,4,8,12", "1-3,5,7,9,11,13,15" (checked against Slurm 22.05).
+  // The empty set formats as "".
   std::string format() const;
-  // Parses the form format() writes (and what --array accepts before any '%'). Throws
+  // Parses the form format() writes (and what --array accepts before any '%', with the same
+  // leniency). "" and "," give the empty set. Throws
   // ParseError("Invalid job array specification") on anything else.
   static IndexSet parse(std::string_view text);
 
   bool operator==(const IndexSet&) const = default;
 
  private:
+  friend ArraySpec parse_array_spec(std::string_view text, uint32_t max_array_size);
+  friend std::string format_array_spec_display(const ArraySpec& spec);
+  // Adds one comma-separated --array item (see parse_array_spec).
+  static void parse_item_(std::string_view item, uint64_t max_size, IndexSet& into,
+                          uint64_t& budget);
+  size_t find_(uint32_t index) const;  // index of the range holding index, or ranges_.size()
+  void insert_(uint32_t first, uint32_t last, uint32_t step, uint64_t& budget);
+  void normalize_(size_t from, size_t stable);
+  std::string format_(size_t max_chars) const;  // stops once longer than max_chars
+
   std::vector<Range> ranges_;
 };
 
@@ -57,14 +75,24 @@ struct ArraySpec {
   uint32_t max_running = 0;  // 0: no limit
 };
 
-// Parses --array's value. Every index must be < max_array_size (slurm.conf MaxArraySize,
-// default 1001). Throws ParseError with Slurm's wording ("Invalid job array specification"
-// for syntax errors; over-size indices get what real Slurm 22.05 prints, see the tests).
+// Parses --array's value as slurmctld 22.05 does (sbatch itself checks nothing): items split at
+// ',' (empty items skipped), each "N", "N-M" or "N-M:S" read like C's strtol (so " 1", "+1",
+// "1- 3" pass) up to its end or a '%'; the throttle is read after the first '%' ("%0", "%x" and
+// negative values mean none). Every index and the step must be < max_array_size (slurm.conf
+// MaxArraySize, default 1001). A spec naming no index at all ("", ",") gives empty `tasks`:
+// Slurm then submits an ordinary, non-array job. Every error throws
+// ParseError("Invalid job array specification") (sbatch prints "sbatch: error: Batch job
+// submission failed: Invalid job array specification", exit 1).
 ArraySpec parse_array_spec(std::string_view text, uint32_t max_array_size);
 
-// "5-1024%4" / "0-15:4" / "1,3": the remainder of an array as squeue shows it inside
-// "36_[...]", with the throttle when there is one.
+// "5-1024%4" / "0,4,8,12" / "1,3": tasks.format() plus "%N" when there is a throttle.
+// Untruncated, so parse_array_spec(format_array_spec(s)) == s.
 std::string format_array_spec(const ArraySpec& spec);
+// What scontrol prints after ArrayTaskId= and squeue for %K (and inside "36_[...]" for %i):
+// format_array_spec, except that a task list longer than 61 characters is cut to its first 60
+// followed by "..." before the "%N" ("1,4,7,...,58,61,...%5"). squeue's %i then cuts
+// "36_[...]" to its first 31 characters (checked against Slurm 22.05).
+std::string format_array_spec_display(const ArraySpec& spec);
 
 // A job reference as scancel/scontrol/squeue -j/--dependency take it: "36", "36_5",
 // "36_[1-3,7]", "36_*" (whole array).
@@ -72,8 +100,12 @@ struct JobRef {
   uint64_t job_id = 0;
   std::optional<IndexSet> tasks;  // none: the job (or whole array) itself
 };
-// Throws ParseError("Invalid job id specified") on anything else (the caller adds its own
-// prefix, e.g. "scancel: error: Invalid job id 36_x").
+// "36_*" gives no tasks (the whole array). Task lists are "N" or "N-M" items without steps or
+// white space. Throws ParseError("Invalid job id specified") on anything else (the caller adds
+// its own prefix, e.g. "scancel: error: Invalid job id 36_x").
 JobRef parse_job_ref(std::string_view text);
+// scancel's argument form: refs separated by ',' outside brackets ("36_4,37" = "36_4" and
+// "37"; "36_[1,3]" is one ref).
+std::vector<JobRef> parse_job_ref_list(std::string_view text);
 
 }  // namespace drover::core
