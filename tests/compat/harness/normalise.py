@@ -1,0 +1,186 @@
+"""Normalisation of scenario transcripts before Slurm's and drover's are diffed.
+
+Every rule that rewrites a transcript is listed in RULES below, in the order applied, with
+the reason it is legitimate. A rule must name exactly what differs between two runs of the
+same scenario (time, process ids, ports, the temporary paths, the job ids a cluster happened
+to hand out), never mask a whole line or field that could hide a behaviour difference.
+
+Used by tests/compat/harness/run; `python3 normalise.py --help` normalises a file by hand.
+"""
+import argparse
+import re
+
+class Context:
+    """What one side's transcript may contain that differs from the other side's."""
+
+    def __init__(self, work_root, cluster_dir, hostname, known_ids=(), extra_paths=()):
+        self.work_root = work_root.rstrip("/")      # e.g. /tmp/drover-compat-x/slurm/work
+        self.cluster_dir = cluster_dir.rstrip("/")  # oracle DIR or drover state dir
+        self.hostname = hostname
+        self.known_ids = set(int(i) for i in known_ids)
+        self.extra_paths = [(p.rstrip("/"), name) for p, name in extra_paths]
+
+
+# ---- rules ------------------------------------------------------------------------------
+# Each rule: (name, why it is legitimate, function(text, ctx) -> text).
+
+
+def _paths(text, ctx):
+    # Longest first so a path inside another is not cut in half.
+    pairs = [(ctx.work_root, "WORK"), (ctx.cluster_dir, "CLUSTERDIR")] + ctx.extra_paths
+    for path, name in sorted(pairs, key=lambda p: -len(p[0])):
+        if path:
+            text = text.replace(path, name)
+    return text
+
+
+_TS = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
+
+
+def _timestamps(text, ctx):
+    return _TS.sub("TIME", text)
+
+
+_RUNTIME = re.compile(r"\bRunTime=\S+")
+
+
+def _runtime(text, ctx):
+    return _RUNTIME.sub("RunTime=ELAPSED", text)
+
+
+def _hostname(text, ctx):
+    if not ctx.hostname:
+        return text
+    return re.sub(r"(?<![A-Za-z0-9_.])" + re.escape(ctx.hostname) + r"(?![A-Za-z0-9_])", "HOST", text)
+
+
+_PIDS = [
+    (re.compile(r"\bSLURM_TASK_PID=\d+"), "SLURM_TASK_PID=PID"),
+    (re.compile(r"\b(AllocNode:Sid=[^\s:]+):\d+"), r"\1:PID"),
+]
+
+
+def _pids(text, ctx):
+    for pattern, repl in _PIDS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+_WORKING_CLUSTER = re.compile(r"\b(SLURM_WORKING_CLUSTER=[^:\s]*:[^:\s]*:)\d+(?=:)")
+
+
+def _ports(text, ctx):
+    return _WORKING_CLUSTER.sub(r"\1PORT", text)
+
+
+# Contexts in which a number is a job id even if the cluster no longer lists it (purged, or
+# never made, like sbatch --test-only's "Job N to start at").
+_ID_CONTEXTS = [
+    re.compile(r"Submitted batch job (\d+)"),
+    re.compile(r"\b(?:JobId|ArrayJobId|HetJobId|SLURM_JOB_ID|SLURM_JOBID|SLURM_ARRAY_JOB_ID)=(\d+)"),
+    re.compile(r"\b[Jj]ob(?: id)? (\d+)\b"),
+    re.compile(r"\bJOB (\d+) ON\b"),
+    re.compile(r"^\$ .*\bsbatch\b.*\n\| (\d+)(?:;\S+)?$", re.M),
+]
+# Keys whose numeric value is a job id. A number right after any other "Key=" (NumCPUs=,
+# SLURM_MEM_PER_NODE=, RealMemory=, ...) is never taken for a job id.
+_ID_KEYS = {k.lower() for k in ("JobId", "ArrayJobId", "HetJobId", "SLURM_JOB_ID", "SLURM_JOBID",
+                                 "SLURM_ARRAY_JOB_ID", "SLURM_HET_JOB_ID", "SLURM_DEPENDENCY",
+                                 "HetJobIdSet")}
+# Spans whose numbers are never job ids: user/group ids in parentheses ("root(0)"), the
+# whole of SLURM_WORKING_CLUSTER (port, protocol version, plugin id), big priorities.
+_NOT_ID_SPANS = re.compile(r"\(\d+\)|\bSLURM_WORKING_CLUSTER=\S+|\bPriority=\d+")
+_DIGITS = re.compile(r"(?<![0-9])\d+(?![0-9])")
+_KEY_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_:/]*)=$")
+
+
+def _job_ids(text, ctx):
+    known = set(ctx.known_ids)
+    # Ids named by context count only near the ids the cluster handed out (--test-only's
+    # "Job N" is the next id; a made-up id such as 99999999 in "for job 99999999" is not).
+    lo, hi = (min(known) - 10, max(known) + 100) if known else (0, 10**6)
+    for pattern in _ID_CONTEXTS:
+        known.update(i for i in (int(m.group(1)) for m in pattern.finditer(text)) if lo <= i <= hi)
+    protected = [m.span() for m in _NOT_ID_SPANS.finditer(text)]
+    names = {}
+
+    def repl(m):
+        run, start, end = m.group(0), m.start(), m.end()
+        if int(run) not in known:
+            return run
+        # a unit or word right after the digits (200M, 2G): a size, not an id
+        if end < len(text) and (text[end].isalpha()):
+            return run
+        key = _KEY_BEFORE.search(text, max(0, start - 40), start)
+        if key and key.group(1).lower() not in _ID_KEYS:
+            return run
+        if any(a <= start < b for a, b in protected):
+            return run
+        n = int(run)
+        if n not in names:
+            names[n] = f"J{len(names) + 1}"
+        if run.startswith("0") and len(run) > 1:
+            return f"{names[n]}(zero-padded to {len(run)})"
+        return names[n]
+    return _DIGITS.sub(repl, text)
+
+
+RULES = [
+    ("paths",
+     "The work directory and the cluster directory (oracle DIR, drover state dir) are different "
+     "temporary directories on the two sides; the scenario's files have the same names under them.",
+     _paths),
+    ("timestamps",
+     "Wall-clock times (SubmitTime, StartTime, EndTime, 'CANCELLED AT', --test-only start times) "
+     "depend on when the scenario ran. Relative times are checked with time_gap instead.",
+     _timestamps),
+    ("runtime",
+     "RunTime= is elapsed wall time and depends on scheduling latency (Slurm schedules about once "
+     "a second, drover at once).",
+     _runtime),
+    ("hostname",
+     "The machine's host name (SLURM_SUBMIT_HOST, AllocNode, %N in file names) is the same on "
+     "both sides but differs between machines; named so transcripts read the same everywhere.",
+     _hostname),
+    ("pids",
+     "Process ids: SLURM_TASK_PID and the session id in AllocNode:Sid.",
+     _pids),
+    ("ports",
+     "SLURM_WORKING_CLUSTER carries the controller's TCP port, picked free at random per cluster.",
+     _ports),
+    ("job-ids",
+     "Job ids are handed out by each cluster; every id the cluster created during the scenario "
+     "(or that the transcript names as a job id) is renamed J1, J2, ... in order of first "
+     "appearance, wherever it appears (slurm-J1.out, J1_3, afterok:J1, JobId=J1, ...). Not "
+     "renamed: a number after a Key= that is not a job-id key, a number followed by a letter "
+     "(200M), uids in parentheses, SLURM_WORKING_CLUSTER and Priority values.",
+     _job_ids),
+]
+
+
+def normalise(text, ctx):
+    for _name, _why, fn in RULES:
+        text = fn(text, ctx)
+    return text
+
+
+def describe():
+    return "\n".join(f"{name}: {why}" for name, why, _ in RULES)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__ + "\nRules:\n" + describe(),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file")
+    ap.add_argument("--work-root", default="")
+    ap.add_argument("--cluster-dir", default="")
+    ap.add_argument("--hostname", default="")
+    ap.add_argument("--ids", default="", help="comma-separated job ids known to be jobs")
+    a = ap.parse_args()
+    ids = [int(x) for x in a.ids.split(",") if x]
+    with open(a.file) as f:
+        print(normalise(f.read(), Context(a.work_root, a.cluster_dir, a.hostname, ids)), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+# aftercorr: task N of the second array waits for task N of the first.
+script first.sh <<'S'
+#!/bin/bash
+exit $(( SLURM_ARRAY_TASK_ID == 2 ? 1 : 0 ))
+S
+run sbatch --array=1-3 -o /dev/null first.sh
+A=$J
+run sbatch --array=1-3 -d aftercorr:"$A" -o 'corr-%a.out' --wrap 'echo "task $SLURM_ARRAY_TASK_ID"'
+B=$J
+wait_done "$A"
+wait_field "${B}_2" Reason DependencyNeverSatisfied 20
+run squeue -h -o '%i %T %r' -j "$B"
+fields "$B" ArrayTaskId JobState Reason Dependency
+show_outputs
