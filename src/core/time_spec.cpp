@@ -275,7 +275,8 @@ class TimeParser {
     if (is_digit(at(r))) {
       // A year has exactly two digits ("10130": the '0' at 4 starts a year missing a digit).
       if (!is_digit(at(r + 1))) fail(static_cast<int64_t>(r) + 1);
-      year = 2000 + digits(r, r + 1);
+      // "00" counts as no year at all (checked: "12/01/00" is this year's or next year's).
+      if (int yy = digits(r, r + 1); yy != 0) year = 2000 + yy;
       r += 2;
     }
     set_date(p, year, mon, mday);

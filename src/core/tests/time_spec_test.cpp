@@ -229,6 +229,12 @@ TEST_F(TimeSpec, Dates) {
   EXPECT_EQ(eligible("1201/26"), "2026-12-01T00:00:00");
   EXPECT_EQ(eligible("12/0126"), "2026-12-01T00:00:00");
   EXPECT_EQ(eligible("1013"), "2027-10-13T00:00:00");
+  EXPECT_EQ(eligible("12/01/00"), "2026-12-01T00:00:00");  // year 00 is no year
+  EXPECT_EQ(eligible("11/20/00"), "2027-11-20T00:00:00");
+  EXPECT_EQ(eligible("110100"), "2027-11-01T00:00:00");
+  EXPECT_EQ(eligible("12/0100fika"), "2026-12-01T15:00:00");
+  EXPECT_EQ(eligible("12/01/25 12/01/00"), "past");
+  EXPECT_EQ(eligible("0000-12-01"), "past");
   // A year given once stays for later dates without one.
   EXPECT_EQ(eligible("12/01/25 12/05"), "past");
   EXPECT_EQ(eligible("2025-12-01 12/05"), "past");
