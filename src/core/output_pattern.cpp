@@ -22,7 +22,6 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
       if (c != '\\') out += c;
     return out;
   }
-  const uint32_t step = ctx.step_id.value_or(kPatternBatchStep);
   std::size_t i = 0;
   while (i < pattern.size()) {
     char c = pattern[i];
@@ -38,14 +37,13 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
       ++j;
     }
     width = std::min(width, kMaxWidth);
-    if (j >= pattern.size()) {  // lone '%' (or "%12") at the end
-      out.append(pattern.substr(i));
-      break;
+    const char code = j < pattern.size() ? pattern[j] : '\0';
+    if (code == '%' && j == i + 1) {  // "%%"
+      out += '%';
+      i = j + 1;
+      continue;
     }
-    switch (pattern[j]) {
-      case '%':
-        out += '%';
-        break;
+    switch (code) {
       case 'A':
         out += padded(ctx.array_task_id ? ctx.array_job_id : ctx.job_id, width);
         break;
@@ -66,7 +64,7 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
         out += padded(ctx.node_index, width);
         break;
       case 's':
-        out += padded(step, width);
+        out += ctx.step_id ? padded(*ctx.step_id, width) : std::string("batch");
         break;
       case 't':
         out += padded(ctx.task_id, width);
@@ -78,8 +76,12 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
         out += ctx.job_name;
         break;
       default:
-        out.append(pattern.substr(i, j + 1 - i));
-        break;
+        // Not a code (or the end): Slurm keeps the character just before it -- the '%' itself,
+        // or the last digit of a width -- and carries on at the character ("%z" -> "%z",
+        // "%4z" -> "4z", "%12" -> "2", "%3%x" -> "3" then "%x").
+        out += pattern[j - 1];
+        i = j;
+        continue;
     }
     i = j + 1;
   }
