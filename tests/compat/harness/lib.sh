@@ -14,6 +14,9 @@
 #                                  stderr ("! ") and exit status; sets OUT, ERR, RC; when CMD
 #                                  (or `env ... sbatch`) is sbatch, sets J to the job id it
 #                                  printed ("Submitted batch job N" or --parsable), else J=""
+#                                  a command with an empty argument is not run but recorded as
+#                                  skipped (an empty "$J" after a failed sbatch)
+#   run_literal CMD ARGS...        run even with empty arguments (sbatch -p "")
 #   run_as USER CMD ARGS...        the same as another user (runuser), reaching the same cluster
 #   submit ARGS...                 run sbatch ARGS... (J = the new job's id)
 #   submit_as USER ARGS...         the same as another user
@@ -110,6 +113,17 @@ _pick_job_id() {  # after an sbatch: J = the id it printed, if any
 _run() {
   local user=$1
   shift
+  local a
+  if [[ $_LITERAL != 1 ]]; then
+    for a in "$@"; do
+      if [[ -z $a ]]; then
+        # almost always a job id that an earlier, failed step did not produce
+        _rec "# skipped (an argument is empty): ${user:+($user) }\$ $(_cmdline "$@")"
+        J=""
+        return 0
+      fi
+    done
+  fi
   _exec "$user" "$@"
   _record_last "$user" "$@"
   local a
@@ -118,7 +132,9 @@ _run() {
   done
   return 0
 }
+_LITERAL=0
 run() { _run "" "$@"; }
+run_literal() { _LITERAL=1; _run "" "$@"; _LITERAL=0; }
 run_as() { local u=$1; shift; _run "$u" "$@"; }
 submit() { _run "" sbatch "$@"; }
 submit_as() { local u=$1; shift; _run "$u" sbatch "$@"; }
@@ -159,8 +175,8 @@ _finished_state() {
 }
 
 wait_done() {
-  local id=${1:-} timeout=${2:-30} dl s all
-  if [[ -z $id ]]; then note "wait_done: no job id"; return 0; fi
+  local id=${1:-} timeout=${2:-20} dl s all
+  if [[ -z $id || $id == _* ]]; then note "wait_done: no job id"; return 0; fi
   dl=$(_deadline "$timeout")
   while :; do
     all=1
@@ -178,8 +194,8 @@ wait_done() {
 }
 
 wait_field() {
-  local id=${1:-} key=$2 want=$3 timeout=${4:-20} dl got
-  if [[ -z $id ]]; then note "wait_field: no job id"; return 0; fi
+  local id=${1:-} key=$2 want=$3 timeout=${4:-15} dl got
+  if [[ -z $id || $id == _* ]]; then note "wait_field: no job id"; return 0; fi
   dl=$(_deadline "$timeout")
   while :; do
     got=$(field "$id" "$key")
@@ -191,7 +207,7 @@ wait_field() {
     sleep 0.1
   done
 }
-wait_state() { wait_field "${1:-}" JobState "$2" "${3:-20}"; }
+wait_state() { wait_field "${1:-}" JobState "$2" "${3:-15}"; }
 
 wait_queue_empty() {
   local timeout=${1:-30} dl
@@ -210,7 +226,7 @@ field() {
 fields() {
   local id=${1:-}
   shift
-  if [[ -z $id ]]; then note "fields: no job id"; return 0; fi
+  if [[ -z $id || $id == _* ]]; then note "fields: no job id"; return 0; fi
   _exec "" scontrol -o show job "$id"
   _rec "\$ scontrol -o show job $(_q "$id") | fields $*"
   if [[ $RC -eq 0 ]]; then
@@ -273,7 +289,7 @@ show_env() {
 # what a scenario can compare).
 time_gap() {
   local id=${1:-} key=$2 ref=$3 grain=${4:-10} a b
-  if [[ -z $id ]]; then note "time_gap: no job id"; return 0; fi
+  if [[ -z $id || $id == _* ]]; then note "time_gap: no job id"; return 0; fi
   a=$(field "$id" "$key")
   if [[ $ref == now ]]; then b=$(date +%s); else b=$(field "$id" "$ref"); fi
   python3 - "$key" "$a" "$ref" "$b" "$grain" >>"$T" <<'PY'

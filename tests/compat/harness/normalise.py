@@ -13,11 +13,12 @@ import re
 class Context:
     """What one side's transcript may contain that differs from the other side's."""
 
-    def __init__(self, work_root, cluster_dir, hostname, known_ids=(), extra_paths=()):
+    def __init__(self, work_root, cluster_dir, hostname, known_ids=(), extra_paths=(), min_id=0):
         self.work_root = work_root.rstrip("/")      # e.g. /tmp/drover-compat-x/slurm/work
         self.cluster_dir = cluster_dir.rstrip("/")  # oracle DIR or drover state dir
         self.hostname = hostname
         self.known_ids = set(int(i) for i in known_ids)
+        self.min_id = min_id  # every id this scenario made is above it (ids only grow)
         self.extra_paths = [(p.rstrip("/"), name) for p, name in extra_paths]
 
 
@@ -98,7 +99,8 @@ def _job_ids(text, ctx):
     known = set(ctx.known_ids)
     # Ids named by context count only near the ids the cluster handed out (--test-only's
     # "Job N" is the next id; a made-up id such as 99999999 in "for job 99999999" is not).
-    lo, hi = (min(known) - 10, max(known) + 100) if known else (0, 10**6)
+    lo = ctx.min_id + 1
+    hi = max(known) + 100 if known else ctx.min_id + 1000
     for pattern in _ID_CONTEXTS:
         known.update(i for i in (int(m.group(1)) for m in pattern.finditer(text)) if lo <= i <= hi)
     protected = [m.span() for m in _NOT_ID_SPANS.finditer(text)]

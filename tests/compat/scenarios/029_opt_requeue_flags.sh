@@ -1,7 +1,7 @@
-# --requeue / --no-requeue: scontrol's Requeue= (default follows JobRequeue=1).
-run sbatch -H --wrap true
+# --requeue / --no-requeue: scontrol's Requeue= (the default follows JobRequeue=1).
+run sbatch -p parked --wrap true
 fields "$J" Requeue
-run sbatch -H --requeue --wrap true
+run sbatch -p parked --requeue --wrap true
 fields "$J" Requeue
-run sbatch -H --no-requeue --wrap true
+run sbatch -p parked --no-requeue --wrap true
 fields "$J" Requeue

@@ -5,10 +5,8 @@ script job.sh <<'S'
 #SBATCH -o arr-%A_%a.out
 echo "task $SLURM_ARRAY_TASK_ID"
 S
-submit -H job.sh
-A=$J
-fields "$A" ArrayTaskId JobState Reason
-run scancel "$A"
+submit job.sh
+wait_done "$J"
 submit --array=5 job.sh
 wait_done "$J"
 show_outputs

@@ -1,9 +1,11 @@
 # Index lists and steps: 1,3,5-9:2 and 0-10:5; squeue shows the pending tasks compressed;
 # the step's environment.
-run sbatch -H --array=1,3,5-9:2 --wrap true
+run sbatch -p parked --array=1,3,5-9:2 --wrap true
 A=$J
-run sbatch -H --array=0-10:5 --wrap true
+run sbatch -p parked --array=0-10:5 --wrap true
 B=$J
+wait_field "$A" Reason PartitionDown
+wait_field "$B" Reason PartitionDown
 run squeue -h -o '%i %T %r' -j "$A,$B"
 fields "$A" ArrayTaskId
 fields "$B" ArrayTaskId

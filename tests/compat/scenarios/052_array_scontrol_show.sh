@@ -1,7 +1,9 @@
-# scontrol show job of a pending array: one record with ArrayTaskId=1-5, then one record per
-# task once tasks have started (JobId of each task, ArrayJobId, ArrayTaskId).
-run sbatch -H --array=1-5 -J arrshow --wrap true
+# scontrol show job of a pending array: one record with ArrayTaskId=1-5; once tasks have
+# run, one record per task (each task's JobId, ArrayJobId, ArrayTaskId).
+run sbatch -p parked --array=1-5 -J arrshow --wrap true
+wait_field "$J" Reason PartitionDown
 run scontrol show job "$J"
-run scontrol release "$J"
+run scancel "$J"
+run sbatch --array=1-3 -J arrdone --wrap true
 wait_done "$J"
 fields "$J" JobId ArrayJobId ArrayTaskId JobName JobState

@@ -1,7 +1,7 @@
 # afterany runs after success, failure or cancellation.
 run sbatch --wrap 'exit 5'
 A=$J
-run sbatch -H --wrap true
+run sbatch -p parked --wrap true
 C=$J
 run sbatch -d afterany:"$A" -o any1.out --wrap 'echo after failure'
 B1=$J

@@ -6,7 +6,7 @@ B=$J
 wait_done "$B" 30
 fields "$A" JobState
 fields "$B" JobState Dependency
-run sbatch -H -d after:"$A"+1 --wrap true
+run sbatch -p parked -d after:"$A"+1 --wrap true
 fields "$J" Dependency
 show_outputs
 wait_done "$A"

@@ -5,7 +5,7 @@ run sbatch -d afterok --wrap true
 run sbatch -d afterok: --wrap true
 run sbatch -d afterok:abc --wrap true
 run sbatch -d afterok:99999999 --wrap true
-run sbatch -H --wrap true
+run sbatch -p parked --wrap true
 A=$J
 run sbatch -d afterok:"${A}_7" --wrap true
 run sbatch -d after:"$A"+x --wrap true

@@ -1,12 +1,12 @@
-# scontrol hold (by root: JobHeldAdmin, Priority=0) and release; hold of a running or
-# finished job.
-run sbatch --begin=now+300 --wrap true
+# scontrol hold by root: JobHeldAdmin, Priority=0; release; hold/release of a finished job,
+# of an unknown job, without a job.
+run sbatch -p parked --wrap true
 A=$J
 run scontrol hold "$A"
 fields "$A" JobState Reason Priority
 run squeue -h -o '%i %T %r' -j "$A"
 run scontrol release "$A"
-fields "$A" JobState Reason
+fields "$A" JobState
 run sbatch --wrap true
 B=$J
 wait_done "$B"

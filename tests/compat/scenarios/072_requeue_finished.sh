@@ -9,6 +9,6 @@ run scontrol requeue "$A"
 fields "$A" JobState Reason Restarts ExitCode
 run scontrol requeue "$B"
 fields "$B" JobState Reason Restarts ExitCode
-run sbatch -H --wrap true
+run sbatch -p parked --wrap true
 run scontrol requeue "$J"
 run scontrol requeuehold "$J"

@@ -1,6 +1,6 @@
 # scontrol update TimeLimit: root may set anything; the owner of a pending job may change
 # it; formats; a running job's limit raised by its owner is refused.
-run_as "$OTHER_USER" sbatch -H -t 10 --wrap true
+run_as "$OTHER_USER" sbatch -p parked -t 10 --wrap true
 A=$J
 run_as "$OTHER_USER" scontrol update JobId="$A" TimeLimit=5
 fields "$A" TimeLimit

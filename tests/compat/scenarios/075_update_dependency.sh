@@ -1,11 +1,12 @@
 # scontrol update Dependency=: change it, clear it (Dependency=) and the job runs; set it to
-# an unknown job id.
-run sbatch -H --wrap true
+# an unknown job id or to nonsense.
+run sbatch -p parked --wrap true
 A=$J
 run sbatch -o dep.out -d afterok:"$A" --wrap 'echo dependency cleared'
 B=$J
+wait_field "$B" Reason Dependency
 fields "$B" Dependency Reason
-run sbatch -H --wrap true
+run sbatch -p parked --wrap true
 C=$J
 run scontrol update JobId="$B" Dependency=afterany:"$C"
 fields "$B" Dependency Reason
@@ -13,11 +14,11 @@ run scontrol update JobId="$B" Dependency=
 wait_done "$B"
 fields "$B" JobState Dependency
 show_outputs
-run sbatch -H --wrap true
+run sbatch -p parked --wrap true
 D=$J
 run scontrol update JobId="$D" Dependency=afterok:"$A"
-fields "$D" Dependency Reason
+fields "$D" Dependency
 run scontrol update JobId="$D" Dependency=afterok:99999999
-fields "$D" Dependency Reason
+fields "$D" Dependency
 run scontrol update JobId="$D" Dependency=bogus
-fields "$D" Dependency Reason
+fields "$D" Dependency

@@ -1,10 +1,10 @@
 # scancel forms: several ids, a bad id, an unknown id (silent; -v says why), a finished job,
 # another user's job (exit 210), -u, -n (name), -t PENDING.
-run sbatch -H -J keep --wrap true
+run sbatch -p parked -J keep --wrap true
 A=$J
-run sbatch -H -J byname --wrap true
+run sbatch -p parked -J byname --wrap true
 B=$J
-run sbatch -H -J bystate --wrap true
+run sbatch -p parked -J bystate --wrap true
 C=$J
 run scancel abc
 run scancel 99999999
