@@ -15,10 +15,11 @@ constexpr const char* kInvalidArray = "Invalid job array specification";
 constexpr const char* kInvalidJobId = "Invalid job id specified";
 constexpr uint64_t kMaxIndex = std::numeric_limits<uint32_t>::max();
 
-// Work allowed for merging interleaved progressions while parsing one spec (elements visited).
-// Only specs such as "0-4000000:2,0-4000000:3" get near it; real Slurm accepts those, drover
-// refuses them rather than spend seconds on them.
-constexpr uint64_t kParseBudget = uint64_t{1} << 22;
+// Work allowed for merging interleaved progressions while parsing one spec (indices visited
+// one by one). Only specs whose progressions interleave over about a million indices, such as
+// "0-3000000:2,1-3000000:3", get there; real Slurm accepts those, drover refuses them rather
+// than spend a second on them. Specs of single or nested progressions cost nothing here.
+constexpr uint64_t kParseBudget = uint64_t{1} << 20;
 
 uint64_t count_of(const Range& r) { return (uint64_t{r.last} - r.first) / r.step + 1; }
 
@@ -256,6 +257,8 @@ void IndexSet::insert_(uint32_t first, uint32_t last, uint32_t step, uint64_t& b
           ps == 1 || r_in > seg_end || (r.step % ps == 0 && (r_in - cur) % ps == 0);
       if (new_covers) {
         out.add(cur, seg_end, ps);
+      } else if (r.step == ps && ps % 2 == 0 && r_in - cur == ps / 2) {
+        out.add(cur, seg_end, ps / 2);  // "0-N:4,2-N:4": the two halves of step 2
       } else {
         uint64_t x = cur, y = r_in;
         const uint64_t y_end = floor_member(r, seg_end);
@@ -346,6 +349,22 @@ std::string IndexSet::format_(size_t max_chars) const {
 }
 
 std::string IndexSet::format() const { return format_(std::numeric_limits<size_t>::max()); }
+
+std::string IndexSet::format_ranges() const {
+  std::string out;
+  for (const auto& r : ranges_) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(r.first);
+    if (r.last == r.first) continue;
+    out += '-';
+    out += std::to_string(r.last);
+    if (r.step != 1) {
+      out += ':';
+      out += std::to_string(r.step);
+    }
+  }
+  return out;
+}
 
 // One comma-separated item of an --array spec, up to its end or a '%': N, N-M or N-M:S, each
 // number as strtol reads it and optionally followed by ']' (and the item optionally starting

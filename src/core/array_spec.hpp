@@ -47,8 +47,12 @@ class IndexSet {
   // of consecutive runs: "0,4,8,12", "1-3,5,7,9,11,13,15" (checked against Slurm 22.05).
   // The empty set formats as "".
   std::string format() const;
-  // Parses the form format() writes (and what --array accepts before any '%', with the same
-  // leniency). "" and "," give the empty set. Throws
+  // Compact and lossless: the normal ranges as "a", "a-b" or "a-b:s", joined by ','
+  // ("0-499998:2,500002-999998:2"). Its length grows with ranges().size(), not with size(),
+  // so use it (not format()) to store or send a set; parse() reads it back.
+  std::string format_ranges() const;
+  // Parses the forms format() and format_ranges() write (and what --array accepts before any
+  // '%', with the same leniency). "" and "," give the empty set. Throws
   // ParseError("Invalid job array specification") on anything else.
   static IndexSet parse(std::string_view text);
 
@@ -80,7 +84,8 @@ struct ArraySpec {
 // "1- 3" pass) up to its end or a '%'; the throttle is read after the first '%' ("%0", "%x" and
 // negative values mean none). Every index and the step must be < max_array_size (slurm.conf
 // MaxArraySize, default 1001). A spec naming no index at all ("", ",") gives empty `tasks`:
-// Slurm then submits an ordinary, non-array job. Every error throws
+// Slurm then submits an ordinary, non-array job. Drover also refuses specs whose progressions
+// interleave over about a million indices ("0-3000000:2,1-3000000:3"). Every error throws
 // ParseError("Invalid job array specification") (sbatch prints "sbatch: error: Batch job
 // submission failed: Invalid job array specification", exit 1).
 ArraySpec parse_array_spec(std::string_view text, uint32_t max_array_size);

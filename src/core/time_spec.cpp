@@ -241,8 +241,9 @@ class TimeParser {
 
   // YYYY-MM-DD, or MM[/.]DD[[/.]YY] / MMDD[YY] with one- or two-digit month and day.
   size_t parse_date(size_t p) {
-    if (is_digit(at(p + 1)) && is_digit(at(p + 2)) && is_digit(at(p + 3)) && at(p + 4) == '-' &&
-        at(p + 7) == '-') {
+    if (at(p + 4) == '-' && at(p + 7) == '-') {
+      for (size_t i = p + 1; i < p + 4; ++i)
+        if (!is_digit(at(i))) fail(static_cast<int64_t>(i));  // "100\t-12-01": pos 3
       const int year = digits(p, p + 3);
       const size_t m = p + 5;
       if (!is_digit(at(m))) fail(static_cast<int64_t>(m));

@@ -171,6 +171,7 @@ TEST(IndexSet, MatchesAModelUnderRandomOperations) {
       ASSERT_EQ(s.size(), xs.size());
       for (uint32_t x = 0; x < span; ++x) ASSERT_EQ(s.contains(x), model.count(x) == 1);
       ASSERT_EQ(IndexSet::parse(s.format()), s) << s.format();
+      ASSERT_EQ(IndexSet::parse(s.format_ranges()), s) << s.format_ranges();
     }
   }
 }
@@ -369,6 +370,9 @@ TEST(ParseArraySpec, HugeAndInterleavedSpecsStayCheap) {
   // done, beyond it the spec is refused rather than hang.
   a = parse_array_spec("0-3000:2,0-3000:3", 4000001);
   EXPECT_EQ(a.tasks.size(), 1501u + 1001u - 501u);
+  a = parse_array_spec("0-1000000:2,1-1000000:3", 4000001);
+  EXPECT_EQ(a.tasks.size(), 500001u + 333334u - 166667u);
+  EXPECT_THROW(parse_array_spec("0-3000000:2,1-3000000:3", 4000001), ParseError);
   EXPECT_THROW(parse_array_spec("0-4294967294:2,0-4294967294:3", 4294967295u), ParseError);
   EXPECT_THROW(IndexSet::parse("0-4294967295:2,1-4294967295:3"), ParseError);
   EXPECT_EQ(IndexSet::parse("0-4294967295").size(), 4294967296ull);
@@ -379,6 +383,15 @@ TEST(IndexSetParse, RoundTripAndErrors) {
   for (const char* text : {"", "0", "0-15", "0,4,8,12", "0-12:2", "1-3,5,7,9,11,13,15",
                            "0,2,4,6,8,10-11,13,15,17,19,21", "4294967295", "0-4294967295"})
     EXPECT_EQ(IndexSet::parse(text).format(), text);
+  IndexSet big;
+  big.insert(0, 999998, 2);
+  big.erase(500000);
+  EXPECT_EQ(big.format_ranges(), "0-499998:2,500002-999998:2");
+  EXPECT_EQ(IndexSet::parse(big.format_ranges()), big);
+  EXPECT_EQ(big.format().size(), 3444437u);  // what Slurm would list
+  EXPECT_EQ(IndexSet::parse("0,6,16-32").format_ranges(), "0,6,16-32");
+  EXPECT_EQ(IndexSet::parse("0-15:4").format_ranges(), "0-12:4");
+  EXPECT_EQ(IndexSet().format_ranges(), "");
   EXPECT_THROW(IndexSet::parse("1-3%2"), ParseError);
   EXPECT_THROW(IndexSet::parse("x"), ParseError);
   EXPECT_THROW(IndexSet::parse("4294967296"), ParseError);
