@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "agent/launch.hpp"
+#include "core/export_env.hpp"
 #include "net/auth.hpp"
 
 namespace drover::agent {
@@ -199,6 +200,12 @@ void Agent::launch(const json& msg) {
   spec.std_err = msg.value("stderr", spec.std_out);
   spec.std_in = msg.value("stdin", "/dev/null");
   spec.append = msg.value("open_mode", "") == "append";
+  if (msg.value("get_user_env", false)) {
+    // As slurmd: the login environment fills in what the job's environment lacks.
+    // Blocking here is bounded by the timeout and only for jobs that ask for it.
+    core::add_login_environment(spec.env, login_environment(spec.user, 8));
+    spec.env["_"] = "/usr/sbin/slurmstepd";
+  }
   spec.env["SLURMD_NODENAME"] = opts_.node;
   try {
     std::string dir = job_dir(spec.job_id);

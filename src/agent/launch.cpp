@@ -3,10 +3,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -40,6 +43,70 @@ void write_script(const std::string& path, const std::string& text, uid_t uid, g
   if (ok && ::geteuid() == 0) ok = ::fchown(fd, uid, gid) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
+
+std::map<std::string, std::string> login_environment(const std::string& user, int timeout_s) {
+  std::map<std::string, std::string> env;
+  if (::geteuid() != 0 || user.empty()) return env;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return env;
+  const std::string su = "/bin/su", login = "-", cmd = "-c", print = "env -0";
+  std::vector<char*> argv = {const_cast<char*>(su.c_str()), const_cast<char*>(login.c_str()),
+                             const_cast<char*>(user.c_str()), const_cast<char*>(cmd.c_str()),
+                             const_cast<char*>(print.c_str()), nullptr};
+  char empty_env_entry[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
+  char* envp[] = {empty_env_entry, nullptr};
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return env;
+  }
+  if (pid == 0) {
+    ::setsid();
+    ::dup2(fds[1], 1);
+    int devnull = ::open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+      ::dup2(devnull, 0);
+      ::dup2(devnull, 2);
+    }
+    ::execve(su.c_str(), argv.data(), envp);
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  bool timed_out = false;
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    struct pollfd p {fds[0], POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    char buf[4096];
+    ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(-pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return {};
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\0', start);
+    if (end == std::string::npos) end = out.size();
+    std::string item = out.substr(start, end - start);
+    if (auto eq = item.find('='); eq != std::string::npos && eq > 0)
+      env[item.substr(0, eq)] = item.substr(eq + 1);
+    start = end + 1;
+  }
+  return env;
 }
 
 pid_t spawn_batch(const LaunchSpec& spec) {

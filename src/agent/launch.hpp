@@ -25,6 +25,11 @@ struct LaunchSpec {
 // Returns the child's pid; throws std::runtime_error if fork fails.
 pid_t spawn_batch(const LaunchSpec& spec);
 
+// The user's login environment, as `su - USER` sets it up (what Slurm adds for
+// SLURM_GET_USER_ENV=1 / --export=NONE): runs the login shell to print it, giving up after
+// `timeout_s` (Slurm's --get-user-env default is 8 s). Empty when not root or on failure.
+std::map<std::string, std::string> login_environment(const std::string& user, int timeout_s);
+
 // Writes the script where only the job's user can read it.
 void write_script(const std::string& path, const std::string& text, uid_t uid, gid_t gid);
 

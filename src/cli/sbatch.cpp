@@ -1,5 +1,8 @@
 // sbatch: submit a batch script.
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/duration.hpp"
+#include "core/export_env.hpp"
 #include "core/job.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/time_spec.hpp"
@@ -45,30 +49,6 @@ std::map<std::string, std::string> current_environment() {
     if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   return env;
-}
-
-// --export: ALL (default), NONE, or a list of names and NAME=value, optionally led by ALL.
-std::map<std::string, std::string> exported_environment(
-    const std::optional<std::string>& spec, const std::map<std::string, std::string>& env) {
-  if (!spec || *spec == "ALL") return env;
-  std::map<std::string, std::string> out;
-  std::stringstream items(*spec);
-  std::string item;
-  while (std::getline(items, item, ',')) {
-    if (item == "ALL") {
-      out.insert(env.begin(), env.end());
-    } else if (item == "NONE" || item.empty()) {
-      continue;
-    } else if (auto eq = item.find('='); eq != std::string::npos) {
-      out[item.substr(0, eq)] = item.substr(eq + 1);
-    } else if (auto it = env.find(item); it != env.end()) {
-      out[item] = it->second;
-    }
-  }
-  // Slurm always passes its own SLURM_* variables through.
-  for (const auto& [k, v] : env)
-    if (k.rfind("SLURM_", 0) == 0) out.emplace(k, v);
-  return out;
 }
 
 std::string hostname() {
@@ -220,7 +200,12 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.std_in = opts.input.value_or("");
   spec.script = std::move(script);
   spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
-  spec.environment = exported_environment(opts.export_env, env);
+  spec.environment = core::exported_environment(opts.export_env, env);
+  spec.get_user_env = core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
+  spec.submit_dir = cwd;
+  errno = 0;
+  const int nice_now = ::getpriority(PRIO_PROCESS, 0);
+  spec.submit_nice = errno == 0 ? nice_now : 0;
   spec.submit_host = hostname();
   spec.submit_sid = ::getsid(0);
   if (!cmdline.wrap && !script_argv.empty()) spec.command = script_argv.front();

@@ -80,6 +80,9 @@ struct JobSpec {
   std::string reservation, licenses;
   std::string mail_type, mail_user;
   std::string open_mode;  // "append" / "truncate"; "" default
+  std::string submit_dir;     // sbatch's working directory (SLURM_SUBMIT_DIR); -D may differ
+  int submit_nice = 0;        // the submitting process's nice (SLURM_PRIO_PROCESS)
+  bool get_user_env = false;  // add the user's login environment at launch (see export_env)
 };
 
 // Which resources a job holds on one node.

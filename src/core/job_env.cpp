@@ -108,8 +108,8 @@ std::map<std::string, std::string> batch_environment(const Job& job,
   set("SLURM_NODEID", "0");
   set("SLURM_PROCID", "0");
   set("SLURM_NODE_ALIASES", "(null)");
-  set("SLURM_PRIO_PROCESS", "0");
-  set("SLURM_SUBMIT_DIR", job.spec.workdir);
+  set("SLURM_PRIO_PROCESS", std::to_string(job.spec.submit_nice));
+  set("SLURM_SUBMIT_DIR", job.spec.submit_dir.empty() ? job.spec.workdir : job.spec.submit_dir);
   set("SLURM_SUBMIT_HOST", job.spec.submit_host);
   set("SLURM_TASKS_PER_NODE", compress_counts(batch_tasks_per_node(job)));
   set("SLURM_TOPOLOGY_ADDR", job.batch_host);

@@ -31,8 +31,10 @@ bool StateMachine::requeue_allowed(const core::Job& job) const {
   return job.spec.requeue == 1 || (job.spec.requeue == -1 && config_.job_requeue);
 }
 
-void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, Effects& fx) {
-  const bool was_running = job.state == core::JobState::Running && !job.completing;
+void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive,
+                               Effects& fx) {
+  const bool was_running =
+      processes_alive && job.state == core::JobState::Running && !job.completing;
   if (was_running) {
     // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible
     // again only once launch credentials of the old run have expired, as in Slurm.
@@ -123,7 +125,7 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
         }
         uint8_t hold = 0;
         if (action == "requeuehold") hold = op ? core::kHeldAdmin : core::kHeldUser;
-        requeue_job(job, now, hold, fx);
+        requeue_job(job, now, hold, true, fx);
       } else {
         return {{"ok", false}, {"error", "Invalid request"}};
       }

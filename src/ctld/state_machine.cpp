@@ -209,8 +209,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
         return error_reply("Requested node configuration is not available");
       for (const auto& [id, other] : jobs_)
         if (holds_resources(other) && other.partition == part->name)
-          start = std::max(start, other.time_limit_min < 0
-                                      ? now + 365LL * 86400
+          start = std::max<int64_t>(start, other.time_limit_min < 0
+                                      ? now + int64_t{365} * 86400
                                       : other.start_time + other.time_limit_min * 60);
     }
     std::vector<std::string> names;
@@ -509,7 +509,7 @@ void StateMachine::tick(int64_t now, Effects& fx) {
         fx.dirty_jobs.insert(id);
       } else if (requeue_allowed(job)) {
         // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
-        requeue_job(job, now, 0, fx);
+        requeue_job(job, now, 0, false, fx);
         job.eligible_time = now + config_.requeue_delay_s;
         job.reason = "BeginTime";
       } else {
@@ -648,7 +648,9 @@ json StateMachine::launch_message(const core::Job& job) const {
           {"user", job.user},
           {"script", job.spec.script},
           {"argv", job.spec.argv},
-          {"env", core::batch_environment(job, config_.cluster_name)},
+          {"env", core::batch_environment(job, config_.cluster_name,
+                                          {config_.control_host, config_.port})},
+          {"get_user_env", job.spec.get_user_env},
           {"workdir", job.spec.workdir},
           // A requeued job appends to what its earlier runs wrote, as Slurm does.
           {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},

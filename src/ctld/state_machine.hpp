@@ -114,7 +114,9 @@ class StateMachine {
   bool evaluate_dependency(core::Job& job, int64_t now);
   core::DepState evaluate_entry(const core::Job& job, const core::DepEntry& e, int64_t now) const;
   std::string check_dependency_targets(const core::Dependency& dep, uint64_t self) const;
-  void requeue_job(core::Job& job, int64_t now, uint8_t hold, Effects& fx);
+  // Back to PENDING for another run; `processes_alive`: they must be killed first (else they
+  // are known gone, e.g. with their node).
+  void requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive, Effects& fx);
   bool requeue_allowed(const core::Job& job) const;
   json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;

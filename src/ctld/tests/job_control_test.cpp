@@ -22,6 +22,13 @@ void finish(Harness& h, uint64_t id, int status, Effects& fx) {
   h.sm.agent_exited(job->batch_host, {{"job_id", id}, {"status", status}}, h.now, fx);
 }
 
+// Time passes with both agents heartbeating (else they would be declared down).
+void advance(Harness& h, int64_t to, Effects& fx) {
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), to);
+  h.sm.tick(to, fx);
+  h.sm.schedule(to, fx);
+}
+
 const core::Job& job(Harness& h, uint64_t id) {
   const core::Job* j = h.sm.find_job(id);
   EXPECT_NE(j, nullptr) << id;
@@ -223,8 +230,7 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   EXPECT_TRUE(job(h, id).alloc.empty());
   h.sm.schedule(h.now + 10, fx2);
   EXPECT_EQ(job(h, id).reason, "BeginTime");
-  h.sm.tick(h.now + 130, fx2);
-  h.sm.schedule(h.now + 130, fx2);
+  advance(h, h.now + 130, fx2);
   EXPECT_EQ(job(h, id).state, core::JobState::Running);
   EXPECT_EQ(job(h, waiting).state, core::JobState::Pending);
   // --no-requeue jobs refuse it.
@@ -274,8 +280,7 @@ TEST(Eligibility, BeginTimeAndNodeListsAreHonoured) {
   EXPECT_EQ(job(h, later).reason, "BeginTime");
   EXPECT_EQ(job(h, on2).batch_host, "node2");
   EXPECT_EQ(job(h, not1).batch_host, "node2");
-  h.sm.tick(h.now + 100, fx);
-  h.sm.schedule(h.now + 100, fx);
+  advance(h, h.now + 100, fx);
   EXPECT_EQ(job(h, later).state, core::JobState::Running);
   json r = h.sm.submit({{"spec", with(h.spec(), "nodelist", "node9")}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Invalid node name specified");
