@@ -35,6 +35,13 @@ def _paths(text, ctx):
     return text
 
 
+_CLUSTER_SELECTION = re.compile(r"^  DROVER_(?:SOCKET|STATE_DIR)=.*\n", re.M)
+
+
+def _cluster_selection(text, ctx):
+    return _CLUSTER_SELECTION.sub("", text)
+
+
 _TS = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
 
 
@@ -129,9 +136,15 @@ def _job_ids(text, ctx):
 
 RULES = [
     ("paths",
-     "The work directory and the cluster directory (oracle DIR, drover state dir) are different "
-     "temporary directories on the two sides; the scenario's files have the same names under them.",
+     "The work directory, the cluster directory (oracle DIR, drover state dir), the directory "
+     "of the client commands first on PATH (CLIENTBIN) and the helpers' scratch directory are "
+     "different temporary directories on the two sides; the files under them are the same.",
      _paths),
+    ("cluster-selection",
+     "The harness exports DROVER_SOCKET and DROVER_STATE_DIR to reach the drover cluster (as it "
+     "exports SLURM_CONF for Slurm), and jobs inherit them; their lines in job environment "
+     "dumps are dropped.",
+     _cluster_selection),
     ("timestamps",
      "Wall-clock times (SubmitTime, StartTime, EndTime, 'CANCELLED AT', --test-only start times) "
      "depend on when the scenario ran. Relative times are checked with time_gap instead.",

@@ -7,5 +7,5 @@ S
 submit --array=1-3 -o /dev/null job.sh
 wait_done "$J"
 fields "$J" JobId ArrayJobId ArrayTaskId JobState Reason ExitCode
-run scontrol -o show job "${J}_2"
+fields "${J}_2" JobId ArrayJobId ArrayTaskId JobName JobState Reason ExitCode NodeList BatchHost StdOut
 run squeue -h -t all -o '%i %A %T' -j "$J"
