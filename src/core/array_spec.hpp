@@ -16,7 +16,10 @@ struct ArraySpec;
 
 // A set of job-array task indices kept as stepped ranges, so that `--array=0-999999` costs
 // one entry however many tasks it names. Ranges are kept sorted, disjoint and normalised
-// (a range whose first == last has step 1), so equal sets compare equal.
+// (a range whose first == last has step 1), so equal sets compare equal. The normal form is
+// cut greedily from the smallest index: a range takes every following index while the gap
+// stays the same, and a range of step > 1 needs three indices ({0,500} is two single ones).
+// insert/erase/pop_min only rework the ranges next to the change: O(log n + ranges moved).
 class IndexSet {
  public:
   struct Range {
