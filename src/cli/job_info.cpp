@@ -1,5 +1,6 @@
 #include "cli/job_info.hpp"
 
+#include "core/array_spec.hpp"
 #include "core/job.hpp"
 
 namespace drover::cli {
@@ -44,10 +45,10 @@ bool is_remainder(const json& job) { return !job.value("array_pending", std::str
 
 std::string array_task_field(const json& job) {
   if (is_remainder(job)) {
-    std::string s = job.value("array_pending", std::string());
-    if (uint32_t max = job.value("array_max_running", 0u); max > 0)
-      s += "%" + std::to_string(max);
-    return s;
+    core::ArraySpec spec;
+    spec.tasks = core::IndexSet::parse(job.value("array_pending", std::string()));
+    spec.max_running = job.value("array_max_running", 0u);
+    return core::format_array_spec_display(spec);
   }
   return std::to_string(job.value("array_task_id", 0u));
 }
@@ -60,7 +61,10 @@ std::string array_task_text(const json& job) {
 
 std::string job_display_id(const json& job) {
   if (!is_array(job)) return std::to_string(job.at("id").get<uint64_t>());
-  return std::to_string(job.value("array_job_id", uint64_t{0})) + "_" + array_task_text(job);
+  // squeue cuts a long "36_[...]" to 31 characters (checked against Slurm 22.05).
+  std::string id =
+      std::to_string(job.value("array_job_id", uint64_t{0})) + "_" + array_task_text(job);
+  return id.substr(0, 31);
 }
 
 bool job_matches_id(const json& job, uint64_t id) {

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <iterator>
 #include <sstream>
+#include <tuple>
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
@@ -160,6 +161,11 @@ int sbatch_main(const std::vector<std::string>& args) {
 
   core::JobSpec spec;
   spec.name = opts.job_name.value_or(script_name);
+  if (opts.partition && opts.partition->empty()) {
+    std::cerr << "sbatch: error: invalid partition specified: (null)\n"
+                 "sbatch: error: Batch job submission failed: Invalid partition name specified\n";
+    return 1;
+  }
   if (opts.partition) {
     std::stringstream parts(*opts.partition);
     std::string p;
@@ -208,24 +214,29 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.submit_nice = errno == 0 ? nice_now : 0;
   spec.submit_host = hostname();
   spec.submit_sid = ::getsid(0);
-  if (!cmdline.wrap && !script_argv.empty()) spec.command = script_argv.front();
+  if (!cmdline.wrap && !script_argv.empty()) {
+    // Command= shows the script with its arguments, as Slurm keeps it.
+    spec.command = script_argv.front();
+    for (size_t i = 1; i < script_argv.size(); ++i) spec.command += " " + script_argv[i];
+  }
   spec.comment = opts.comment.value_or("");
   spec.account = opts.account.value_or("");
   spec.qos = opts.qos.value_or("");
   spec.array = opts.array.value_or("");
   spec.dependency = opts.dependency.value_or("");
   const int64_t now = static_cast<int64_t>(::time(nullptr));
-  try {
-    if (opts.begin) spec.begin_time = core::parse_time_spec(*opts.begin, now);
-  } catch (const core::ParseError&) {
-    std::cerr << "sbatch: error: Invalid time specification " << *opts.begin << '\n';
-    return 255;
-  }
-  try {
-    if (opts.deadline) spec.deadline = core::parse_time_spec(*opts.deadline, now);
-  } catch (const core::ParseError&) {
-    std::cerr << "sbatch: error: Invalid deadline specification " << *opts.deadline << '\n';
-    return 255;
+  // Slurm prints the time parser's own line (when it has one), then names the option.
+  for (auto [text, target, option] :
+       {std::tuple{&opts.begin, &spec.begin_time, "--begin"},
+        std::tuple{&opts.deadline, &spec.deadline, "--deadline"}}) {
+    if (!*text) continue;
+    try {
+      *target = core::parse_time_spec(**text, now);
+    } catch (const core::ParseError& e) {
+      if (*e.what()) std::cerr << e.what() << '\n';
+      std::cerr << "sbatch: error: Invalid " << option << " specification\n";
+      return 255;
+    }
   }
   spec.hold = opts.hold;
   spec.nice = opts.nice.value_or(0);
@@ -255,8 +266,9 @@ int sbatch_main(const std::vector<std::string>& args) {
       std::cerr << "allocation failure: " << error << '\n';
       return 1;
     }
-    if (error == "Invalid partition name specified" && opts.partition)
-      std::cerr << "sbatch: error: invalid partition specified: " << *opts.partition << '\n';
+    if (error == "Invalid partition name specified" && reply.contains("bad_partition"))
+      std::cerr << "sbatch: error: invalid partition specified: "
+                << reply["bad_partition"].get<std::string>() << '\n';
     if (reply.contains("detail"))
       std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
     std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
@@ -270,7 +282,7 @@ int sbatch_main(const std::vector<std::string>& args) {
     return 0;
   }
   const uint64_t id = reply.at("job_id").get<uint64_t>();
-  if (opts.parsable)
+  if (opts.parsable && !opts.quiet)
     std::cout << id << '\n';
   else if (!opts.quiet)
     std::cout << "Submitted batch job " << id << '\n';

@@ -37,6 +37,25 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
+// Splits scancel's argument at commas outside brackets.
+std::vector<std::string> split_refs(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
 }  // namespace
 
 int scancel_main(const std::vector<std::string>& args) {
@@ -83,8 +102,9 @@ int scancel_main(const std::vector<std::string>& args) {
       return 1;
     } else {
       try {
-        (void)core::parse_job_ref(a);
-        ids.push_back(a);
+        // "36_4,37" is two references; "36_[1,3]" one.
+        (void)core::parse_job_ref_list(a);
+        for (const auto& item : split_refs(a)) ids.push_back(item);
       } catch (const core::ParseError&) {
         std::cerr << "scancel: error: Invalid job id " << a << '\n';
         return 1;

@@ -113,7 +113,14 @@ std::string show_job(const json& j, bool one_liner) {
           "Deadline=" + (deadline == 0 ? std::string("N/A") : ts(deadline))});
   r.line({"SuspendTime=None", "SecsPreSuspend=0",
           "LastSchedEval=" + ts(j.value("last_sched_eval", int64_t{0})), "Scheduler=Main"});
-  r.line({"Partition=" + j.value("partition", ""),
+  // A pending job that may run in several partitions lists them all.
+  std::string partition = j.value("partition", "");
+  if (pending && spec.value("partitions", std::vector<std::string>{}).size() > 1) {
+    partition.clear();
+    for (const auto& p : spec["partitions"])
+      partition += (partition.empty() ? "" : ",") + p.get<std::string>();
+  }
+  r.line({"Partition=" + partition,
           "AllocNode:Sid=" + spec.value("submit_host", "") + ":" +
               std::to_string(spec.value("submit_sid", int64_t{0}))});
   r.line({"ReqNodeList=" + or_null(spec.value("nodelist", std::string())),

@@ -12,14 +12,11 @@ bool ended_ok(const core::Job& j) {
 
 }  // namespace
 
+// Only a job depending on itself is refused; unknown ids are accepted as Slurm 22.05 does.
 std::string StateMachine::check_dependency_targets(const core::Dependency& dep,
                                                    uint64_t self) const {
-  for (const auto& e : dep.entries) {
-    if (e.type == core::DepType::Singleton) continue;
-    if (e.job_id == self) return "Job dependency problem";
-    const bool known = jobs_.count(e.job_id) > 0 || array_members_.count(e.job_id) > 0;
-    if (!known) return "Job dependency problem";
-  }
+  for (const auto& e : dep.entries)
+    if (e.type != core::DepType::Singleton && e.job_id == self) return "Job dependency problem";
   return "";
 }
 

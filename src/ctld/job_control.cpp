@@ -215,9 +215,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         core::Dependency dep;
         if (!value.empty()) {
           try {
-            dep = core::parse_dependency(value);
-          } catch (const core::ParseError&) {
-            return "Job dependency problem";
+            dep = core::parse_dependency(value, config_.max_array_size);
+          } catch (const core::ParseError& e) {
+            return std::string(e.what());
           }
           if (auto problem = check_dependency_targets(dep, job.id); !problem.empty())
             return problem;

@@ -131,11 +131,22 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     if (part == nullptr) return error_reply("No partition specified or system default partition");
   } else {
     for (const auto& name : spec.partitions)
-      if (find_partition(name) == nullptr) return error_reply("Invalid partition name specified");
+      if (find_partition(name) == nullptr)
+        return {{"ok", false},
+                {"error", "Invalid partition name specified"},
+                {"bad_partition", name}};
     part = find_partition(spec.partitions.front());
   }
   if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
 
+  if (spec.nice < 0 && !is_operator(who)) return error_reply("Invalid --nice value");
+  // Slurm shows (and plans with) the fewest nodes the tasks can fit on.
+  if (!spec.nodes_set) {
+    int max_cpus = 1;
+    for (int idx : part->nodes) max_cpus = std::max(max_cpus, nodes_[idx].cpus);
+    const int per_node = std::max(1, max_cpus / std::max(1, spec.cpus_per_task));
+    spec.nodes_min = std::max(1, (spec.ntasks + per_node - 1) / per_node);
+  }
   sched::ClusterView v = view();
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
@@ -144,13 +155,21 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {
+    int max_cpus = 0;
+    for (int idx : part->nodes) max_cpus = std::max(max_cpus, nodes_[idx].cpus);
+    if (spec.cpus_per_task > max_cpus)
+      return {{"ok", false},
+              {"error", "Requested node configuration is not available"},
+              {"detail", "CPU count per node can not be satisfied"}};
     core::JobSpec no_mem = spec;
     no_mem.mem_per_node_mb = 1;
     no_mem.mem_per_cpu_mb = -1;
-    if (sched::can_ever_fit(no_mem, pv, v))
-      return {{"ok", false},
-              {"error", "Requested node configuration is not available"},
-              {"detail", "Memory specification can not be satisfied"}};
+    if (sched::can_ever_fit(no_mem, pv, v)) {
+      json r = {{"ok", false}, {"error", "Requested node configuration is not available"}};
+      // Slurm explains only a per-node --mem; --mem-per-cpu gets the bare refusal.
+      if (spec.mem_per_cpu_mb < 0) r["detail"] = "Memory specification can not be satisfied";
+      return r;
+    }
   }
   // Options the controller checks against its own state and configuration.
   core::ArraySpec array;
@@ -163,13 +182,12 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
   core::Dependency dependency;
   if (!spec.dependency.empty()) {
+    // Unknown job ids are accepted, as Slurm 22.05 does (such an entry counts as met).
     try {
-      dependency = core::parse_dependency(spec.dependency);
-    } catch (const core::ParseError&) {
-      return error_reply("Job dependency problem");
+      dependency = core::parse_dependency(spec.dependency, config_.max_array_size);
+    } catch (const core::ParseError& e) {
+      return error_reply(e.what());
     }
-    if (auto problem = check_dependency_targets(dependency, 0); !problem.empty())
-      return error_reply(problem);
   }
   for (const auto* list : {&spec.nodelist, &spec.exclude}) {
     if (list->empty()) continue;
@@ -196,6 +214,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // No reservations or licenses can exist yet, so any named one is invalid, as in Slurm.
   if (!spec.reservation.empty()) return error_reply("Requested reservation is invalid");
   if (!spec.licenses.empty()) return error_reply("Invalid license specification");
+  if (spec.deadline != 0 && spec.deadline <= now)
+    return error_reply("Requested time limit is invalid (missing or exceeds some limit)");
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
     return error_reply("Incompatible begin and deadline time specification");
 
@@ -241,7 +261,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   job.nice = spec.nice;
   job.held = spec.hold ? core::kHeldUser : 0;
   job.dependency = std::move(dependency);
-  if (!spec.array.empty()) {
+  if (!array.tasks.empty()) {  // "--array=," names no task: an ordinary job, as in Slurm
     job.array_job_id = job.id;
     job.array_pending = std::move(array.tasks);
     job.array_max_running = array.max_running;
@@ -673,7 +693,8 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
     run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
   j["run_time"] = std::max<int64_t>(run, 0);
   j["nodelist"] = core::compress_hostlist(job.node_names());
-  j["dependency_text"] = core::format_dependency(job.dependency);
+  j["dependency_text"] = core::format_dependency(
+      job.dependency, [this](uint64_t id) { return array_members_.count(id) > 0; });
   j["requeue_effective"] = requeue_allowed(job) ? 1 : 0;
   if (job.alloc.empty()) {
     // What a pending job without a memory request will get: the defaults, else whole nodes.

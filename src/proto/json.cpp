@@ -44,7 +44,7 @@ namespace drover::core {
 #define DROVER_GET(f) \
   if (auto it = j.find(#f); it != j.end()) it->get_to(v.f);
 
-void to_json(nlohmann::json& j, const IndexSet& v) { j = v.format(); }
+void to_json(nlohmann::json& j, const IndexSet& v) { j = v.format_ranges(); }
 void from_json(const nlohmann::json& j, IndexSet& v) { v = IndexSet::parse(j.get<std::string>()); }
 
 #define DROVER_FIELDS_DEP_ENTRY(X) X(job_id) X(array_task) X(delay_min)

@@ -6,7 +6,7 @@
 #include "core/node.hpp"
 
 namespace drover::core {
-void to_json(nlohmann::json& j, const IndexSet& v);  // IndexSet::format() text
+void to_json(nlohmann::json& j, const IndexSet& v);  // IndexSet::format_ranges() text
 void from_json(const nlohmann::json& j, IndexSet& v);
 void to_json(nlohmann::json& j, const Dependency& d);
 void from_json(const nlohmann::json& j, Dependency& d);

@@ -141,14 +141,20 @@ TEST(Dependencies, AfterOkWaitsThenRunsOrNeverRuns) {
   EXPECT_EQ(core::format_dependency(job(h, notok).dependency), "afternotok:1(failed)");
 }
 
-TEST(Dependencies, UnknownJobIsAProblemAndKillOnInvalidDepCancels) {
+TEST(Dependencies, UnknownJobCountsAsMetAndKillOnInvalidDepCancels) {
   Harness h;
   Effects fx;
-  json r = h.sm.submit({{"spec", with(h.spec(), "dependency", "afterok:42")}}, h.alice, h.now, fx);
+  // As Slurm 22.05: accepted, and the entry is met when next evaluated.
+  uint64_t unknown = h.submit(h.alice, with(h.spec(), "dependency", "afterok:42"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, unknown).state, core::JobState::Running);
+  json r = h.sm.submit({{"spec", with(h.spec(), "dependency", "afterok:x")}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Job dependency problem");
   uint64_t first = h.submit(h.alice, h.spec(), fx);
   uint64_t dep = h.submit(
-      h.alice, with(with(h.spec(), "dependency", "afterok:1"), "kill_on_invalid_dep", 1), fx);
+      h.alice,
+      with(with(h.spec(), "dependency", "afterok:" + std::to_string(first)), "kill_on_invalid_dep", 1),
+      fx);
   h.sm.schedule(h.now, fx);
   finish(h, first, 3 << 8, fx);
   h.sm.schedule(h.now, fx);

@@ -50,14 +50,20 @@ TEST(StateMachine, RejectsBadPartitionAndImpossibleMemory) {
   EXPECT_FALSE(fx.next_id_dirty);
 }
 
-TEST(StateMachine, TooManyCpusIsAcceptedButWaitsWithoutBlockingOthers) {
+TEST(StateMachine, TooManyTasksIsAcceptedButWaitsWithoutBlockingOthers) {
   Harness h;
   Effects fx;
-  uint64_t big = h.submit(h.alice, h.spec(1, 64), fx);
+  // As Slurm 22.05: more CPUs per task than any node has is refused outright ...
+  json r = h.sm.submit({{"spec", h.spec(1, 64)}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("detail", ""), "CPU count per node can not be satisfied");
+  // ... while more tasks than the partition can hold waits (PartitionConfig), planned on the
+  // fewest nodes the tasks would need.
+  uint64_t big = h.submit(h.alice, h.spec(64, 1), fx);
   uint64_t small = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   EXPECT_EQ(h.sm.find_job(big)->state, core::JobState::Pending);
-  EXPECT_EQ(h.sm.find_job(big)->reason, "Resources");
+  EXPECT_EQ(h.sm.find_job(big)->reason, "PartitionConfig");
+  EXPECT_EQ(h.sm.find_job(big)->spec.nodes_min, 32);
   EXPECT_EQ(h.sm.find_job(small)->state, core::JobState::Running);
 }
 
