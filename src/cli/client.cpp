@@ -1,5 +1,7 @@
 #include "cli/client.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "net/unix_client.hpp"
@@ -10,6 +12,14 @@ std::string controller_socket() {
   if (const char* s = std::getenv("DROVER_SOCKET"); s && *s) return s;
   if (const char* d = std::getenv("DROVER_STATE_DIR"); d && *d)
     return std::string(d) + "/ctld.sock";
+  // Inside a job (even with --export=NONE) SLURM_CONF names the cluster's slurm.conf; a local
+  // cluster keeps its controller's socket beside it.
+  if (const char* c = std::getenv("SLURM_CONF"); c && *c) {
+    std::string conf = c;
+    auto slash = conf.rfind('/');
+    std::string sock = (slash == std::string::npos ? "." : conf.substr(0, slash)) + "/ctld.sock";
+    if (::access(sock.c_str(), F_OK) == 0) return sock;
+  }
   return "/run/drover/ctld.sock";
 }
 

@@ -55,8 +55,11 @@ std::string array_task_field(const json& job) {
 
 std::string array_task_text(const json& job) {
   if (!is_array(job)) return "N/A";
-  if (is_remainder(job)) return "[" + array_task_field(job) + "]";
-  return array_task_field(job);
+  const std::string tasks = array_task_field(job);
+  // One pending task is shown like a task of its own ("36_4"), as Slurm does.
+  const bool single = tasks.find_first_of(",-%") == std::string::npos;
+  if (is_remainder(job) && !single) return "[" + tasks + "]";
+  return tasks;
 }
 
 std::string job_display_id(const json& job) {

@@ -101,10 +101,7 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
           "TimeLimit=" + (tl < 0 ? std::string("UNLIMITED") : core::format_hms(tl * 60)),
           "TimeMin=N/A"});
-  // Held or dependent jobs have no eligible time yet.
-  const bool waiting = pending && (j.value("held", 0) != 0 ||
-                                   !j.value("dependency_text", std::string()).empty());
-  const int64_t eligible = waiting ? 0 : j.value("eligible_time", int64_t{0});
+  const int64_t eligible = j.value("eligible_time", int64_t{0});
   const int64_t deadline = spec.value("deadline", int64_t{0});
   r.line({"SubmitTime=" + ts(j.value("submit_time", int64_t{0})), "EligibleTime=" + ts(eligible)});
   r.line({"AccrueTime=" + ts(eligible)});
@@ -121,7 +118,7 @@ std::string show_job(const json& j, bool one_liner) {
       partition += (partition.empty() ? "" : ",") + p.get<std::string>();
   }
   r.line({"Partition=" + partition,
-          "AllocNode:Sid=" + spec.value("submit_host", "") + ":" +
+          "AllocNode:Sid=" + j.value("alloc_node", spec.value("submit_host", "")) + ":" +
               std::to_string(spec.value("submit_sid", int64_t{0}))});
   r.line({"ReqNodeList=" + or_null(spec.value("nodelist", std::string())),
           "ExcNodeList=" + or_null(spec.value("exclude", std::string()))});
@@ -257,7 +254,7 @@ std::string job_error_line(const std::string& ref, const std::string& error) {
 // hold, uhold, release, requeue, requeuehold JOB_LIST
 int job_control(const std::string& action, const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::cerr << "Invalid job id specified\n";
+    std::cerr << "too few arguments for keyword:" << action << '\n';
     return 1;
   }
   json jobs = json::array();

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <ctime>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -104,13 +105,14 @@ std::string field(char code, const json& job) {
   switch (code) {
     case 'i':
       return job_display_id(job);
-    case 'A':
+    case 'A':  // the record's own job id (a task's, not its array's)
+      return std::to_string(job.at("id").get<uint64_t>());
     case 'F':
       return std::to_string(job.value("array_job_id", uint64_t{0}) != 0
                                 ? job.value("array_job_id", uint64_t{0})
                                 : job.at("id").get<uint64_t>());
     case 'K':
-      return array_task_text(job);
+      return job.value("array_job_id", uint64_t{0}) != 0 ? array_task_field(job) : "N/A";
     case 'E': {
       std::string d = job.value("dependency_text", std::string());
       return d.empty() ? "(null)" : d;
@@ -305,8 +307,55 @@ int squeue_main(const std::vector<std::string>& args) {
     if (pa != pb) return pa < pb;
     auto sa = job_state_long(a), sb = job_state_long(b);
     if (sa != sb) return sa < sb;
-    return a.value("priority", 0u) > b.value("priority", 0u);
+    if (a.value("priority", 0u) != b.value("priority", 0u))
+      return a.value("priority", 0u) > b.value("priority", 0u);
+    // Equal priorities (an array's tasks): newest record first, as Slurm lists them.
+    return a.at("id").get<uint64_t>() > b.at("id").get<uint64_t>();
   });
+
+  // Without -r, the pending records of one array share a line: their tasks together and
+  // their reasons joined, oldest record first (as Slurm's squeue shows them).
+  if (!expand_arrays) {
+    std::map<uint64_t, std::vector<size_t>> pending_by_array;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].value("array_job_id", uint64_t{0}) != 0 && job_state_long(rows[i]) == "PENDING")
+        pending_by_array[rows[i]["array_job_id"].get<uint64_t>()].push_back(i);
+    std::vector<bool> drop(rows.size(), false);
+    for (auto& [array_id, idx] : pending_by_array) {
+      if (idx.size() < 2) continue;
+      std::vector<size_t> by_age = idx;
+      std::sort(by_age.begin(), by_age.end(), [&](size_t a, size_t b) {
+        return rows[a]["id"].get<uint64_t>() < rows[b]["id"].get<uint64_t>();
+      });
+      core::IndexSet tasks;
+      std::string reasons;
+      uint32_t throttle = 0;
+      for (size_t i : by_age) {
+        const json& r = rows[i];
+        const std::string pending = r.value("array_pending", std::string());
+        if (!pending.empty()) {
+          const core::IndexSet set = core::IndexSet::parse(pending);
+          for (const auto& rg : set.ranges()) tasks.insert(rg.first, rg.last, rg.step);
+        } else {
+          tasks.insert(r.value("array_task_id", 0u));
+        }
+        throttle = std::max(throttle, r.value("array_max_running", 0u));
+        const std::string reason = r.value("reason", "None");
+        if (("," + reasons + ",").find("," + reason + ",") == std::string::npos)
+          reasons += (reasons.empty() ? "" : ",") + reason;
+      }
+      json& first = rows[idx.front()];
+      first["array_pending"] = tasks.format_ranges();
+      first["array_task_id"] = core::kNoArrayTask;
+      first["array_max_running"] = throttle;
+      first["reason"] = reasons;
+      for (size_t k = 1; k < idx.size(); ++k) drop[idx[k]] = true;
+    }
+    std::vector<json> kept;
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (!drop[i]) kept.push_back(std::move(rows[i]));
+    rows = std::move(kept);
+  }
 
   if (long_format && header) {
     std::time_t now = reply.value("now", int64_t{0});

@@ -43,30 +43,37 @@ core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, 
   return stored;
 }
 
-std::vector<core::Job*> StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx,
-                                              std::string& error) {
-  std::vector<core::Job*> out;
+void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Target& t) {
+  std::vector<core::Job*>& out = t.jobs;
   auto members = array_members_.find(ref.job_id);
   const bool is_array = members != array_members_.end() && !members->second.empty();
   if (!ref.tasks) {
     if (is_array) {
-      for (uint64_t id : members->second)
+      // The array's own record first, then its tasks newest first (Slurm's order).
+      std::vector<uint64_t> ids = members->second;
+      std::sort(ids.begin(), ids.end(), [&](uint64_t a, uint64_t b) {
+        if ((a == ref.job_id) != (b == ref.job_id)) return a == ref.job_id;
+        return a > b;
+      });
+      for (uint64_t id : ids)
         if (auto it = jobs_.find(id); it != jobs_.end()) out.push_back(&it->second);
     } else if (auto it = jobs_.find(ref.job_id); it != jobs_.end()) {
       out.push_back(&it->second);
     }
-    if (out.empty()) error = "Invalid job id specified";
-    return out;
+    if (out.empty()) t.error = "Invalid job id specified";
+    return;
   }
   if (!is_array) {
-    error = "Invalid job id specified";
-    return out;
+    t.error = "Invalid job id specified";
+    return;
   }
   // The remainder record, if any tasks are still unsplit.
   core::Job* remainder = nullptr;
   for (uint64_t id : members->second) {
     auto it = jobs_.find(id);
-    if (it != jobs_.end() && !it->second.array_pending.empty()) remainder = &it->second;
+    if (it != jobs_.end() && !it->second.array_pending.empty() &&
+        !core::is_finished(it->second.state))
+      remainder = &it->second;
   }
   // Asking for every unsplit task is asking for the remainder itself: no need to split.
   bool covers_remainder = remainder != nullptr;
@@ -74,8 +81,7 @@ std::vector<core::Job*> StateMachine::resolve(const core::JobRef& ref, bool spli
     for (const auto& r : remainder->array_pending.ranges())
       for (uint64_t i = r.first; covers_remainder && i <= r.last; i += r.step)
         covers_remainder = ref.tasks->contains(static_cast<uint32_t>(i));
-  std::vector<uint32_t> wanted = ref.tasks->to_vector(1u << 20);
-  for (uint32_t index : wanted) {
+  for (uint32_t index : ref.tasks->to_vector(1u << 20)) {
     core::Job* found = nullptr;
     for (uint64_t id : members->second) {
       auto it = jobs_.find(id);
@@ -84,7 +90,8 @@ std::vector<core::Job*> StateMachine::resolve(const core::JobRef& ref, bool spli
     if (!found && remainder && remainder->array_pending.contains(index)) {
       if (covers_remainder) continue;
       if (!split) {
-        if (std::find(out.begin(), out.end(), remainder) == out.end()) out.push_back(remainder);
+        t.remainder = remainder;
+        t.remainder_tasks.insert(index);
         continue;
       }
       found = &split_array_task(*remainder, index, fx);
@@ -93,8 +100,7 @@ std::vector<core::Job*> StateMachine::resolve(const core::JobRef& ref, bool spli
     if (found) out.push_back(found);
   }
   if (covers_remainder && remainder) out.push_back(remainder);
-  if (out.empty()) error = "Invalid job id specified";
-  return out;
+  if (out.empty() && !t.remainder) t.error = "Invalid job id specified";
 }
 
 std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bool split,
@@ -104,7 +110,7 @@ std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bo
     Target t;
     t.ref = r.is_string() ? r.get<std::string>() : std::to_string(r.get<uint64_t>());
     try {
-      t.jobs = resolve(core::parse_job_ref(t.ref), split, fx, t.error);
+      resolve(core::parse_job_ref(t.ref), split, fx, t);
     } catch (const core::ParseError&) {
       t.error = "Invalid job id specified";
     }

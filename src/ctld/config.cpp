@@ -9,6 +9,7 @@ namespace drover::ctld {
 Config load_config_text(const std::string& text, const std::string& source_name) {
   Config c;
   c.conf = core::parse_slurm_conf(text, source_name);
+  if (!source_name.empty() && source_name.front() == '/') c.source_path = source_name;
   const auto& s = c.conf;
   if (!s.cluster_name.empty()) c.cluster_name = s.cluster_name;
   std::string host = s.get("SlurmctldHost", s.get("ControlMachine", "localhost"));

@@ -10,6 +10,7 @@ namespace drover::ctld {
 // The controller's view of slurm.conf, with Slurm's defaults applied.
 struct Config {
   core::SlurmConf conf;
+  std::string source_path;  // where slurm.conf was read (jobs get it as SLURM_CONF)
   std::string cluster_name = "drover";
   std::string control_host = "localhost";
   std::string bind_address = "127.0.0.1";

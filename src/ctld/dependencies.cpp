@@ -20,15 +20,14 @@ std::string StateMachine::check_dependency_targets(const core::Dependency& dep,
   return "";
 }
 
-core::DepState StateMachine::evaluate_entry(const core::Job& job, const core::DepEntry& e,
+core::DepState StateMachine::evaluate_entry(uint32_t own_task, const core::DepEntry& e,
                                             int64_t now) const {
   using core::DepState;
   using core::DepType;
   // The records the entry waits on: one job, one array task, or every task of an array.
   std::vector<const core::Job*> targets;
   uint32_t task = e.array_task;
-  if (e.type == DepType::AfterCorr && job.array_task_id != core::kNoArrayTask)
-    task = job.array_task_id;
+  if (e.type == DepType::AfterCorr && own_task != core::kNoArrayTask) task = own_task;
   if (auto m = array_members_.find(e.job_id); m != array_members_.end()) {
     for (uint64_t id : m->second) {
       auto it = jobs_.find(id);
@@ -91,13 +90,41 @@ bool StateMachine::evaluate_dependency(core::Job& job, int64_t now) {
   bool changed = false;
   for (auto& e : job.dependency.entries) {
     if (e.state != core::DepState::Unfulfilled || e.type == core::DepType::Singleton) continue;
-    core::DepState s = evaluate_entry(job, e, now);
+    core::DepState s = evaluate_entry(job.array_task_id, e, now);
     if (s != e.state) {
       e.state = s;
       changed = true;
     }
   }
   return changed;
+}
+
+void StateMachine::split_correlated_tasks(core::Job& remainder, int64_t now, Effects& fx) {
+  bool corr = false;
+  for (const auto& e : remainder.dependency.entries)
+    corr = corr || e.type == core::DepType::AfterCorr;
+  if (!corr || remainder.held) return;
+  // aftercorr is decided task by task: a task whose counterpart has ended leaves the
+  // remainder with its own verdict, as Slurm splits it off.
+  for (uint32_t index : remainder.array_pending.to_vector(1u << 20)) {
+    core::Dependency dep = remainder.dependency;
+    bool all_met = true, any_met = false, any_failed = false, all_failed = true;
+    for (auto& e : dep.entries) {
+      if (e.state == core::DepState::Unfulfilled && e.type != core::DepType::Singleton)
+        e.state = evaluate_entry(index, e, now);
+      all_met = all_met && e.state == core::DepState::Satisfied;
+      any_met = any_met || e.state == core::DepState::Satisfied;
+      any_failed = any_failed || e.state == core::DepState::Failed;
+      all_failed = all_failed && e.state == core::DepState::Failed;
+    }
+    const bool met = dep.any ? any_met : all_met;
+    const bool never = dep.any ? all_failed : any_failed;
+    if (!met && !never) continue;
+    core::Job& task = split_array_task(remainder, index, fx);
+    task.dependency = met ? core::Dependency{} : dep;
+    new_pending_.push_back(task.id);
+    if (&task == &remainder) break;
+  }
 }
 
 std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
@@ -108,7 +135,7 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
     end_job(job, core::JobState::Deadline, "DeadLine", now, false, fx);
     return "DeadLine";
   }
-  if (job.eligible_time > now) return "BeginTime";
+  if (job.eligible_time != core::kNoTime && job.eligible_time > now) return "BeginTime";
   if (!job.dependency.empty()) {
     if (evaluate_dependency(job, now)) fx.dirty_jobs.insert(job.id);
     bool any_ok = false, all_ok = true, any_failed = false, all_failed = true, singleton = false;

@@ -72,7 +72,8 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
   const std::string action = req.value("action", "");
   const bool op = is_operator(who);
   json errors = json::array();
-  for (auto& t : resolve_all(req.value("jobs", json::array()), false, fx)) {
+  // A task named alone is split off the array's remainder first, as Slurm does.
+  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
     if (!t.error.empty()) {
       errors.push_back(failure(t.ref, t.error));
       continue;
@@ -85,7 +86,7 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
           continue;
         }
         if (!may_act_on(who, job)) {
-          errors.push_back(failure(t.ref, "Access/permission denied"));
+          errors.push_back(failure(t.ref, "Invalid user id"));
           continue;
         }
         if (action == "release") {

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   }
   if (state_dir.empty()) return usage();
   if (conf_path.empty()) conf_path = state_dir + "/slurm.conf";
+  conf_path = std::filesystem::absolute(conf_path).lexically_normal().string();
   spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
   try {
     std::ifstream in(conf_path);

@@ -254,7 +254,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   job.group = who.group;
   job.partition = part->name;
   job.submit_time = now;
-  job.eligible_time = std::max(now, spec.begin_time);
+  // Known once the job first may run (Slurm shows "Unknown" until then); --begin sets it.
+  job.eligible_time = spec.begin_time;
   job.time_limit_min = spec.time_limit_min;
   if (job.time_limit_min == core::kTimeNotSet)
     job.time_limit_min = part->default_time_min >= 0 ? part->default_time_min : part->max_time_min;
@@ -281,7 +282,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
   const int signal = req.value("signal", 0);
   std::vector<Target> targets;
   if (req.contains("jobs") && !req["jobs"].empty()) {
-    targets = resolve_all(req["jobs"], true, fx);
+    targets = resolve_all(req["jobs"], false, fx);
   } else {
     // Filters only: every active job that matches all of them.
     Target all;
@@ -305,6 +306,30 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
   size_t matched = 0;
   for (auto& t : targets) {
     if (!t.error.empty()) errors.push_back({{"job", t.ref}, {"error", t.error}});
+    if (t.remainder) {
+      // Pending tasks cancelled alone simply leave the array (Slurm keeps no record of them);
+      // the last one left takes the remainder record with it.
+      core::Job& rem = *t.remainder;
+      if (!may_act_on(who, rem)) {
+        errors.push_back({{"job", t.ref}, {"error", "Access/permission denied"}});
+      } else if (signal == 0 || signal == 9) {
+        for (const auto& r : t.remainder_tasks.ranges())
+          for (uint64_t i = r.first; i <= r.last; i += r.step) {
+            ++matched;
+            if (rem.array_pending.size() == 1) {
+              rem.array_task_id = static_cast<uint32_t>(i);
+              rem.array_pending = {};
+              rem.cancelled_by = who.uid;
+              end_job(rem, core::JobState::Cancelled, rem.reason, now, false, fx);
+            } else {
+              rem.array_pending.erase(static_cast<uint32_t>(i));
+            }
+          }
+        fx.dirty_jobs.insert(rem.id);
+      } else {
+        errors.push_back({{"job", t.ref}, {"error", "Job is pending execution"}});
+      }
+    }
     for (core::Job* jp : t.jobs) {
       core::Job& job = *jp;
       ++matched;
@@ -561,6 +586,12 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
   sched::ClusterView v = view();
   std::vector<core::Job*> candidates;
   if (full_pass_needed_) {
+    std::vector<core::Job*> remainders;
+    for (auto& [id, job] : jobs_)
+      if (job.state == core::JobState::Pending && !job.array_pending.empty() &&
+          !job.dependency.empty())
+        remainders.push_back(&job);
+    for (core::Job* r : remainders) split_correlated_tasks(*r, now, fx);
     for (auto& [id, job] : jobs_)
       if (job.state == core::JobState::Pending && !job.completing) candidates.push_back(&job);
   } else {
@@ -582,6 +613,13 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     if (!why.empty()) {
       job->reason = why;
       continue;
+    }
+    if (job->eligible_time == core::kNoTime) {
+      const Partition* p = find_partition(job->partition);
+      if (p && p->not_running_reason.empty()) {
+        job->eligible_time = now;
+        fx.dirty_jobs.insert(job->id);
+      }
     }
     v.pending.push_back(job);
     if (!job->array_pending.empty()) {
@@ -661,6 +699,9 @@ StdPaths std_paths(const core::Job& job) {
 
 json StateMachine::launch_message(const core::Job& job) const {
   StdPaths paths = std_paths(job);
+  auto env = core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
+  // As slurmd does: commands run inside the job find the cluster through SLURM_CONF.
+  if (!config_.source_path.empty()) env["SLURM_CONF"] = config_.source_path;
   return {{"type", "launch"},
           {"job_id", job.id},
           {"uid", job.uid},
@@ -668,8 +709,7 @@ json StateMachine::launch_message(const core::Job& job) const {
           {"user", job.user},
           {"script", job.spec.script},
           {"argv", job.spec.argv},
-          {"env", core::batch_environment(job, config_.cluster_name,
-                                          {config_.control_host, config_.port})},
+          {"env", env},
           {"get_user_env", job.spec.get_user_env},
           {"workdir", job.spec.workdir},
           // A requeued job appends to what its earlier runs wrote, as Slurm does.
@@ -696,6 +736,7 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
   j["dependency_text"] = core::format_dependency(
       job.dependency, [this](uint64_t id) { return array_members_.count(id) > 0; });
   j["requeue_effective"] = requeue_allowed(job) ? 1 : 0;
+  j["alloc_node"] = "localhost";  // how Slurm names a client on this host (loopback)
   if (job.alloc.empty()) {
     // What a pending job without a memory request will get: the defaults, else whole nodes.
     int64_t per_node = config_.def_mem_per_node_mb;
@@ -766,7 +807,13 @@ json StateMachine::query(const json& req, int64_t now) const {
       // A job, or every record of the array with that id.
       const uint64_t id = req["job_id"].get<uint64_t>();
       if (auto m = array_members_.find(id); m != array_members_.end() && !m->second.empty()) {
-        for (uint64_t member : m->second)
+        // The array's own record first, then its tasks newest first (Slurm's order).
+        std::vector<uint64_t> ids = m->second;
+        std::sort(ids.begin(), ids.end(), [id](uint64_t a, uint64_t b) {
+          if ((a == id) != (b == id)) return a == id;
+          return a > b;
+        });
+        for (uint64_t member : ids)
           if (auto it = jobs_.find(member); it != jobs_.end())
             jobs.push_back(job_view(it->second, now, detail));
       } else if (auto it = jobs_.find(id); it != jobs_.end()) {

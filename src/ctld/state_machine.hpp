@@ -90,16 +90,17 @@ class StateMachine {
   // The records a job reference names: a job, a whole array (its remainder and every task
   // split off) or some of its tasks. Tasks still in the remainder are split off first when
   // `split` is set (a task acted on alone gets its own record, as in Slurm).
-  // An empty result comes with `error` set ("Invalid job id specified").
-  std::vector<core::Job*> resolve(const core::JobRef& ref, bool split, Effects& fx,
-                                  std::string& error);
-  // The job references of a request ("jobs": ["36", "36_[1-3]", ...]) resolved in order; a
-  // reference that names nothing yields an (error) entry.
+  // The job references of a request ("jobs": ["36", "36_5", "36_[1-3]", ...]) resolved in
+  // order; a reference that names nothing yields an (error) entry. Without `split`, tasks
+  // still in an array's remainder come back as `remainder_tasks` of `remainder` instead.
   struct Target {
     std::string ref;
     std::vector<core::Job*> jobs;
     std::string error;
+    core::Job* remainder = nullptr;
+    core::IndexSet remainder_tasks;
   };
+  void resolve(const core::JobRef& ref, bool split, Effects& fx, Target& out);
   std::vector<Target> resolve_all(const json& refs, bool split, Effects& fx);
   // Moves one index out of an array's remainder into a record of its own and returns it: a new
   // job id, or the remainder record itself when it was the last index.
@@ -112,7 +113,10 @@ class StateMachine {
                           std::set<std::pair<uint32_t, std::string>>& singletons_seen);
   // Re-evaluates a job's dependency entries; returns whether the whole dependency changed.
   bool evaluate_dependency(core::Job& job, int64_t now);
-  core::DepState evaluate_entry(const core::Job& job, const core::DepEntry& e, int64_t now) const;
+  // `own_task`: the array task being decided (aftercorr looks at the same task of the other).
+  core::DepState evaluate_entry(uint32_t own_task, const core::DepEntry& e, int64_t now) const;
+  // aftercorr on an array's remainder: splits off every task whose verdict is known.
+  void split_correlated_tasks(core::Job& remainder, int64_t now, Effects& fx);
   std::string check_dependency_targets(const core::Dependency& dep, uint64_t self) const;
   // Back to PENDING for another run; `processes_alive`: they must be killed first (else they
   // are known gone, e.g. with their node).

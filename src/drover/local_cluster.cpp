@@ -116,10 +116,14 @@ std::string default_conf(const UpOptions& o, int port) {
                                : static_cast<long long>(::sysconf(_SC_PHYS_PAGES)) *
                                      ::sysconf(_SC_PAGE_SIZE) / (1024 * 1024);
   const char* user = std::getenv("USER");
+  // The controller is named as Slurm names it, by this machine's short host name.
+  char host[256] = "localhost";
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
+  if (char* dot = std::strchr(host, '.')) *dot = '\0';
   std::ostringstream c;
   c << "# Written by `drover up`. Edit it and run `drover up` again to apply.\n"
     << "ClusterName=drover\n"
-    << "SlurmctldHost=localhost(127.0.0.1)\n"
+    << "SlurmctldHost=" << host << "(127.0.0.1)\n"
     << "SlurmctldPort=" << port << "\n"
     << "SlurmUser=" << (::geteuid() == 0 ? "root" : (user ? user : "root")) << "\n"
     << "SlurmdTimeout=300\n"
