@@ -111,26 +111,33 @@ def _job_ids(text, ctx):
     for pattern in _ID_CONTEXTS:
         known.update(i for i in (int(m.group(1)) for m in pattern.finditer(text)) if lo <= i <= hi)
     protected = [m.span() for m in _NOT_ID_SPANS.finditer(text)]
-    names = {}
 
-    def repl(m):
+    def is_id(m):
         run, start, end = m.group(0), m.start(), m.end()
         if int(run) not in known:
-            return run
+            return False
         # a unit or word right after the digits (200M, 2G): a size, not an id
-        if end < len(text) and (text[end].isalpha()):
-            return run
+        if end < len(text) and text[end].isalpha():
+            return False
         key = _KEY_BEFORE.search(text, max(0, start - 40), start)
         if key and key.group(1).lower() not in _ID_KEYS:
-            return run
-        if any(a <= start < b for a, b in protected):
-            return run
-        n = int(run)
-        if n not in names:
-            names[n] = f"J{len(names) + 1}"
+            return False
+        return not any(a <= start < b for a, b in protected)
+
+    # Names in numeric order of the ids that appear: J1 is the lowest. (By order of first
+    # appearance, a mere difference in listing order -- scontrol lists array tasks newest
+    # first -- would rename every id after it.)
+    appearing = sorted({int(m.group(0)) for m in _DIGITS.finditer(text) if is_id(m)})
+    names = {n: f"J{i + 1}" for i, n in enumerate(appearing)}
+
+    def repl(m):
+        if not is_id(m):
+            return m.group(0)
+        run = m.group(0)
+        name = names[int(run)]
         if run.startswith("0") and len(run) > 1:
-            return f"{names[n]}(zero-padded to {len(run)})"
-        return names[n]
+            return f"{name}(zero-padded to {len(run)})"
+        return name
     return _DIGITS.sub(repl, text)
 
 
@@ -165,8 +172,8 @@ RULES = [
      _ports),
     ("job-ids",
      "Job ids are handed out by each cluster; every id the cluster created during the scenario "
-     "(or that the transcript names as a job id) is renamed J1, J2, ... in order of first "
-     "appearance, wherever it appears (slurm-J1.out, J1_3, afterok:J1, JobId=J1, ...). Not "
+     "(or that the transcript names as a job id) is renamed J1, J2, ... in numeric order of the "
+     "ids that appear (J1 the lowest), wherever it appears (slurm-J1.out, J1_3, afterok:J1, JobId=J1, ...). Not "
      "renamed: a number after a Key= that is not a job-id key, a number followed by a letter "
      "(200M), uids in parentheses, SLURM_WORKING_CLUSTER and Priority values.",
      _job_ids),

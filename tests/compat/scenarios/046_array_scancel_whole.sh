@@ -1,5 +1,5 @@
 # scancel of an array's id cancels every task, pending and running.
-run sbatch --array=1-4 -o /dev/null --wrap 'sleep 30'
+run sbatch --array=1-4 -o /dev/null --wrap 'exec sleep 30'
 wait_field "$J" Reason Resources 15
 run squeue -h -o '%i %T %r' -j "$J"
 run scancel "$J"

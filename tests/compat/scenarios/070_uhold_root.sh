@@ -10,5 +10,6 @@ A=$J
 run scontrol hold "$A"
 fields "$A" ArrayTaskId Reason
 run scontrol release "${A}_2"
+wait_field "${A}_2" Reason PartitionDown
 run squeue -h -o '%i %T %r' -j "$A"
 fields "$A" ArrayTaskId Reason

@@ -13,7 +13,7 @@ fields "$A" TimeLimit
 run scontrol update JobId="$A" TimeLimit=-15
 fields "$A" TimeLimit
 run scontrol update JobId="$A" TimeLimit=bogus
-run_as "$OTHER_USER" sbatch -t 5 -o /dev/null --wrap 'sleep 60'
+run_as "$OTHER_USER" sbatch -t 5 -o /dev/null --wrap 'exec sleep 60'
 B=$J
 wait_state "$B" RUNNING
 run_as "$OTHER_USER" scontrol update JobId="$B" TimeLimit=10

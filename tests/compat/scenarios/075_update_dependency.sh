@@ -9,6 +9,7 @@ fields "$B" Dependency Reason
 run sbatch -p parked --wrap true
 C=$J
 run scontrol update JobId="$B" Dependency=afterany:"$C"
+wait_field "$B" Reason Dependency
 fields "$B" Dependency Reason
 run scontrol update JobId="$B" Dependency=
 wait_done "$B"
