@@ -21,6 +21,7 @@
 #include "core/export_env.hpp"
 #include "core/job.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/text.hpp"
 #include "core/time_spec.hpp"
 #include "proto/json.hpp"
 
@@ -37,9 +38,22 @@ const char* const kNotYetSupported[] = {
 };
 
 // Option errors exit 255 as in Slurm; the core formats their lines (prefixes included).
+// Counts that parse but are out of range are found later by real sbatch, which exits 1.
 int parse_error(const core::ParseError& e) {
   std::cerr << core::format_sbatch_error(e);
-  return 255;
+  return std::string_view(e.what()).rfind("Invalid numeric value", 0) == 0 ? 1 : 255;
+}
+
+// Where sbatch finds a script named on the command line: as given, else (a bare name) on PATH.
+std::string find_script(const std::string& name) {
+  std::error_code ec;
+  if (std::filesystem::exists(name, ec) || name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : core::split_list(path ? path : "", ':')) {
+    std::string candidate = dir + "/" + name;
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+  }
+  return name;
 }
 
 std::map<std::string, std::string> current_environment() {
@@ -118,14 +132,23 @@ int sbatch_main(const std::vector<std::string>& args) {
     script = "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + *cmdline.wrap + "\n";
     script_name = "wrap";
   } else if (!script_argv.empty()) {
+    script_argv.front() = find_script(script_argv.front());
+    std::error_code ec;
+    if (std::filesystem::is_directory(script_argv.front(), ec)) {
+      std::cerr << "sbatch: error: Batch script is empty!\n";  // what reading a directory gives
+      return 1;
+    }
     std::ifstream in(script_argv.front(), std::ios::binary);
-    if (!in || std::filesystem::is_directory(script_argv.front())) {
-      std::cerr << "sbatch: error: Unable to open file " << script_argv.front() << '\n';
+    if (!in) {
+      // A file that exists but cannot be read is named by its absolute path, as sbatch does.
+      std::string shown = script_argv.front();
+      if (std::filesystem::exists(shown, ec))
+        shown = std::filesystem::absolute(shown, ec).lexically_normal().string();
+      std::cerr << "sbatch: error: Unable to open file " << shown << '\n';
       return 1;
     }
     script.assign(std::istreambuf_iterator<char>(in), {});
     script_name = std::filesystem::path(script_argv.front()).filename().string();
-    std::error_code ec;
     script_argv.front() =
         std::filesystem::absolute(script_argv.front(), ec).lexically_normal().string();
   } else {

@@ -288,6 +288,17 @@ int job_update(const std::vector<std::string>& args) {
       return 1;
     }
     std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+    if (core::iequals(key, "TimeLimit")) {
+      // Checked here, as scontrol does, before anything is sent.
+      try {
+        std::string v = value;
+        if (!v.empty() && (v[0] == '+' || v[0] == '-')) v = v.substr(1);
+        (void)core::parse_time_limit_minutes(v);
+      } catch (const core::ParseError&) {
+        std::cerr << "scontrol: error: Invalid TimeLimit value\n";
+        return 1;
+      }
+    }
     if (core::iequals(key, "JobId")) {
       for (const auto& id : core::split_list(value, ',')) jobs.push_back(id);
     } else {

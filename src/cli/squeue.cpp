@@ -186,6 +186,8 @@ int squeue_main(const std::vector<std::string>& args) {
   std::set<std::string> users, partitions, states, names;
   std::vector<core::JobRef> job_refs;
   bool expand_arrays = false;
+  std::string sort_spec;
+  if (const char* e = std::getenv("SQUEUE_SORT"); e && *e) sort_spec = e;
   if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
   ArgReader r("squeue", args);
   while (r.next()) {
@@ -211,6 +213,8 @@ int squeue_main(const std::vector<std::string>& args) {
       format = value;
     else if (a == "-r" || a == "--array")
       expand_arrays = true;
+    else if (r.take("-S", "--sort"))
+      sort_spec = value;
     else if (r.take("-j", "--jobs")) {
       for (const auto& id : split_set(value)) {
         try {
@@ -355,6 +359,39 @@ int squeue_main(const std::vector<std::string>& args) {
     for (size_t i = 0; i < rows.size(); ++i)
       if (!drop[i]) kept.push_back(std::move(rows[i]));
     rows = std::move(kept);
+  }
+
+  if (!sort_spec.empty()) {
+    // -S: keys in order, each a format code, '-' for descending. Numeric keys compare as
+    // numbers.
+    struct Key {
+      char code;
+      bool desc;
+    };
+    std::vector<Key> keys;
+    for (const auto& k : core::split_list(sort_spec, ',')) {
+      bool desc = k[0] == '-';
+      std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
+      if (!code.empty()) keys.push_back({code[0], desc});
+    }
+    auto numeric = [](char c) { return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' || c == 'U'; };
+    std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
+      for (const auto& k : keys) {
+        int cmp = 0;
+        if (k.code == 'i' || k.code == 'A') {
+          auto ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
+          cmp = ia < ib ? -1 : ia > ib ? 1 : 0;
+        } else if (numeric(k.code)) {
+          const char c = k.code == 'p' ? 'Q' : k.code;
+          double fa = std::stod("0" + field(c, a)), fb = std::stod("0" + field(c, b));
+          cmp = fa < fb ? -1 : fa > fb ? 1 : 0;
+        } else {
+          cmp = field(k.code, a).compare(field(k.code, b));
+        }
+        if (cmp != 0) return k.desc ? cmp > 0 : cmp < 0;
+      }
+      return false;
+    });
   }
 
   if (long_format && header) {

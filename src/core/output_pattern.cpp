@@ -92,4 +92,40 @@ std::string default_output_pattern(bool is_array) {
   return is_array ? "slurm-%A_%a.out" : "slurm-%j.out";
 }
 
+std::string expand_output_pattern_for_display(std::string_view pattern,
+                                              const PatternContext& ctx) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    const char code = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
+    if (c != '%') {
+      out += c;
+      continue;
+    }
+    switch (code) {
+      case 'A':
+        out += std::to_string(ctx.array_task_id ? ctx.array_job_id : ctx.job_id);
+        break;
+      case 'a':
+        out += std::to_string(ctx.array_task_id.value_or(kPatternNoArrayTask));
+        break;
+      case 'J':
+      case 'j':
+        out += std::to_string(ctx.job_id);
+        break;
+      case 'u':
+        out += ctx.user;
+        break;
+      case 'x':
+        out += ctx.job_name;
+        break;
+      default:
+        out += c;
+        continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
 }  // namespace drover::core

@@ -36,6 +36,11 @@ struct PatternContext {
 // turns expansion off; the backslashes are then removed and the rest is used literally.
 std::string expand_output_pattern(std::string_view pattern, const PatternContext& ctx);
 
+// What scontrol show job prints for StdOut/StdErr/StdIn: Slurm 22.05's controller expands only
+// a bare %A, %a, %J, %j, %u and %x there (no widths); every other code, "%%", widths and
+// backslashes are shown as written (checked against Slurm 22.05).
+std::string expand_output_pattern_for_display(std::string_view pattern, const PatternContext& ctx);
+
 // sbatch's default --output: "slurm-%j.out", or "slurm-%A_%a.out" for an array job.
 std::string default_output_pattern(bool is_array);
 

@@ -592,6 +592,8 @@ std::vector<std::string> scan_sbatch_directives(std::string_view script,
 }
 
 void check_batch_script(std::string_view script) {
+  if (script.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos)
+    throw ParseError("Batch script contains only whitespace!");
   if (script.substr(0, 2) != "#!") {
     throw ParseError(
         "This does not look like a batch script.  The first\n"

@@ -88,8 +88,11 @@ core::DepState StateMachine::evaluate_entry(uint32_t own_task, const core::DepEn
 
 bool StateMachine::evaluate_dependency(core::Job& job, int64_t now) {
   bool changed = false;
+  const bool remainder = !job.array_pending.empty();
   for (auto& e : job.dependency.entries) {
     if (e.state != core::DepState::Unfulfilled || e.type == core::DepType::Singleton) continue;
+    // A remainder's aftercorr is decided task by task (split_correlated_tasks).
+    if (remainder && e.type == core::DepType::AfterCorr) continue;
     core::DepState s = evaluate_entry(job.array_task_id, e, now);
     if (s != e.state) {
       e.state = s;
@@ -129,6 +132,7 @@ void StateMachine::split_correlated_tasks(core::Job& remainder, int64_t now, Eff
 
 std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
                                       std::set<std::pair<uint32_t, std::string>>& singletons_seen) {
+  if (job.held && job.reason == "job_requeued_in_held_state") return job.reason;
   if (job.held == core::kHeldAdmin) return "JobHeldAdmin";
   if (job.held == core::kHeldUser) return "JobHeldUser";
   if (job.spec.deadline != 0 && now >= job.spec.deadline) {

@@ -12,19 +12,16 @@
 namespace drover::ctld {
 namespace {
 
-// Slurm's priority/basic hands out descending priorities so that submit order wins.
-constexpr uint32_t kBasicPriorityTop = 4294901760u;
-
 json failure(const std::string& ref, const std::string& error) {
   return {{"job", ref}, {"error", error}};
 }
 
 }  // namespace
 
-uint32_t StateMachine::base_priority(const core::Job& job) const {
-  int64_t p = static_cast<int64_t>(kBasicPriorityTop) -
-              static_cast<int64_t>(job.id % kBasicPriorityTop) - job.nice;
-  return static_cast<uint32_t>(std::clamp<int64_t>(p, 1, 0xfffffffeLL));
+uint32_t StateMachine::next_priority(int nice) {
+  if (lowest_priority_ > 1) --lowest_priority_;
+  return static_cast<uint32_t>(
+      std::clamp<int64_t>(static_cast<int64_t>(lowest_priority_) - nice, 1, 0xfffffffeLL));
 }
 
 bool StateMachine::requeue_allowed(const core::Job& job) const {
@@ -44,25 +41,28 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
                              {"kill_wait", config_.kill_wait_s},
                              {"notice", ""}}});
     job.completing = true;
-    job.eligible_time = now + config_.requeue_delay_s;
   } else {
     if (holds_resources(job)) release(job);
     job.completing = false;
     job.alloc.clear();
     job.batch_host.clear();
-    job.eligible_time = now;
   }
+  // Slurm makes a requeued job wait for its old launch credential to expire, whether or not
+  // it was still running.
+  job.eligible_time = now + config_.requeue_delay_s;
   job.state = core::JobState::Pending;
   job.reason = job.eligible_time > now ? "BeginTime" : "None";
   job.restarts += 1;
   job.submit_time = now;
   job.start_time = core::kNoTime;
   job.end_time = core::kNoTime;
-  job.exit_code = job.exit_signal = 0;
-  job.cancelled_by = 0xffffffff;
+  job.cancelled_by = 0xffffffff;  // the exit code of the last run stays, as in Slurm
   job.warning_sent = false;
-  if (hold) job.held = hold;
-  job.priority = job.held ? 0 : base_priority(job);
+  if (hold) {
+    job.held = hold;
+    job.priority = 0;
+    job.reason = "job_requeued_in_held_state";
+  }
   fx.dirty_jobs.insert(job.id);
   fx.reschedule = true;
   full_pass_needed_ = true;
@@ -96,7 +96,7 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
           }
           if (job.held) {
             job.held = 0;
-            job.priority = base_priority(job);
+            job.priority = next_priority(job.nice);
             if (job.state == core::JobState::Pending) job.reason = "None";
           }
         } else {
@@ -170,8 +170,17 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
     const std::string value = value_json.get<std::string>();
     try {
       if (key == "timelimit") {
-        int64_t m = core::parse_time_limit_minutes(value);
-        if (m == 0) m = core::kInfinite;
+        // "+N" / "-N" change the limit by N minutes (any time form).
+        int64_t m = 0;
+        if (!value.empty() && (value[0] == '+' || value[0] == '-')) {
+          const int64_t delta = core::parse_time_limit_minutes(value.substr(1));
+          if (job.time_limit_min == core::kInfinite) return "Invalid TimeLimit value";
+          m = job.time_limit_min + (value[0] == '+' ? delta : -delta);
+          if (m < 1) return "Invalid TimeLimit value";
+        } else {
+          m = core::parse_time_limit_minutes(value);
+          if (m == 0) m = core::kInfinite;
+        }
         const bool raise = m == core::kInfinite ? job.time_limit_min != core::kInfinite
                                                 : job.time_limit_min != core::kInfinite &&
                                                       m > job.time_limit_min;
@@ -181,6 +190,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
       } else if (key == "nice") {
         int n = std::stoi(value);
         if (n < 0 && !op) return "Access/permission denied";
+        if (next.priority != 0)
+          next.priority = static_cast<uint32_t>(std::clamp<int64_t>(
+              static_cast<int64_t>(next.priority) + next.nice - n, 1, 0xfffffffeLL));
         next.nice = n;
       } else if (key == "priority") {
         if (!op) return "Access/permission denied";
@@ -193,6 +205,11 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         if (!pending) return "Job is no longer pending execution";
         const Partition* p = find_partition(value);
         if (p == nullptr) return "Invalid partition name specified";
+        const int nodes_wanted = next.spec.nodes_min;
+        if ((p->max_time_min >= 0 &&
+             (next.time_limit_min < 0 || next.time_limit_min > p->max_time_min)) ||
+            nodes_wanted > static_cast<int>(p->nodes.size()))
+          return "Requested partition configuration not available now";
         next.partition = p->name;
         next.spec.partitions = {p->name};
       } else if (key == "numnodes" || key == "minnodes") {
@@ -202,7 +219,7 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         int hi = dash == std::string::npos ? lo : std::stoi(value.substr(dash + 1));
         if (lo < 1 || hi < lo) return "Invalid node count specified";
         next.spec.nodes_min = lo;
-        next.spec.nodes_max = hi;
+        next.spec.nodes_max = dash == std::string::npos ? 0 : hi;  // shown as "2", not "2-2"
         next.spec.nodes_set = true;
         if (next.spec.ntasks < lo) next.spec.ntasks = lo;
       } else if (key == "numtasks") {
@@ -252,7 +269,6 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
       return "Invalid " + key_raw + " specification";
     }
   }
-  if (!next.held) next.priority = set.contains("Priority") ? next.priority : base_priority(next);
   job = std::move(next);
   if (job.state == core::JobState::Pending) job.reason = "None";
   fx.dirty_jobs.insert(job.id);

@@ -74,6 +74,9 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
         n.running_jobs += 1;
       }
     }
+    if (job.priority != 0)
+      lowest_priority_ = static_cast<uint32_t>(std::clamp<int64_t>(
+          std::min<int64_t>(lowest_priority_, int64_t{job.priority} + job.nice), 1, 0xffff0000LL));
     index_array_member(jobs_.emplace(id, std::move(job)).first->second);
   }
 }
@@ -121,7 +124,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
   if (spec.cpus_per_task < 1) return error_reply("Invalid --cpus-per-task");
   if (spec.nodes_min < 1 || (spec.nodes_max > 0 && spec.nodes_max < spec.nodes_min))
-    return error_reply("Invalid node count specification");
+    return error_reply("Node count specification invalid");
   if (spec.name.empty()) spec.name = "sbatch";
 
   const Partition* part = nullptr;
@@ -239,8 +242,11 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       names.push_back(a.node);
       cpus += a.cpus;
     }
+    // Slurm uses up a job id for the answer.
+    const uint64_t test_id = next_job_id_++;
+    fx.next_id_dirty = true;
     return {{"ok", true},      {"test_only", true},
-            {"job_id", next_job_id_}, {"start", start},
+            {"job_id", test_id}, {"start", start},
             {"cpus", cpus},           {"nodes", core::compress_hostlist(names)},
             {"partition", part->name}};
   }
@@ -268,7 +274,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     job.array_max_running = array.max_running;
   }
   job.spec = std::move(spec);
-  job.priority = job.held ? 0 : base_priority(job);
+  job.priority = job.held ? 0 : next_priority(job.nice);
   uint64_t id = job.id;
   auto& stored = jobs_.emplace(id, std::move(job)).first->second;
   index_array_member(stored);
@@ -684,16 +690,20 @@ struct StdPaths {
   std::string out, err, in;
 };
 
-StdPaths std_paths(const core::Job& job) {
+StdPaths std_paths(const core::Job& job, bool for_display = false) {
   core::PatternContext ctx = pattern_context(job);
+  auto expand = [&](const std::string& p) {
+    return for_display ? core::expand_output_pattern_for_display(p, ctx)
+                       : core::expand_output_pattern(p, ctx);
+  };
   std::string out_pattern = job.spec.std_out.empty()
                                 ? core::default_output_pattern(job.array_job_id != 0)
                                 : job.spec.std_out;
   std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err;
   std::string in_pattern = job.spec.std_in.empty() ? "/dev/null" : job.spec.std_in;
-  return {resolve_path(core::expand_output_pattern(out_pattern, ctx), job.spec.workdir),
-          resolve_path(core::expand_output_pattern(err_pattern, ctx), job.spec.workdir),
-          resolve_path(core::expand_output_pattern(in_pattern, ctx), job.spec.workdir)};
+  return {resolve_path(expand(out_pattern), job.spec.workdir),
+          resolve_path(expand(err_pattern), job.spec.workdir),
+          resolve_path(expand(in_pattern), job.spec.workdir)};
 }
 }  // namespace
 
@@ -723,7 +733,7 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
   json j;
   core::job_summary_json(j, job);
   if (detail) {
-    StdPaths paths = std_paths(job);
+    StdPaths paths = std_paths(job, true);
     j["std_out_path"] = paths.out;
     j["std_err_path"] = paths.err;
     j["std_in_path"] = paths.in;

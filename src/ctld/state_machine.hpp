@@ -107,7 +107,9 @@ class StateMachine {
   core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
   void index_array_member(const core::Job& job);
   int running_array_tasks(uint64_t array_job_id) const;
-  uint32_t base_priority(const core::Job& job) const;
+  // priority/basic: each job gets one less than the lowest given so far (less its nice), so
+  // submission order wins; held jobs have 0 and get a new one when released.
+  uint32_t next_priority(int nice);
   // Why a pending job may not be considered for resources at all ("" when it may).
   std::string eligibility(core::Job& job, int64_t now, Effects& fx,
                           std::set<std::pair<uint32_t, std::string>>& singletons_seen);
@@ -150,6 +152,7 @@ class StateMachine {
   // Array job id -> the records of its tasks (remainder included).
   std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;
   int64_t start_time_ = 0;
+  uint32_t lowest_priority_ = 0xffff0000u;
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.
