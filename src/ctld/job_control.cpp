@@ -165,6 +165,7 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
   if (job.uid != who.uid && !op) return "Invalid user id";
   const bool pending = job.state == core::JobState::Pending;
   core::Job next = job;
+  std::string applied_with_error;
   for (const auto& [key_raw, value_json] : set.items()) {
     const std::string key = core::to_lower(key_raw);
     const std::string value = value_json.get<std::string>();
@@ -206,10 +207,11 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         const Partition* p = find_partition(value);
         if (p == nullptr) return "Invalid partition name specified";
         const int nodes_wanted = next.spec.nodes_min;
+        // Slurm makes the change and still reports that the job cannot run there now.
         if ((p->max_time_min >= 0 &&
              (next.time_limit_min < 0 || next.time_limit_min > p->max_time_min)) ||
             nodes_wanted > static_cast<int>(p->nodes.size()))
-          return "Requested partition configuration not available now";
+          applied_with_error = "Requested partition configuration not available now";
         next.partition = p->name;
         next.spec.partitions = {p->name};
       } else if (key == "numnodes" || key == "minnodes") {
@@ -274,6 +276,7 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
   fx.dirty_jobs.insert(job.id);
   fx.reschedule = true;
   full_pass_needed_ = true;
+  if (!applied_with_error.empty()) return applied_with_error;
   return nullptr;
 }
 

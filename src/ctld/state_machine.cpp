@@ -274,7 +274,9 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     job.array_max_running = array.max_running;
   }
   job.spec = std::move(spec);
-  job.priority = job.held ? 0 : next_priority(job.nice);
+  // Every accepted job takes a step of the priority counter, held ones too (then 0).
+  job.priority = next_priority(job.nice);
+  if (job.held) job.priority = 0;
   uint64_t id = job.id;
   auto& stored = jobs_.emplace(id, std::move(job)).first->second;
   index_array_member(stored);
