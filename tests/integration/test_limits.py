@@ -18,7 +18,8 @@ def test_time_limit_ends_job_with_timeout(make_cluster):
 
 def test_silent_agent_marks_node_down_and_fails_its_job(make_cluster):
     c = make_cluster(nodes=2, cpus=1, mem=500, settings=["SlurmdTimeout=3"])
-    jid = c.sbatch("-J", "victim", "--wrap",
+    # --no-requeue: the job fails with its node (the default, JobRequeue=1, requeues it).
+    jid = c.sbatch("-J", "victim", "--no-requeue", "--wrap",
                    f"echo $(ps -o pgid= $$) > {c.work}/victim.pgid; sleep 300")
     info = c.wait_state(jid, "RUNNING")
     node = info["NodeList"]
@@ -29,3 +30,20 @@ def test_silent_agent_marks_node_down_and_fails_its_job(make_cluster):
     # Other work still runs on the healthy node.
     other = c.sbatch("--wrap", "true")
     assert c.wait_state(other, "COMPLETED")["NodeList"] != node
+
+
+def test_silent_agent_requeues_its_batch_job(make_cluster):
+    c = make_cluster(nodes=2, cpus=1, mem=500, settings=["SlurmdTimeout=3"])
+    jid = c.sbatch("-J", "again", "--wrap", "sleep 300")
+    node = c.wait_state(jid, "RUNNING")["NodeList"]
+    os.kill(c.pid(f"agent-{node}.pid"), signal.SIGKILL)
+    # As Slurm: back to PENDING, held off for the launch credential's lifetime (BeginTime).
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        info = c.job(jid)
+        if info["JobState"] == "PENDING":
+            break
+        time.sleep(0.5)
+    assert info["JobState"] == "PENDING", info
+    assert info["Reason"] == "BeginTime"
+    assert info["Restarts"] == "1"
