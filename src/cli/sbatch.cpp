@@ -32,10 +32,6 @@ namespace {
 
 // Options the parser understands but drover does not act on yet: refusing them beats
 // silently running a different job than the one asked for.
-// GPUs need the engine's resource model (typed GRES with device indices).
-const char* const kNotYetSupported[] = {
-    "gres", "gpus", "gpus-per-node", "gpus-per-task", "mem-per-gpu",
-};
 
 // Option errors exit 255 as in Slurm; the core formats their lines (prefixes included).
 // Counts that parse but are out of range are found later by real sbatch, which exits 1.
@@ -175,12 +171,6 @@ int sbatch_main(const std::vector<std::string>& args) {
   } catch (const core::ParseError& e) {
     return parse_error(e);
   }
-  for (const auto& name : opts.set_options)
-    for (const char* unsupported : kNotYetSupported)
-      if (name == unsupported) {
-        std::cerr << "sbatch: error: --" << name << " is not supported by drover yet\n";
-        return 1;
-      }
 
   core::JobSpec spec;
   spec.name = opts.job_name.value_or(script_name);
@@ -274,6 +264,11 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.mail_type = opts.mail_type.value_or("");
   spec.mail_user = opts.mail_user.value_or("");
   spec.open_mode = opts.open_mode.value_or("");
+  spec.gres = opts.gres.value_or("");
+  spec.gpus = opts.gpus.value_or("");
+  spec.gpus_per_node = opts.gpus_per_node.value_or("");
+  spec.gpus_per_task = opts.gpus_per_task.value_or("");
+  spec.mem_per_gpu_mb = opts.mem_per_gpu_mb.value_or(-1);
 
   json reply;
   try {
@@ -294,7 +289,11 @@ int sbatch_main(const std::vector<std::string>& args) {
                 << reply["bad_partition"].get<std::string>() << '\n';
     if (reply.contains("detail"))
       std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
-    std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
+    // Some checks real sbatch makes itself, before submitting: no "submission failed".
+    if (reply.value("local", false))
+      std::cerr << "sbatch: error: " << error << '\n';
+    else
+      std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
     return 1;
   }
   if (reply.value("test_only", false)) {

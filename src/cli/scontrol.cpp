@@ -143,6 +143,22 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"StdIn=" + j.value("std_in_path", "")});
   r.line({"StdOut=" + j.value("std_out_path", "")});
   r.line({"Power="});
+  // GRES requests, in Slurm's TRES-per-* form.
+  const int64_t mem_per_gpu = spec.value("mem_per_gpu_mb", int64_t{-1});
+  if (mem_per_gpu >= 0) r.line({"MemPerTres=gres:gpu:" + std::to_string(mem_per_gpu)});
+  auto gpu = [](const std::string& v) { return "gres:gpu:" + v; };
+  if (!spec.value("gpus", std::string()).empty())
+    r.line({"TresPerJob=" + gpu(spec.value("gpus", std::string()))});
+  std::string per_node;
+  if (!spec.value("gres", std::string()).empty()) {
+    for (const auto& item : core::split_list(spec.value("gres", std::string()), ','))
+      per_node += (per_node.empty() ? "" : ",") + std::string("gres:") + item;
+  }
+  if (!spec.value("gpus_per_node", std::string()).empty())
+    per_node += (per_node.empty() ? "" : ",") + gpu(spec.value("gpus_per_node", std::string()));
+  if (!per_node.empty()) r.line({"TresPerNode=" + per_node});
+  if (!spec.value("gpus_per_task", std::string()).empty())
+    r.line({"TresPerTask=" + gpu(spec.value("gpus_per_task", std::string()))});
   return r.str(true);
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/array_spec.hpp"
 #include "core/dependency.hpp"
+#include "core/gres.hpp"
 
 namespace drover::core {
 
@@ -76,7 +77,8 @@ struct JobSpec {
   std::string signal;             // --signal [{R|B}:]num[@time]
   std::string nodelist, exclude;  // -w / -x as given (hostlists)
   std::string constraint;         // -C
-  std::string gres, gpus, gpus_per_node, gpus_per_task;
+  std::string gres, gpus, gpus_per_node, gpus_per_task;  // as given (validated by ctld)
+  int64_t mem_per_gpu_mb = -1;
   std::string reservation, licenses;
   std::string mail_type, mail_user;
   std::string open_mode;  // "append" / "truncate"; "" default
@@ -87,10 +89,15 @@ struct JobSpec {
 
 // Which resources a job holds on one node.
 struct NodeAlloc {
+  NodeAlloc() = default;
+  NodeAlloc(std::string node_, int cpus_, int64_t mem_mb_, int tasks_,
+            std::vector<GresCount> gres_ = {})
+      : node(std::move(node_)), cpus(cpus_), mem_mb(mem_mb_), tasks(tasks_), gres(std::move(gres_)) {}
   std::string node;
   int cpus = 0;
   int64_t mem_mb = 0;
   int tasks = 0;
+  std::vector<GresCount> gres;  // GPUs etc. held there
 };
 
 struct Job {

@@ -108,6 +108,13 @@ std::map<std::string, std::string> batch_environment(const Job& job,
   set("SLURM_NODEID", "0");
   set("SLURM_PROCID", "0");
   set("SLURM_NODE_ALIASES", "(null)");
+  // GPUs on the batch node (the first of the allocation), as slurmd reports them.
+  if (!job.alloc.empty()) {
+    int64_t gpus = 0;
+    for (const auto& g : job.alloc.front().gres)
+      if (g.name == "gpu") gpus += g.count;
+    if (gpus > 0) set("SLURM_GPUS_ON_NODE", std::to_string(gpus));
+  }
   set("SLURM_PRIO_PROCESS", std::to_string(job.spec.submit_nice));
   set("SLURM_SUBMIT_DIR", job.spec.submit_dir.empty() ? job.spec.workdir : job.spec.submit_dir);
   set("SLURM_SUBMIT_HOST", job.spec.submit_host);

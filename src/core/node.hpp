@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gres.hpp"
+
 namespace drover::core {
 
 // A node's base state as Slurm reports it; DRAIN and NOT_RESPONDING are flags on top.
@@ -32,6 +34,8 @@ struct Node {
 
   int alloc_cpus = 0;
   int64_t alloc_mem_mb = 0;
+  std::vector<GresCount> gres_total;  // parsed from `gres`
+  std::vector<GresCount> gres_used;   // held by running jobs
   int running_jobs = 0;
 
   NodeBase base() const;

@@ -28,6 +28,7 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   c.min_job_age_s = s.get_int("MinJobAge", 300);
   c.def_mem_per_cpu_mb = s.get_int("DefMemPerCPU", 0);
   c.def_mem_per_node_mb = s.get_int("DefMemPerNode", 0);
+  c.gres_types = core::split_list(s.get("GresTypes", ""), ',');
   c.max_array_size = static_cast<uint32_t>(s.get_int("MaxArraySize", 1001));
   c.job_requeue = s.get_int("JobRequeue", 1) != 0;
   for (const auto& p : core::split_list(s.get("SchedulerParameters", ""), ','))

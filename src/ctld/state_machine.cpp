@@ -36,6 +36,13 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
     n.threads_per_core = nc.threads_per_core;
     n.real_memory_mb = nc.real_memory_mb;
     n.gres = nc.gres;
+    if (!nc.gres.empty()) {
+      try {
+        n.gres_total = core::parse_gres_list(nc.gres);
+      } catch (const core::ParseError&) {
+        // slurm.conf validation reports it; the node offers no GRES.
+      }
+    }
     n.features = nc.features;
     node_index_[n.name] = static_cast<int>(nodes_.size());
     nodes_.push_back(std::move(n));
@@ -72,6 +79,7 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
         n.alloc_cpus += a.cpus;
         n.alloc_mem_mb += a.mem_mb;
         n.running_jobs += 1;
+        n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
       }
     }
     if (job.priority != 0)
@@ -150,6 +158,47 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     const int per_node = std::max(1, max_cpus / std::max(1, spec.cpus_per_task));
     spec.nodes_min = std::max(1, (spec.ntasks + per_node - 1) / per_node);
   }
+  // GRES: names must be among GresTypes; sbatch reports these itself (no "submission failed").
+  {
+    auto gres_error = [](const std::string& first_line) {
+      json r = {{"ok", false}, {"error", "Invalid generic resource (gres) specification"},
+                {"local", true}};
+      if (!first_line.empty()) r["detail"] = first_line;
+      return r;
+    };
+    const bool any_gpu =
+        !spec.gpus.empty() || !spec.gpus_per_node.empty() || !spec.gpus_per_task.empty();
+    try {
+      std::vector<core::GresCount> asked;
+      if (!spec.gres.empty()) asked = core::parse_gres_list(spec.gres);
+      for (const auto* g : {&spec.gpus, &spec.gpus_per_node, &spec.gpus_per_task})
+        if (!g->empty()) asked.push_back(core::parse_gpu_count(*g));
+      for (const auto& g : asked)
+        if (std::find(config_.gres_types.begin(), config_.gres_types.end(), g.name) ==
+            config_.gres_types.end())
+          return gres_error("");
+      bool gpu_asked = any_gpu;
+      for (const auto& g : asked) gpu_asked = gpu_asked || g.name == "gpu";
+      if (spec.mem_per_gpu_mb >= 0 && !gpu_asked)
+        return gres_error("Requested mem_per_tres=gres:gpu:" + std::to_string(spec.mem_per_gpu_mb) +
+                          " but did not request any GPU.");
+    } catch (const core::ParseError&) {
+      return gres_error("");
+    }
+    // --gpus=N over nodes of M GPUs: Slurm plans at least N/M nodes.
+    if (!spec.gpus.empty() && !spec.nodes_set) {
+      int64_t per_node_max = 0;
+      for (int idx : part->nodes) {
+        int64_t n = 0;
+        for (const auto& g : nodes_[idx].gres_total)
+          if (g.name == "gpu") n += g.count;
+        per_node_max = std::max(per_node_max, n);
+      }
+      const int64_t want = core::parse_gpu_count(spec.gpus).count;
+      if (per_node_max > 0)
+        spec.nodes_min = std::max<int64_t>(spec.nodes_min, (want + per_node_max - 1) / per_node_max);
+    }
+  }
   sched::ClusterView v = view();
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
@@ -172,6 +221,20 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       // Slurm explains only a per-node --mem; --mem-per-cpu gets the bare refusal.
       if (spec.mem_per_cpu_mb < 0) r["detail"] = "Memory specification can not be satisfied";
       return r;
+    }
+    // More GPUs (or other GRES) than the nodes have is refused too.
+    core::JobSpec no_gres = spec;
+    no_gres.gres.clear();
+    no_gres.gpus.clear();
+    no_gres.gpus_per_node.clear();
+    no_gres.gpus_per_task.clear();
+    no_gres.mem_per_gpu_mb = -1;
+    if (no_gres.gres != spec.gres || no_gres.gpus != spec.gpus ||
+        no_gres.gpus_per_node != spec.gpus_per_node || no_gres.gpus_per_task != spec.gpus_per_task) {
+      sched::PartitionView wide = pv;
+      wide.max_nodes = -1;
+      if (!sched::can_ever_fit(spec, wide, v) && sched::can_ever_fit(no_gres, pv, v))
+        return error_reply("Requested node configuration is not available");
     }
   }
   // Options the controller checks against its own state and configuration.
@@ -380,6 +443,7 @@ void StateMachine::release(core::Job& job) {
     n.alloc_cpus -= a.cpus;
     n.alloc_mem_mb -= a.mem_mb;
     n.running_jobs -= 1;
+    core::gres_give_back(n.gres_used, a.gres);
   }
 }
 
@@ -670,6 +734,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
     n.alloc_cpus += a.cpus;
     n.alloc_mem_mb += a.mem_mb;
     n.running_jobs += 1;
+    n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
   }
   fx.dirty_jobs.insert(job.id);
   fx.to_agents.push_back({job.batch_host, launch_message(job)});

@@ -16,10 +16,10 @@ namespace drover::core {
                       X(kill_on_invalid_dep) X(signal) X(nodelist) X(exclude) X(constraint)    \
                           X(gres) X(gpus) X(gpus_per_node) X(gpus_per_task) X(reservation)     \
                               X(licenses) X(mail_type) X(mail_user) X(open_mode) X(submit_dir) X(submit_nice) \
-                                  X(get_user_env)
+                                  X(get_user_env) X(mem_per_gpu_mb)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
-#define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks)
+#define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres)
 
 #define DROVER_FIELDS_JOB_NOSPEC(X)                                                            \
   X(id)                                                                                        \
@@ -38,11 +38,20 @@ namespace drover::core {
   X(cores_per_socket) X(threads_per_core) X(real_memory_mb) X(gres) X(features) X(address)    \
       X(registered) X(down) X(drain) X(not_responding) X(reason) X(reason_uid) X(reason_time) \
           X(boot_time) X(agent_start_time) X(last_heartbeat) X(cpu_load) X(free_mem_mb)       \
-              X(alloc_cpus) X(alloc_mem_mb) X(running_jobs)
+              X(alloc_cpus) X(alloc_mem_mb) X(running_jobs) X(gres_used)
 
 #define DROVER_PUT(f) j[#f] = v.f;
 #define DROVER_GET(f) \
   if (auto it = j.find(#f); it != j.end()) it->get_to(v.f);
+
+void to_json(nlohmann::json& j, const GresCount& v) {
+  j = {{"name", v.name}, {"type", v.type}, {"count", v.count}};
+}
+void from_json(const nlohmann::json& j, GresCount& v) {
+  v.name = j.value("name", "");
+  v.type = j.value("type", "");
+  v.count = j.value("count", int64_t{0});
+}
 
 void to_json(nlohmann::json& j, const IndexSet& v) { j = v.format_ranges(); }
 void from_json(const nlohmann::json& j, IndexSet& v) { v = IndexSet::parse(j.get<std::string>()); }

@@ -6,6 +6,8 @@
 #include "core/node.hpp"
 
 namespace drover::core {
+void to_json(nlohmann::json& j, const GresCount& v);
+void from_json(const nlohmann::json& j, GresCount& v);
 void to_json(nlohmann::json& j, const IndexSet& v);  // IndexSet::format_ranges() text
 void from_json(const nlohmann::json& j, IndexSet& v);
 void to_json(nlohmann::json& j, const Dependency& d);

@@ -45,6 +45,7 @@ class FifoScheduler final : public Scheduler {
         n.alloc_cpus += a.cpus;
         n.alloc_mem_mb += a.mem_mb;
         n.running_jobs += 1;
+        n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
       }
       d.starts.push_back({job.id, part->name, std::move(alloc)});
     }

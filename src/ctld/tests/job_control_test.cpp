@@ -290,3 +290,35 @@ TEST(Eligibility, BeginTimeAndNodeListsAreHonoured) {
   json r = h.sm.submit({{"spec", with(h.spec(), "nodelist", "node9")}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Invalid node name specified");
 }
+
+TEST(Gres, GpusArePlacedCountedAndRefusedAsSlurmDoes) {
+  auto c = ctld::testing::two_node_config();
+  c.gres_types = {"gpu"};
+  for (auto& n : c.conf.nodes) n.gres = "gpu:2";
+  Harness h(c);
+  Effects fx;
+  json r = h.sm.submit({{"spec", with(h.spec(), "gres", "mps:1")}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Invalid generic resource (gres) specification");
+  r = h.sm.submit({{"spec", with(h.spec(), "gres", "gpu:3")}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Requested node configuration is not available");
+  r = h.sm.submit({{"spec", with(h.spec(), "mem_per_gpu_mb", 100)}}, h.alice, h.now, fx);
+  EXPECT_EQ(r.value("detail", ""), "Requested mem_per_tres=gres:gpu:100 but did not request any GPU.");
+  uint64_t three = h.submit(h.alice, with(h.spec(), "gpus", "3"), fx);
+  uint64_t one = h.submit(h.alice, with(h.spec(), "gres", "gpu:1"), fx);
+  h.sm.schedule(h.now, fx);
+  // --gpus=3 needs both nodes (2 + 1); the last free GPU goes to the next job.
+  EXPECT_EQ(job(h, three).alloc.size(), 2u);
+  EXPECT_EQ(job(h, one).state, core::JobState::Running);
+  uint64_t waits = h.submit(h.alice, with(h.spec(), "gpus_per_node", "1"), fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, waits).reason, "Resources");
+  int64_t used = 0;
+  for (const char* n : {"node1", "node2"})
+    for (const auto& g : h.sm.find_node(n)->gres_used) used += g.count;
+  EXPECT_EQ(used, 4);
+  finish(h, one, 0, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(job(h, waits).state, core::JobState::Running);
+  auto launch = h.launches(fx).back();
+  EXPECT_EQ(launch["env"]["SLURM_GPUS_ON_NODE"], "1");
+}
