@@ -174,6 +174,7 @@ int sbatch_main(const std::vector<std::string>& args) {
 
   core::JobSpec spec;
   spec.name = opts.job_name.value_or(script_name);
+  spec.default_name = !opts.job_name && script_argv.empty() && !cmdline.wrap;
   if (opts.partition && opts.partition->empty()) {
     std::cerr << "sbatch: error: invalid partition specified: (null)\n"
                  "sbatch: error: Batch job submission failed: Invalid partition name specified\n";

@@ -96,7 +96,7 @@ std::map<std::string, std::string> batch_environment(const Job& job,
   set("SLURM_JOBID", id);
   set("SLURM_JOB_CPUS_PER_NODE", compress_counts(cpus));
   set("SLURM_JOB_GID", std::to_string(job.gid));
-  set("SLURM_JOB_NAME", job.spec.name);
+  if (!job.spec.default_name) set("SLURM_JOB_NAME", job.spec.name);
   set("SLURM_JOB_NODELIST", nodelist);
   set("SLURM_NODELIST", nodelist);
   set("SLURM_JOB_NUM_NODES", nnodes);
