@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <grp.h>
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,8 +51,8 @@ std::map<std::string, std::string> login_environment(const std::string& user, in
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return env;
   const std::string su = "/bin/su", login = "-", cmd = "-c", print = "env -0";
-  std::vector<char*> argv = {const_cast<char*>(su.c_str()), const_cast<char*>(login.c_str()),
-                             const_cast<char*>(user.c_str()), const_cast<char*>(cmd.c_str()),
+  std::vector<char*> argv = {const_cast<char*>(su.c_str()),    const_cast<char*>(login.c_str()),
+                             const_cast<char*>(user.c_str()),  const_cast<char*>(cmd.c_str()),
                              const_cast<char*>(print.c_str()), nullptr};
   char empty_env_entry[] = "PATH=/usr/sbin:/usr/bin:/sbin:/bin";
   char* envp[] = {empty_env_entry, nullptr};
@@ -85,7 +85,9 @@ std::map<std::string, std::string> login_environment(const std::string& user, in
       timed_out = true;
       break;
     }
-    struct pollfd p {fds[0], POLLIN, 0};
+    struct pollfd p {
+      fds[0], POLLIN, 0
+    };
     if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
     char buf[4096];
     ssize_t n = ::read(fds[0], buf, sizeof buf);

@@ -2,9 +2,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -16,8 +15,8 @@
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
-#include "core/error.hpp"
 #include "core/duration.hpp"
+#include "core/error.hpp"
 #include "core/export_env.hpp"
 #include "core/job.hpp"
 #include "core/sbatch_options.hpp"
@@ -75,7 +74,8 @@ int wait_for_job(uint64_t id) {
   while (true) {
     json reply;
     try {
-      reply = call_controller({{"op", "query"}, {"what", "jobs"}, {"job_id", id}, {"detail", false}});
+      reply =
+          call_controller({{"op", "query"}, {"what", "jobs"}, {"job_id", id}, {"detail", false}});
     } catch (const ControllerUnreachable&) {
       ::usleep(500 * 1000);
       continue;
@@ -221,7 +221,8 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.script = std::move(script);
   spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
   spec.environment = core::exported_environment(opts.export_env, env);
-  spec.get_user_env = core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
+  spec.get_user_env =
+      core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
   spec.submit_dir = cwd;
   errno = 0;
   const int nice_now = ::getpriority(PRIO_PROCESS, 0);
@@ -240,9 +241,8 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.dependency = opts.dependency.value_or("");
   const int64_t now = static_cast<int64_t>(::time(nullptr));
   // Slurm prints the time parser's own line (when it has one), then names the option.
-  for (auto [text, target, option] :
-       {std::tuple{&opts.begin, &spec.begin_time, "--begin"},
-        std::tuple{&opts.deadline, &spec.deadline, "--deadline"}}) {
+  for (auto [text, target, option] : {std::tuple{&opts.begin, &spec.begin_time, "--begin"},
+                                      std::tuple{&opts.deadline, &spec.deadline, "--deadline"}}) {
     if (!*text) continue;
     try {
       *target = core::parse_time_spec(**text, now);

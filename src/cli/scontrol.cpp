@@ -10,9 +10,9 @@
 #include "cli/job_info.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
-#include "core/text.hpp"
 #include "core/job.hpp"
 #include "core/memsize.hpp"
+#include "core/text.hpp"
 
 namespace drover::cli {
 namespace {
@@ -94,8 +94,8 @@ std::string show_job(const json& j, bool one_liner) {
           "QOS=" + or_null(spec.value("qos", ""))});
   r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + j.value("reason", "None"),
           "Dependency=" + or_null(j.value("dependency_text", std::string()))});
-  r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)), "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1",
-          "Reboot=0",
+  r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)),
+          "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1", "Reboot=0",
           "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" +
               std::to_string(j.value("exit_signal", 0))});
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
@@ -404,8 +404,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
           // "36_5": that task, whether split off or still in the remainder.
           bool match = false;
           if (!j.value("array_pending", std::string()).empty()) {
-            for (uint32_t t : core::IndexSet::parse(j.value("array_pending", std::string()))
-                                  .to_vector(1u << 20))
+            for (uint32_t t :
+                 core::IndexSet::parse(j.value("array_pending", std::string())).to_vector(1u << 20))
               match = match || ref->tasks->contains(t);
           } else {
             match = ref->tasks->contains(j.value("array_task_id", core::kNoArrayTask));

@@ -272,8 +272,8 @@ int squeue_main(const std::vector<std::string>& args) {
         if (!ref.tasks) {
           match = true;
         } else if (!job.value("array_pending", std::string()).empty()) {
-          for (uint32_t t : core::IndexSet::parse(job.value("array_pending", std::string()))
-                                .to_vector(1u << 20))
+          for (uint32_t t :
+               core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20))
             match = match || ref.tasks->contains(t);
         } else {
           match = ref.tasks->contains(job.value("array_task_id", core::kNoArrayTask));
@@ -294,8 +294,8 @@ int squeue_main(const std::vector<std::string>& args) {
     }
     if (expand_arrays && !job.value("array_pending", std::string()).empty()) {
       // -r: one line per pending task instead of the compact remainder.
-      for (uint32_t t : core::IndexSet::parse(job.value("array_pending", std::string()))
-                            .to_vector(1u << 20)) {
+      for (uint32_t t :
+           core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20)) {
         json task = job;
         task["array_pending"] = "";
         task["array_task_id"] = t;
@@ -374,7 +374,10 @@ int squeue_main(const std::vector<std::string>& args) {
       std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
       if (!code.empty()) keys.push_back({code[0], desc});
     }
-    auto numeric = [](char c) { return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' || c == 'U'; };
+    auto numeric = [](char c) {
+      return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' ||
+             c == 'U';
+    };
     std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
       for (const auto& k : keys) {
         int cmp = 0;

@@ -46,8 +46,8 @@ std::vector<GresCount> parse_gres_list(std::string_view text) {
     size_t start = 0;
     while (true) {
       size_t colon = item.find(':', start);
-      parts.push_back(item.substr(start, colon == std::string::npos ? std::string::npos
-                                                                    : colon - start));
+      parts.push_back(
+          item.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
       if (colon == std::string::npos) break;
       start = colon + 1;
     }
@@ -125,8 +125,9 @@ void gres_give_back(std::vector<GresCount>& used, const std::vector<GresCount>& 
       u.count -= back;
       left -= back;
     }
-    used.erase(std::remove_if(used.begin(), used.end(), [](const GresCount& u) { return u.count <= 0; }),
-               used.end());
+    used.erase(
+        std::remove_if(used.begin(), used.end(), [](const GresCount& u) { return u.count <= 0; }),
+        used.end());
   }
 }
 

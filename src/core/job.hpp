@@ -66,13 +66,13 @@ struct JobSpec {
   std::string comment;
   std::string account, qos;
   // Submission options kept verbatim as given (the controller parses and checks them).
-  std::string array;       // --array spec, "" for an ordinary job
-  std::string dependency;  // --dependency spec
-  int64_t begin_time = 0;  // --begin as Unix seconds (0: not given)
-  int64_t deadline = 0;    // --deadline as Unix seconds (0: not given)
-  bool hold = false;       // -H/--hold
-  int nice = 0;            // --nice
-  int requeue = -1;        // --requeue (1) / --no-requeue (0); -1: the cluster's JobRequeue
+  std::string array;              // --array spec, "" for an ordinary job
+  std::string dependency;         // --dependency spec
+  int64_t begin_time = 0;         // --begin as Unix seconds (0: not given)
+  int64_t deadline = 0;           // --deadline as Unix seconds (0: not given)
+  bool hold = false;              // -H/--hold
+  int nice = 0;                   // --nice
+  int requeue = -1;               // --requeue (1) / --no-requeue (0); -1: the cluster's JobRequeue
   int kill_on_invalid_dep = -1;   // -1: the cluster's default (kill_invalid_depend)
   std::string signal;             // --signal [{R|B}:]num[@time]
   std::string nodelist, exclude;  // -w / -x as given (hostlists)
@@ -81,7 +81,7 @@ struct JobSpec {
   int64_t mem_per_gpu_mb = -1;
   std::string reservation, licenses;
   std::string mail_type, mail_user;
-  std::string open_mode;  // "append" / "truncate"; "" default
+  std::string open_mode;      // "append" / "truncate"; "" default
   std::string submit_dir;     // sbatch's working directory (SLURM_SUBMIT_DIR); -D may differ
   int submit_nice = 0;        // the submitting process's nice (SLURM_PRIO_PROCESS)
   bool get_user_env = false;  // add the user's login environment at launch (see export_env)
@@ -94,7 +94,11 @@ struct NodeAlloc {
   NodeAlloc() = default;
   NodeAlloc(std::string node_, int cpus_, int64_t mem_mb_, int tasks_,
             std::vector<GresCount> gres_ = {})
-      : node(std::move(node_)), cpus(cpus_), mem_mb(mem_mb_), tasks(tasks_), gres(std::move(gres_)) {}
+      : node(std::move(node_)),
+        cpus(cpus_),
+        mem_mb(mem_mb_),
+        tasks(tasks_),
+        gres(std::move(gres_)) {}
   std::string node;
   int cpus = 0;
   int64_t mem_mb = 0;
@@ -126,16 +130,16 @@ struct Job {
   // remainder is one record holding the not-yet-started indices in array_pending; a task is
   // split off into its own record (a new job id, or the array's own id for the last task)
   // when it starts or is acted on alone.
-  uint64_t array_job_id = 0;               // 0: not part of an array
-  uint32_t array_task_id = kNoArrayTask;   // this record's task; kNoArrayTask for the remainder
-  IndexSet array_pending;                  // indices not split off yet (the remainder record)
-  uint32_t array_max_running = 0;          // the spec's '%' limit (0: none)
+  uint64_t array_job_id = 0;              // 0: not part of an array
+  uint32_t array_task_id = kNoArrayTask;  // this record's task; kNoArrayTask for the remainder
+  IndexSet array_pending;                 // indices not split off yet (the remainder record)
+  uint32_t array_max_running = 0;         // the spec's '%' limit (0: none)
 
   // Eligibility beyond resources.
-  uint8_t held = 0;            // kHeldUser / kHeldAdmin; a held job has priority 0
-  Dependency dependency;       // parsed --dependency with each entry's state
-  int nice = 0;                // current nice (the spec's, or as updated)
-  bool warning_sent = false;   // the --signal warning has gone out for this run
+  uint8_t held = 0;           // kHeldUser / kHeldAdmin; a held job has priority 0
+  Dependency dependency;      // parsed --dependency with each entry's state
+  int nice = 0;               // current nice (the spec's, or as updated)
+  bool warning_sent = false;  // the --signal warning has gone out for this run
 
   bool allocated() const { return !alloc.empty(); }
   int alloc_cpus() const;

@@ -92,8 +92,7 @@ std::string default_output_pattern(bool is_array) {
   return is_array ? "slurm-%A_%a.out" : "slurm-%j.out";
 }
 
-std::string expand_output_pattern_for_display(std::string_view pattern,
-                                              const PatternContext& ctx) {
+std::string expand_output_pattern_for_display(std::string_view pattern, const PatternContext& ctx) {
   std::string out;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];

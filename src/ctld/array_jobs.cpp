@@ -10,8 +10,7 @@ namespace drover::ctld {
 void StateMachine::index_array_member(const core::Job& job) {
   if (job.array_job_id == 0) return;
   auto& members = array_members_[job.array_job_id];
-  if (std::find(members.begin(), members.end(), job.id) == members.end())
-    members.push_back(job.id);
+  if (std::find(members.begin(), members.end(), job.id) == members.end()) members.push_back(job.id);
 }
 
 int StateMachine::running_array_tasks(uint64_t array_job_id) const {
@@ -104,7 +103,7 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
 }
 
 std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bool split,
-                                                           Effects& fx) {
+                                                            Effects& fx) {
   std::vector<Target> out;
   for (const auto& r : refs) {
     Target t;

@@ -20,9 +20,9 @@ struct Config {
   int64_t min_job_age_s = 300;
   int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
   std::vector<std::string> gres_types;  // GresTypes: the generic resources jobs may ask for
-  uint32_t max_array_size = 1001;  // MaxArraySize: array indices must be below it
-  bool job_requeue = true;          // JobRequeue: batch jobs are requeued after node failure
-  bool kill_invalid_depend = false;  // SchedulerParameters=kill_invalid_depend
+  uint32_t max_array_size = 1001;       // MaxArraySize: array indices must be below it
+  bool job_requeue = true;              // JobRequeue: batch jobs are requeued after node failure
+  bool kill_invalid_depend = false;     // SchedulerParameters=kill_invalid_depend
   // A requeued job that was running becomes eligible again only after this long, as Slurm
   // (its launch credentials must expire first): shown as reason BeginTime.
   int64_t requeue_delay_s = 121;

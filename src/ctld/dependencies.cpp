@@ -175,7 +175,8 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
       if (never) {
         const bool kill = job.spec.kill_on_invalid_dep == 1 ||
                           (job.spec.kill_on_invalid_dep == -1 && config_.kill_invalid_depend);
-        if (kill) end_job(job, core::JobState::Cancelled, "DependencyNeverSatisfied", now, false, fx);
+        if (kill)
+          end_job(job, core::JobState::Cancelled, "DependencyNeverSatisfied", now, false, fx);
         return "DependencyNeverSatisfied";
       }
       return "Dependency";

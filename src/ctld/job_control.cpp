@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "core/duration.hpp"
+#include "core/error.hpp"
 #include "core/hostlist.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
-#include "core/error.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -182,9 +182,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
           m = core::parse_time_limit_minutes(value);
           if (m == 0) m = core::kInfinite;
         }
-        const bool raise = m == core::kInfinite ? job.time_limit_min != core::kInfinite
-                                                : job.time_limit_min != core::kInfinite &&
-                                                      m > job.time_limit_min;
+        const bool raise = m == core::kInfinite
+                               ? job.time_limit_min != core::kInfinite
+                               : job.time_limit_min != core::kInfinite && m > job.time_limit_min;
         if (raise && !pending && !op) return "Access/permission denied";
         next.time_limit_min = m;
         next.spec.time_limit_min = m;

@@ -15,7 +15,6 @@
 namespace drover::ctld {
 namespace {
 
-
 std::string resolve_path(const std::string& path, const std::string& workdir) {
   if (path.empty() || path.front() == '/') return path;
   return workdir + "/" + path;
@@ -143,9 +142,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   } else {
     for (const auto& name : spec.partitions)
       if (find_partition(name) == nullptr)
-        return {{"ok", false},
-                {"error", "Invalid partition name specified"},
-                {"bad_partition", name}};
+        return {
+            {"ok", false}, {"error", "Invalid partition name specified"}, {"bad_partition", name}};
     part = find_partition(spec.partitions.front());
   }
   if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
@@ -161,7 +159,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // GRES: names must be among GresTypes; sbatch reports these itself (no "submission failed").
   {
     auto gres_error = [](const std::string& first_line) {
-      json r = {{"ok", false}, {"error", "Invalid generic resource (gres) specification"},
+      json r = {{"ok", false},
+                {"error", "Invalid generic resource (gres) specification"},
                 {"local", true}};
       if (!first_line.empty()) r["detail"] = first_line;
       return r;
@@ -196,7 +195,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       }
       const int64_t want = core::parse_gpu_count(spec.gpus).count;
       if (per_node_max > 0)
-        spec.nodes_min = std::max<int64_t>(spec.nodes_min, (want + per_node_max - 1) / per_node_max);
+        spec.nodes_min =
+            std::max<int64_t>(spec.nodes_min, (want + per_node_max - 1) / per_node_max);
     }
   }
   sched::ClusterView v = view();
@@ -230,7 +230,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     no_gres.gpus_per_task.clear();
     no_gres.mem_per_gpu_mb = -1;
     if (no_gres.gres != spec.gres || no_gres.gpus != spec.gpus ||
-        no_gres.gpus_per_node != spec.gpus_per_node || no_gres.gpus_per_task != spec.gpus_per_task) {
+        no_gres.gpus_per_node != spec.gpus_per_node ||
+        no_gres.gpus_per_task != spec.gpus_per_task) {
       sched::PartitionView wide = pv;
       wide.max_nodes = -1;
       if (!sched::can_ever_fit(spec, wide, v) && sched::can_ever_fit(no_gres, pv, v))
@@ -296,8 +297,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       for (const auto& [id, other] : jobs_)
         if (holds_resources(other) && other.partition == part->name)
           start = std::max<int64_t>(start, other.time_limit_min < 0
-                                      ? now + int64_t{365} * 86400
-                                      : other.start_time + other.time_limit_min * 60);
+                                               ? now + int64_t{365} * 86400
+                                               : other.start_time + other.time_limit_min * 60);
     }
     std::vector<std::string> names;
     int cpus = 0;
@@ -308,9 +309,12 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     // Slurm uses up a job id for the answer.
     const uint64_t test_id = next_job_id_++;
     fx.next_id_dirty = true;
-    return {{"ok", true},      {"test_only", true},
-            {"job_id", test_id}, {"start", start},
-            {"cpus", cpus},           {"nodes", core::compress_hostlist(names)},
+    return {{"ok", true},
+            {"test_only", true},
+            {"job_id", test_id},
+            {"start", start},
+            {"cpus", cpus},
+            {"nodes", core::compress_hostlist(names)},
             {"partition", part->name}};
   }
 
@@ -776,24 +780,26 @@ StdPaths std_paths(const core::Job& job, bool for_display = false) {
 
 json StateMachine::launch_message(const core::Job& job) const {
   StdPaths paths = std_paths(job);
-  auto env = core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
+  auto env =
+      core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
   // As slurmd does: commands run inside the job find the cluster through SLURM_CONF.
   if (!config_.source_path.empty()) env["SLURM_CONF"] = config_.source_path;
-  return {{"type", "launch"},
-          {"job_id", job.id},
-          {"uid", job.uid},
-          {"gid", job.gid},
-          {"user", job.user},
-          {"script", job.spec.script},
-          {"argv", job.spec.argv},
-          {"env", env},
-          {"get_user_env", job.spec.get_user_env},
-          {"workdir", job.spec.workdir},
-          // A requeued job appends to what its earlier runs wrote, as Slurm does.
-          {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},
-          {"stdout", paths.out},
-          {"stderr", paths.err},
-          {"stdin", paths.in}};
+  return {
+      {"type", "launch"},
+      {"job_id", job.id},
+      {"uid", job.uid},
+      {"gid", job.gid},
+      {"user", job.user},
+      {"script", job.spec.script},
+      {"argv", job.spec.argv},
+      {"env", env},
+      {"get_user_env", job.spec.get_user_env},
+      {"workdir", job.spec.workdir},
+      // A requeued job appends to what its earlier runs wrote, as Slurm does.
+      {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},
+      {"stdout", paths.out},
+      {"stderr", paths.err},
+      {"stdin", paths.in}};
 }
 
 json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) const {

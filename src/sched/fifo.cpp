@@ -97,8 +97,8 @@ class FifoScheduler final : public Scheduler {
         for (const auto& p : view.partitions)
           if (p.name == name) part = &p;
         std::string why;
-        int started = try_partition(*job, part, limit, view, working, nodes, node_index, blocked,
-                                    d, why);
+        int started =
+            try_partition(*job, part, limit, view, working, nodes, node_index, blocked, d, why);
         if (reason.empty()) reason = why;
         limit -= started;
         if (limit <= 0 || started > 0) break;

@@ -56,7 +56,8 @@ struct GresRequest {
   explicit GresRequest(const core::JobSpec& spec) {
     try {
       if (!spec.gres.empty()) per_node = core::parse_gres_list(spec.gres);
-      if (!spec.gpus_per_node.empty()) per_node.push_back(core::parse_gpu_count(spec.gpus_per_node));
+      if (!spec.gpus_per_node.empty())
+        per_node.push_back(core::parse_gpu_count(spec.gpus_per_node));
       if (!spec.gpus_per_task.empty()) per_task = core::parse_gpu_count(spec.gpus_per_task);
       if (!spec.gpus.empty()) per_job = core::parse_gpu_count(spec.gpus);
     } catch (const std::exception&) {
@@ -109,11 +110,11 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
   };
   std::vector<Candidate> cands;
   int required_found = 0;
-  const std::optional<GresRequest> gres =
-      spec.gres.empty() && spec.gpus.empty() && spec.gpus_per_node.empty() &&
-              spec.gpus_per_task.empty()
-          ? std::nullopt
-          : std::optional<GresRequest>(GresRequest(spec));
+  const std::optional<GresRequest> gres = spec.gres.empty() && spec.gpus.empty() &&
+                                                  spec.gpus_per_node.empty() &&
+                                                  spec.gpus_per_task.empty()
+                                              ? std::nullopt
+                                              : std::optional<GresRequest>(GresRequest(spec));
   const std::vector<core::GresCount> no_gres;
   auto used_gres = [&](const core::Node& n) -> const std::vector<core::GresCount>& {
     return assume_idle ? no_gres : n.gres_used;
@@ -121,11 +122,11 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
   auto mem_for = [&](const core::Node& n, int tasks) {
     if (gres && spec.mem_per_gpu_mb > 0)
       return spec.mem_per_gpu_mb *
-             std::max<int64_t>(1, gres->gpus_on(tasks, std::min<int64_t>(gres->per_job.count,
-                                                                         core::gres_free(
-                                                                             n.gres_total,
-                                                                             used_gres(n),
-                                                                             gres->per_job))));
+             std::max<int64_t>(
+                 1,
+                 gres->gpus_on(tasks, std::min<int64_t>(gres->per_job.count,
+                                                        core::gres_free(n.gres_total, used_gres(n),
+                                                                        gres->per_job))));
     return mem_needed(spec, view, n, tasks * cpt);
   };
   for (int idx : part.nodes) {

@@ -150,10 +150,10 @@ TEST(Dependencies, UnknownJobCountsAsMetAndKillOnInvalidDepCancels) {
   json r = h.sm.submit({{"spec", with(h.spec(), "dependency", "afterok:x")}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Job dependency problem");
   uint64_t first = h.submit(h.alice, h.spec(), fx);
-  uint64_t dep = h.submit(
-      h.alice,
-      with(with(h.spec(), "dependency", "afterok:" + std::to_string(first)), "kill_on_invalid_dep", 1),
-      fx);
+  uint64_t dep = h.submit(h.alice,
+                          with(with(h.spec(), "dependency", "afterok:" + std::to_string(first)),
+                               "kill_on_invalid_dep", 1),
+                          fx);
   h.sm.schedule(h.now, fx);
   finish(h, first, 3 << 8, fx);
   h.sm.schedule(h.now, fx);
@@ -241,8 +241,8 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   // --no-requeue jobs refuse it.
   uint64_t noreq = h.submit(h.alice, with(h.spec(), "requeue", 0), fx2);
   h.sm.schedule(h.now + 130, fx2);
-  r = h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(noreq)}}}, h.alice,
-                   h.now + 130, fx2);
+  r = h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(noreq)}}}, h.alice, h.now + 130,
+                   fx2);
   EXPECT_EQ(r["errors"][0]["error"], "Requested operation is presently disabled");
 }
 
@@ -302,7 +302,8 @@ TEST(Gres, GpusArePlacedCountedAndRefusedAsSlurmDoes) {
   r = h.sm.submit({{"spec", with(h.spec(), "gres", "gpu:3")}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Requested node configuration is not available");
   r = h.sm.submit({{"spec", with(h.spec(), "mem_per_gpu_mb", 100)}}, h.alice, h.now, fx);
-  EXPECT_EQ(r.value("detail", ""), "Requested mem_per_tres=gres:gpu:100 but did not request any GPU.");
+  EXPECT_EQ(r.value("detail", ""),
+            "Requested mem_per_tres=gres:gpu:100 but did not request any GPU.");
   uint64_t three = h.submit(h.alice, with(h.spec(), "gpus", "3"), fx);
   uint64_t one = h.submit(h.alice, with(h.spec(), "gres", "gpu:1"), fx);
   h.sm.schedule(h.now, fx);
