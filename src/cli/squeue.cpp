@@ -313,8 +313,14 @@ int squeue_main(const std::vector<std::string>& args) {
     if (sa != sb) return sa < sb;
     if (a.value("priority", 0u) != b.value("priority", 0u))
       return a.value("priority", 0u) > b.value("priority", 0u);
-    // Equal priorities (an array's tasks): newest record first, as Slurm lists them.
-    return a.at("id").get<uint64_t>() > b.at("id").get<uint64_t>();
+    // Equal priorities (an array's tasks): the array's own record, then the newest first,
+    // the order Slurm's controller keeps them in.
+    const uint64_t ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
+    const uint64_t arr_a = a.value("array_job_id", uint64_t{0});
+    if (arr_a != 0 && arr_a == b.value("array_job_id", uint64_t{0}) &&
+        (ia == arr_a) != (ib == arr_a))
+      return ia == arr_a;
+    return ia > ib;
   });
 
   // Without -r, the pending records of one array share a line: their tasks together and
