@@ -175,7 +175,7 @@ _finished_state() {
 }
 
 wait_done() {
-  local id=${1:-} timeout=${2:-20} dl s all
+  local id=${1:-} timeout=${2:-30} dl s all
   if [[ -z $id || $id == _* ]]; then note "wait_done: no job id"; return 0; fi
   dl=$(_deadline "$timeout")
   while :; do
@@ -194,7 +194,7 @@ wait_done() {
 }
 
 wait_field() {
-  local id=${1:-} key=$2 want=$3 timeout=${4:-15} dl got
+  local id=${1:-} key=$2 want=$3 timeout=${4:-30} dl got
   if [[ -z $id || $id == _* ]]; then note "wait_field: no job id"; return 0; fi
   dl=$(_deadline "$timeout")
   while :; do
@@ -207,7 +207,7 @@ wait_field() {
     sleep 0.1
   done
 }
-wait_state() { wait_field "${1:-}" JobState "$2" "${3:-15}"; }
+wait_state() { wait_field "${1:-}" JobState "$2" "${3:-30}"; }
 
 wait_queue_empty() {
   local timeout=${1:-30} dl
@@ -218,9 +218,15 @@ wait_queue_empty() {
   done
 }
 
-# The value of KEY in the first record of `scontrol -o show job ID`.
+# The value of KEY in the first record of `scontrol -o show job ID`, up to the next blank
+# (fine for states, reasons, times, dependencies; `fields` records values with blanks).
+# Pure shell: it runs in every poll of the wait_* helpers.
 field() {
-  scontrol -o show job "$1" 2>/dev/null | head -n 1 | python3 "$_HARNESS/jobinfo.py" get "$2"
+  local line
+  line=" $(scontrol -o show job "$1" 2>/dev/null | head -n 1)"
+  line=${line#* "$2"=}
+  [[ $line == " "* ]] && line=""   # KEY absent: nothing was cut
+  printf '%s\n' "${line%% *}"
 }
 
 fields() {

@@ -5,7 +5,7 @@ run sbatch -o rq.out --wrap 'echo started; exec sleep 60'
 A=$J
 wait_state "$A" RUNNING
 run scontrol requeue "$A"
-wait_state "$A" PENDING 15
+wait_state "$A" PENDING
 fields "$A" JobState Reason Restarts
 time_gap "$A" EligibleTime now 30
 run sbatch --no-requeue --wrap 'exec sleep 60'
@@ -16,6 +16,6 @@ run sbatch -o rqh.out --wrap 'exec sleep 60'
 C=$J
 wait_state "$C" RUNNING
 run scontrol requeuehold "$C"
-wait_state "$C" PENDING 15
+wait_state "$C" PENDING
 fields "$C" JobState Reason Restarts
 run scontrol requeue 99999999
