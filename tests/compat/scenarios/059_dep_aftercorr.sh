@@ -9,6 +9,8 @@ run sbatch --array=1-3 -d aftercorr:"$A" -o 'corr-%a.out' --wrap 'echo "task $SL
 B=$J
 wait_done "$A"
 wait_field "${B}_2" Reason DependencyNeverSatisfied 20
+wait_state "${B}_1" COMPLETED
+wait_state "${B}_3" COMPLETED
 run squeue -h -o '%i %T %r' -j "$B"
 fields "$B" ArrayTaskId JobState Reason Dependency
 show_outputs
