@@ -70,8 +70,21 @@ std::string job_display_id(const json& job) {
   return id.substr(0, 31);
 }
 
-bool job_matches_id(const json& job, uint64_t id) {
-  return job.at("id").get<uint64_t>() == id || job.value("array_job_id", uint64_t{0}) == id;
+bool job_matches_ref(const json& job, const core::JobRef& ref) {
+  if (job.at("id").get<uint64_t>() != ref.job_id &&
+      job.value("array_job_id", uint64_t{0}) != ref.job_id)
+    return false;
+  if (!ref.tasks) return true;
+  if (!is_remainder(job))
+    return ref.tasks->contains(job.value("array_task_id", core::kNoArrayTask));
+  // Do the two task sets meet? Walk the smaller one.
+  const core::IndexSet pending = core::IndexSet::parse(job.value("array_pending", std::string()));
+  const bool walk_ref = ref.tasks->size() <= pending.size();
+  const core::IndexSet& walked = walk_ref ? *ref.tasks : pending;
+  const core::IndexSet& other = walk_ref ? pending : *ref.tasks;
+  for (uint32_t t : walked.to_vector(1u << 20))
+    if (other.contains(t)) return true;
+  return false;
 }
 
 int64_t job_mem_mb(const json& job) {

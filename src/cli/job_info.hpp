@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/array_spec.hpp"
+
 namespace drover::cli {
 
 using nlohmann::json;
@@ -23,8 +25,9 @@ std::string job_display_id(const json& job);
 std::string array_task_text(const json& job);
 // What ArrayTaskId= shows: "5", "5-9%2".
 std::string array_task_field(const json& job);
-// Whether `ref` (a job id, a task's own id or an array id) names this record.
-bool job_matches_id(const json& job, uint64_t id);
+// Whether a job reference ("36", a task's own id, "36_5", "36_[1-3]") names this record; for
+// an array's pending remainder, whether any of its tasks is named.
+bool job_matches_ref(const json& job, const core::JobRef& ref);
 // Memory the job has or will have, summed over nodes, in MB (for TRES).
 int64_t job_mem_mb(const json& job);
 

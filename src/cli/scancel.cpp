@@ -37,25 +37,6 @@ int signal_number(const std::string& name) {
   return -1;
 }
 
-// Splits scancel's argument at commas outside brackets.
-std::vector<std::string> split_refs(const std::string& text) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
-
 }  // namespace
 
 int scancel_main(const std::vector<std::string>& args) {
@@ -103,8 +84,10 @@ int scancel_main(const std::vector<std::string>& args) {
     } else {
       try {
         // "36_4,37" is two references; "36_[1,3]" one.
-        (void)core::parse_job_ref_list(a);
-        for (const auto& item : split_refs(a)) ids.push_back(item);
+        for (std::string_view item : core::split_job_ref_list(a)) {
+          (void)core::parse_job_ref(item);
+          ids.push_back(std::string(item));
+        }
       } catch (const core::ParseError&) {
         std::cerr << "scancel: error: Invalid job id " << a << '\n';
         return 1;

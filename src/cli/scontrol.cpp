@@ -400,18 +400,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       }
       bool shown = false;
       for (const auto& j : r.at("jobs")) {
-        if (ref && ref->tasks) {
-          // "36_5": that task, whether split off or still in the remainder.
-          bool match = false;
-          if (!j.value("array_pending", std::string()).empty()) {
-            for (uint32_t t :
-                 core::IndexSet::parse(j.value("array_pending", std::string())).to_vector(1u << 20))
-              match = match || ref->tasks->contains(t);
-          } else {
-            match = ref->tasks->contains(j.value("array_task_id", core::kNoArrayTask));
-          }
-          if (!match) continue;
-        }
+        // "36_5": that task, whether split off or still in the remainder.
+        if (ref && !job_matches_ref(j, *ref)) continue;
         shown = true;
         std::cout << show_job(j, one_liner);
       }

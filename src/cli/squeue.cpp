@@ -265,22 +265,10 @@ int squeue_main(const std::vector<std::string>& args) {
   }
   std::vector<json> rows;
   for (const auto& job : reply.at("jobs")) {
-    if (!job_refs.empty()) {
-      bool match = false;
-      for (const auto& ref : job_refs) {
-        if (!job_matches_id(job, ref.job_id)) continue;
-        if (!ref.tasks) {
-          match = true;
-        } else if (!job.value("array_pending", std::string()).empty()) {
-          for (uint32_t t :
-               core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20))
-            match = match || ref.tasks->contains(t);
-        } else {
-          match = ref.tasks->contains(job.value("array_task_id", core::kNoArrayTask));
-        }
-      }
-      if (!match) continue;
-    }
+    if (!job_refs.empty() &&
+        std::none_of(job_refs.begin(), job_refs.end(),
+                     [&](const core::JobRef& ref) { return job_matches_ref(job, ref); }))
+      continue;
     if (!users.empty() && !users.count(job.value("user", ""))) continue;
     if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
     if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;

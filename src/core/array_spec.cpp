@@ -509,8 +509,8 @@ JobRef parse_job_ref(std::string_view text) {
   return ref;
 }
 
-std::vector<JobRef> parse_job_ref_list(std::string_view text) {
-  std::vector<JobRef> refs;
+std::vector<std::string_view> split_job_ref_list(std::string_view text) {
+  std::vector<std::string_view> items;
   size_t start = 0;
   int depth = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
@@ -518,10 +518,16 @@ std::vector<JobRef> parse_job_ref_list(std::string_view text) {
     if (i < text.size() && text[i] == ']') --depth;
     if (i == text.size() || (text[i] == ',' && depth == 0)) {
       if (i == start) throw ParseError(kInvalidJobId);
-      refs.push_back(parse_job_ref(text.substr(start, i - start)));
+      items.push_back(text.substr(start, i - start));
       start = i + 1;
     }
   }
+  return items;
+}
+
+std::vector<JobRef> parse_job_ref_list(std::string_view text) {
+  std::vector<JobRef> refs;
+  for (std::string_view item : split_job_ref_list(text)) refs.push_back(parse_job_ref(item));
   return refs;
 }
 

@@ -115,5 +115,7 @@ JobRef parse_job_ref(std::string_view text);
 // scancel's argument form: refs separated by ',' outside brackets ("36_4,37" = "36_4" and
 // "37"; "36_[1,3]" is one ref).
 std::vector<JobRef> parse_job_ref_list(std::string_view text);
+// The same split, item texts only (views into `text`); throws on an empty item.
+std::vector<std::string_view> split_job_ref_list(std::string_view text);
 
 }  // namespace drover::core
