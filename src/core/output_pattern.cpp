@@ -1,6 +1,7 @@
 #include "core/output_pattern.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace drover::core {
 namespace {
@@ -11,6 +12,36 @@ std::string padded(uint64_t v, std::size_t width) {
   std::string s = std::to_string(v);
   if (s.size() < width) s.insert(0, width - s.size(), '0');
   return s;
+}
+
+// The expansion of one pattern code at a zero-padding width, or nothing for a character that
+// is not a code.
+std::optional<std::string> code_value(char code, const PatternContext& ctx, std::size_t width) {
+  switch (code) {
+    case 'A':
+      return padded(ctx.array_task_id ? ctx.array_job_id : ctx.job_id, width);
+    case 'a':
+      return padded(ctx.array_task_id.value_or(kPatternNoArrayTask), width);
+    case 'J':
+      return padded(ctx.job_id, width) +
+             (ctx.step_id ? "." + std::to_string(*ctx.step_id) : std::string());
+    case 'j':
+      return padded(ctx.job_id, width);
+    case 'N':
+      return ctx.first_node.substr(0, ctx.first_node.find('.'));
+    case 'n':
+      return padded(ctx.node_index, width);
+    case 's':
+      return ctx.step_id ? padded(*ctx.step_id, width) : std::string("batch");
+    case 't':
+      return padded(ctx.task_id, width);
+    case 'u':
+      return ctx.user;
+    case 'x':
+      return ctx.job_name;
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -43,47 +74,16 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
       i = j + 1;
       continue;
     }
-    switch (code) {
-      case 'A':
-        out += padded(ctx.array_task_id ? ctx.array_job_id : ctx.job_id, width);
-        break;
-      case 'a':
-        out += padded(ctx.array_task_id.value_or(kPatternNoArrayTask), width);
-        break;
-      case 'J':
-        out += padded(ctx.job_id, width);
-        if (ctx.step_id) out += "." + std::to_string(*ctx.step_id);
-        break;
-      case 'j':
-        out += padded(ctx.job_id, width);
-        break;
-      case 'N':
-        out += ctx.first_node.substr(0, ctx.first_node.find('.'));
-        break;
-      case 'n':
-        out += padded(ctx.node_index, width);
-        break;
-      case 's':
-        out += ctx.step_id ? padded(*ctx.step_id, width) : std::string("batch");
-        break;
-      case 't':
-        out += padded(ctx.task_id, width);
-        break;
-      case 'u':
-        out += ctx.user;
-        break;
-      case 'x':
-        out += ctx.job_name;
-        break;
-      default:
-        // Not a code (or the end): Slurm keeps the character just before it -- the '%' itself,
-        // or the last digit of a width -- and carries on at the character ("%z" -> "%z",
-        // "%4z" -> "4z", "%12" -> "2", "%3%x" -> "3" then "%x").
-        out += pattern[j - 1];
-        i = j;
-        continue;
+    if (auto value = code_value(code, ctx, width)) {
+      out += *value;
+      i = j + 1;
+      continue;
     }
-    i = j + 1;
+    // Not a code (or the end): Slurm keeps the character just before it -- the '%' itself,
+    // or the last digit of a width -- and carries on at the character ("%z" -> "%z",
+    // "%4z" -> "4z", "%12" -> "2", "%3%x" -> "3" then "%x").
+    out += pattern[j - 1];
+    i = j;
   }
   return out;
 }
@@ -101,27 +101,14 @@ std::string expand_output_pattern_for_display(std::string_view pattern, const Pa
       out += c;
       continue;
     }
-    switch (code) {
-      case 'A':
-        out += std::to_string(ctx.array_task_id ? ctx.array_job_id : ctx.job_id);
-        break;
-      case 'a':
-        out += std::to_string(ctx.array_task_id.value_or(kPatternNoArrayTask));
-        break;
-      case 'J':
-      case 'j':
-        out += std::to_string(ctx.job_id);
-        break;
-      case 'u':
-        out += ctx.user;
-        break;
-      case 'x':
-        out += ctx.job_name;
-        break;
-      default:
-        out += c;
-        continue;
+    // Only the bare codes Slurm's controller fills in; everything else stays as written.
+    const bool shown = std::string_view("AaJjux").find(code) != std::string_view::npos;
+    std::optional<std::string> value = shown ? code_value(code, ctx, 0) : std::nullopt;
+    if (!value) {
+      out += c;
+      continue;
     }
+    out += *value;
     ++i;
   }
   return out;
