@@ -85,6 +85,9 @@ struct JobSpec {
   std::string submit_dir;     // sbatch's working directory (SLURM_SUBMIT_DIR); -D may differ
   int submit_nice = 0;        // the submitting process's nice (SLURM_PRIO_PROCESS)
   bool get_user_env = false;  // add the user's login environment at launch (see export_env)
+  bool asks_for_gres() const {
+    return !gres.empty() || !gpus.empty() || !gpus_per_node.empty() || !gpus_per_task.empty();
+  }
   bool default_name = false;  // named "sbatch" for want of one (script on stdin, no -J):
                               // Slurm then sets no SLURM_JOB_NAME
 };

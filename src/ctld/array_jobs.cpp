@@ -13,6 +13,17 @@ void StateMachine::index_array_member(const core::Job& job) {
   if (std::find(members.begin(), members.end(), job.id) == members.end()) members.push_back(job.id);
 }
 
+std::vector<uint64_t> StateMachine::array_records(uint64_t array_job_id) const {
+  auto it = array_members_.find(array_job_id);
+  if (it == array_members_.end()) return {};
+  std::vector<uint64_t> ids = it->second;
+  std::sort(ids.begin(), ids.end(), [array_job_id](uint64_t a, uint64_t b) {
+    if ((a == array_job_id) != (b == array_job_id)) return a == array_job_id;
+    return a > b;
+  });
+  return ids;
+}
+
 int StateMachine::running_array_tasks(uint64_t array_job_id) const {
   int n = 0;
   auto it = array_members_.find(array_job_id);
@@ -48,13 +59,7 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
   const bool is_array = members != array_members_.end() && !members->second.empty();
   if (!ref.tasks) {
     if (is_array) {
-      // The array's own record first, then its tasks newest first (Slurm's order).
-      std::vector<uint64_t> ids = members->second;
-      std::sort(ids.begin(), ids.end(), [&](uint64_t a, uint64_t b) {
-        if ((a == ref.job_id) != (b == ref.job_id)) return a == ref.job_id;
-        return a > b;
-      });
-      for (uint64_t id : ids)
+      for (uint64_t id : array_records(ref.job_id))
         if (auto it = jobs_.find(id); it != jobs_.end()) out.push_back(&it->second);
     } else if (auto it = jobs_.find(ref.job_id); it != jobs_.end()) {
       out.push_back(&it->second);

@@ -6,6 +6,22 @@
 namespace drover::ctld {
 namespace {
 
+// Whether a dependency is met or can never be: all entries (or, for '?', any) satisfied;
+// any (for '?', every) entry failed.
+struct Verdict {
+  bool met, never;
+};
+Verdict verdict(const core::Dependency& dep) {
+  bool all_met = true, any_met = false, any_failed = false, all_failed = true;
+  for (const auto& e : dep.entries) {
+    all_met = all_met && e.state == core::DepState::Satisfied;
+    any_met = any_met || e.state == core::DepState::Satisfied;
+    any_failed = any_failed || e.state == core::DepState::Failed;
+    all_failed = all_failed && e.state == core::DepState::Failed;
+  }
+  return {dep.any ? any_met : all_met, dep.any ? all_failed : any_failed};
+}
+
 bool ended_ok(const core::Job& j) {
   return j.state == core::JobState::Completed && j.exit_code == 0 && j.exit_signal == 0;
 }
@@ -111,17 +127,10 @@ void StateMachine::split_correlated_tasks(core::Job& remainder, int64_t now, Eff
   // remainder with its own verdict, as Slurm splits it off.
   for (uint32_t index : remainder.array_pending.to_vector(1u << 20)) {
     core::Dependency dep = remainder.dependency;
-    bool all_met = true, any_met = false, any_failed = false, all_failed = true;
-    for (auto& e : dep.entries) {
+    for (auto& e : dep.entries)
       if (e.state == core::DepState::Unfulfilled && e.type != core::DepType::Singleton)
         e.state = evaluate_entry(index, e, now);
-      all_met = all_met && e.state == core::DepState::Satisfied;
-      any_met = any_met || e.state == core::DepState::Satisfied;
-      any_failed = any_failed || e.state == core::DepState::Failed;
-      all_failed = all_failed && e.state == core::DepState::Failed;
-    }
-    const bool met = dep.any ? any_met : all_met;
-    const bool never = dep.any ? all_failed : any_failed;
+    const auto [met, never] = verdict(dep);
     if (!met && !never) continue;
     core::Job& task = split_array_task(remainder, index, fx);
     task.dependency = met ? core::Dependency{} : dep;
@@ -142,28 +151,22 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
   if (job.eligible_time != core::kNoTime && job.eligible_time > now) return "BeginTime";
   if (!job.dependency.empty()) {
     if (evaluate_dependency(job, now)) fx.dirty_jobs.insert(job.id);
-    bool any_ok = false, all_ok = true, any_failed = false, all_failed = true, singleton = false;
+    bool singleton = false;
     for (auto& e : job.dependency.entries) {
-      if (e.type == core::DepType::Singleton) {
-        // Only one job of a user's name runs at a time: the first eligible one in the queue
-        // goes when no other is running.
-        singleton = true;
-        bool busy = singletons_seen.count({job.uid, job.spec.name}) > 0;
-        for (const auto& [id, other] : jobs_) {
-          if (busy) break;
-          busy = id != job.id && other.uid == job.uid && other.spec.name == job.spec.name &&
-                 (other.state == core::JobState::Running || other.completing ||
-                  other.state == core::JobState::Suspended);
-        }
-        if (!busy) e.state = core::DepState::Satisfied;
+      if (e.type != core::DepType::Singleton) continue;
+      // Only one job of a user's name runs at a time: the first eligible one in the queue
+      // goes when no other is running.
+      singleton = true;
+      bool busy = singletons_seen.count({job.uid, job.spec.name}) > 0;
+      for (const auto& [id, other] : jobs_) {
+        if (busy) break;
+        busy = id != job.id && other.uid == job.uid && other.spec.name == job.spec.name &&
+               (other.state == core::JobState::Running || other.completing ||
+                other.state == core::JobState::Suspended);
       }
-      any_ok = any_ok || e.state == core::DepState::Satisfied;
-      all_ok = all_ok && e.state == core::DepState::Satisfied;
-      any_failed = any_failed || e.state == core::DepState::Failed;
-      all_failed = all_failed && e.state == core::DepState::Failed;
+      if (!busy) e.state = core::DepState::Satisfied;
     }
-    const bool satisfied = job.dependency.any ? any_ok : all_ok;
-    const bool never = job.dependency.any ? all_failed : any_failed;
+    const auto [satisfied, never] = verdict(job.dependency);
     if (satisfied) {
       if (singleton) singletons_seen.insert({job.uid, job.spec.name});
       job.dependency = {};  // Slurm shows Dependency=(null) once it is met

@@ -149,11 +149,11 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
 
   if (spec.nice < 0 && !is_operator(who)) return error_reply("Invalid --nice value");
+  int max_node_cpus = 0;  // the partition's biggest node
+  for (int idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_[idx].cpus);
   // Slurm shows (and plans with) the fewest nodes the tasks can fit on.
   if (!spec.nodes_set) {
-    int max_cpus = 1;
-    for (int idx : part->nodes) max_cpus = std::max(max_cpus, nodes_[idx].cpus);
-    const int per_node = std::max(1, max_cpus / std::max(1, spec.cpus_per_task));
+    const int per_node = std::max(1, std::max(1, max_node_cpus) / std::max(1, spec.cpus_per_task));
     spec.nodes_min = std::max(1, (spec.ntasks + per_node - 1) / per_node);
   }
   // GRES: names must be among GresTypes; sbatch reports these itself (no "submission failed").
@@ -207,9 +207,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {
-    int max_cpus = 0;
-    for (int idx : part->nodes) max_cpus = std::max(max_cpus, nodes_[idx].cpus);
-    if (spec.cpus_per_task > max_cpus)
+    if (spec.cpus_per_task > max_node_cpus)
       return {{"ok", false},
               {"error", "Requested node configuration is not available"},
               {"detail", "CPU count per node can not be satisfied"}};
@@ -223,15 +221,13 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       return r;
     }
     // More GPUs (or other GRES) than the nodes have is refused too.
-    core::JobSpec no_gres = spec;
-    no_gres.gres.clear();
-    no_gres.gpus.clear();
-    no_gres.gpus_per_node.clear();
-    no_gres.gpus_per_task.clear();
-    no_gres.mem_per_gpu_mb = -1;
-    if (no_gres.gres != spec.gres || no_gres.gpus != spec.gpus ||
-        no_gres.gpus_per_node != spec.gpus_per_node ||
-        no_gres.gpus_per_task != spec.gpus_per_task) {
+    if (spec.asks_for_gres()) {
+      core::JobSpec no_gres = spec;
+      no_gres.gres.clear();
+      no_gres.gpus.clear();
+      no_gres.gpus_per_node.clear();
+      no_gres.gpus_per_task.clear();
+      no_gres.mem_per_gpu_mb = -1;
       sched::PartitionView wide = pv;
       wide.max_nodes = -1;
       if (!sched::can_ever_fit(spec, wide, v) && sched::can_ever_fit(no_gres, pv, v))
@@ -889,14 +885,8 @@ json StateMachine::query(const json& req, int64_t now) const {
     if (req.contains("job_id")) {
       // A job, or every record of the array with that id.
       const uint64_t id = req["job_id"].get<uint64_t>();
-      if (auto m = array_members_.find(id); m != array_members_.end() && !m->second.empty()) {
-        // The array's own record first, then its tasks newest first (Slurm's order).
-        std::vector<uint64_t> ids = m->second;
-        std::sort(ids.begin(), ids.end(), [id](uint64_t a, uint64_t b) {
-          if ((a == id) != (b == id)) return a == id;
-          return a > b;
-        });
-        for (uint64_t member : ids)
+      if (const auto members = array_records(id); !members.empty()) {
+        for (uint64_t member : members)
           if (auto it = jobs_.find(member); it != jobs_.end())
             jobs.push_back(job_view(it->second, now, detail));
       } else if (auto it = jobs_.find(id); it != jobs_.end()) {

@@ -106,6 +106,9 @@ class StateMachine {
   // job id, or the remainder record itself when it was the last index.
   core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
   void index_array_member(const core::Job& job);
+  // The ids of an array's records in Slurm's order: the array's own record, then its tasks
+  // newest first. Empty when `array_job_id` names no array.
+  std::vector<uint64_t> array_records(uint64_t array_job_id) const;
   int running_array_tasks(uint64_t array_job_id) const;
   // priority/basic: each job gets one less than the lowest given so far (less its nice), so
   // submission order wins; held jobs have 0 and get a new one when released.

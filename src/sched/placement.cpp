@@ -110,11 +110,8 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
   };
   std::vector<Candidate> cands;
   int required_found = 0;
-  const std::optional<GresRequest> gres = spec.gres.empty() && spec.gpus.empty() &&
-                                                  spec.gpus_per_node.empty() &&
-                                                  spec.gpus_per_task.empty()
-                                              ? std::nullopt
-                                              : std::optional<GresRequest>(GresRequest(spec));
+  const std::optional<GresRequest> gres =
+      spec.asks_for_gres() ? std::optional<GresRequest>(GresRequest(spec)) : std::nullopt;
   const std::vector<core::GresCount> no_gres;
   auto used_gres = [&](const core::Node& n) -> const std::vector<core::GresCount>& {
     return assume_idle ? no_gres : n.gres_used;
