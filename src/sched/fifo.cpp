@@ -112,5 +112,7 @@ class FifoScheduler final : public Scheduler {
 }  // namespace
 
 std::unique_ptr<Scheduler> make_fifo_scheduler() { return std::make_unique<FifoScheduler>(); }
+// Until the backfill engine lands every policy runs FIFO.
+std::unique_ptr<Scheduler> make_scheduler() { return std::make_unique<FifoScheduler>(); }
 
 }  // namespace drover::sched

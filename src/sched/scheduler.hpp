@@ -20,6 +20,28 @@ struct PartitionView {
   std::string not_running_reason;
   int64_t max_time_min = -1;  // -1: unlimited
   int max_nodes = -1;
+  int priority_tier = 1;  // higher tiers are scheduled first
+};
+
+// How the engine plans. Slurm's names where Slurm has the knob.
+enum class Policy : uint8_t {
+  Fifo,          // sched/builtin: strict order per partition, no backfill
+  Easy,          // backfill with a reservation for the first blocked job of each partition only
+  Conservative,  // backfill where every blocked job gets a reservation (Slurm's sched/backfill)
+};
+
+struct SchedulerParams {
+  Policy policy = Policy::Conservative;
+  // Start times are rounded up to this (bf_resolution); it bounds the profile's size.
+  int64_t bf_resolution_s = 60;
+  // Jobs whose earliest start lies beyond now + window get no reservation (bf_window);
+  // 0: no window, the whole queue is planned.
+  int64_t bf_window_s = 0;
+  int bf_max_job_test = 0;  // 0: every pending job is considered
+  int bf_max_job_user = 0;  // 0: no per-user cap on jobs considered
+  // Deterministic stand-in for bf_max_time: node timeline examinations per pass (0: none).
+  // Jobs not reached keep reason "Priority" (or their previous reason) and no planned start.
+  uint64_t work_budget = 0;
 };
 
 struct ClusterView {
@@ -27,6 +49,9 @@ struct ClusterView {
   std::vector<PartitionView> partitions;
   // Pending jobs to consider; the engine orders them itself.
   std::vector<const core::Job*> pending;
+  // Jobs holding resources (running or completing), for their CPU/device ids and their
+  // expected end (start_time + time limit; an overdue job is expected to end any moment).
+  std::vector<const core::Job*> running;
   int64_t def_mem_per_cpu_mb = 0;   // DefMemPerCPU (0: unset)
   int64_t def_mem_per_node_mb = 0;  // DefMemPerNode (0: unset: a job gets the whole node)
   // Partitions already known to start nothing more (from an earlier pass, when nothing has
@@ -35,6 +60,7 @@ struct ClusterView {
   // How many instances of a pending job may start in this pass (job arrays: one per task,
   // within the array's running limit); absent means one.
   std::unordered_map<uint64_t, int> start_limit;
+  SchedulerParams params;
 };
 
 struct Start {
@@ -48,10 +74,20 @@ struct PendingReason {
   std::string reason;
 };
 
+// Where and when a pending job is expected to start (squeue --start, sbatch --test-only).
+struct PlannedStart {
+  uint64_t job_id;
+  int64_t start_time;
+  std::string partition;
+  std::vector<std::string> nodes;
+};
+
 struct Decisions {
   std::vector<Start> starts;
   std::vector<PendingReason> reasons;        // for every pending job not started
+  std::vector<PlannedStart> planned;         // jobs given a reservation in the plan
   std::set<std::string> blocked_partitions;  // where a job could not start, so none behind it may
+  uint64_t work = 0;                         // node timeline examinations this pass
 };
 
 // The scheduling engine's interface: state and time in, decisions out. No I/O, no clock.
@@ -70,6 +106,9 @@ bool can_ever_fit(const core::JobSpec& spec, const PartitionView& part, const Cl
 bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterView& view,
            bool assume_idle, std::vector<core::NodeAlloc>& out);
 
+// The engine; its policy comes from each view's params.
+std::unique_ptr<Scheduler> make_scheduler();
+// The engine pinned to Policy::Fifo whatever the view says (sched/builtin).
 std::unique_ptr<Scheduler> make_fifo_scheduler();
 
 }  // namespace drover::sched
