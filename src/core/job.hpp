@@ -107,6 +107,10 @@ struct NodeAlloc {
   int64_t mem_mb = 0;
   int tasks = 0;
   std::vector<GresCount> gres;  // GPUs etc. held there
+  // Which CPUs (0-based, the node's CPU numbering) and which GPUs (index among the node's
+  // GPUs in Gres= order: CUDA_VISIBLE_DEVICES) the job holds there.
+  std::vector<uint16_t> cpu_ids;
+  std::vector<uint16_t> gpu_ids;
 };
 
 struct Job {

@@ -20,7 +20,7 @@ namespace drover::core {
                                   X(mem_per_gpu_mb) X(default_name)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
-#define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres)
+#define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres) X(cpu_ids) X(gpu_ids)
 
 #define DROVER_FIELDS_JOB_NOSPEC(X)                                                                \
   X(id)                                                                                            \

@@ -1,0 +1,389 @@
+// The scheduling engine: strict priority order with backfill over an availability profile.
+//
+// Jobs are taken in order (partition PriorityTier, then priority, submit time, job id). For
+// each, the engine finds the earliest time its request fits on its partition's nodes in the
+// profile, given what running jobs hold until their expected end and what the plan has
+// already reserved for the jobs before it. A job that fits now starts; otherwise, under the
+// conservative policy, it reserves its resources at its earliest start (so nothing after
+// it can delay it), under EASY only the first blocked job of a partition does, and under
+// FIFO the first blocked job stops its partition.
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+
+#include "sched/profile.hpp"
+#include "sched/request.hpp"
+#include "sched/resources.hpp"
+#include "sched/scheduler.hpp"
+
+namespace drover::sched {
+namespace {
+
+int64_t duration_s(int64_t limit_min) { return limit_min < 0 ? kNever : limit_min * 60; }
+
+// When a job holding resources is expected to give them back.
+int64_t expected_end(const core::Job& job, int64_t now) {
+  if (job.completing) return now + 1;
+  if (job.time_limit_min < 0) return kNever;
+  const int64_t end = job.start_time + job.time_limit_min * 60;
+  return end > now ? end : now + 1;  // overdue: ending any moment
+}
+
+// Lower bounds on start times found so far this pass for one request shape on one node
+// set: the profile only loses room as the pass goes on, so a job of the same shape that
+// runs at least as long cannot start earlier than one placed before it.
+class ShapeCursor {
+ public:
+  int64_t lower_bound(int64_t duration) const {
+    int64_t t = 0;
+    for (const auto& [d, start] : points_)
+      if (d <= duration) t = std::max(t, start);
+    return t;
+  }
+  void record(int64_t duration, int64_t start) {
+    for (auto& [d, s] : points_)
+      if (d == duration) {
+        s = std::max(s, start);
+        return;
+      }
+    if (points_.size() >= 16) points_.erase(points_.begin());
+    points_.emplace_back(duration, start);
+  }
+
+ private:
+  std::vector<std::pair<int64_t, int64_t>> points_;
+};
+
+class Engine final : public Scheduler {
+ public:
+  explicit Engine(std::optional<Policy> pinned) : pinned_(pinned) {}
+
+  Decisions schedule(const ClusterView& view, int64_t now) override {
+    Pass pass(view, now, pinned_.value_or(view.params.policy));
+    return pass.run();
+  }
+
+ private:
+  std::optional<Policy> pinned_;
+
+  struct Pass {
+    struct Found {
+      int64_t start = kNever;
+      std::vector<Share> shares;
+    };
+
+    const ClusterView& view;
+    const int64_t now;
+    const Policy policy;
+    GresKinds kinds;
+    std::vector<NodeSlot> slots;
+    Profile profile;
+    Decisions d;
+    std::unordered_map<std::string, std::vector<int>> cand_cache;
+    std::unordered_map<std::string, ShapeCursor> cursors;
+    std::unordered_map<std::string, bool> fits_cache;
+    std::vector<Candidate> cands;  // scratch
+    std::vector<int64_t> later;    // scratch
+    bool out_of_budget = false;
+
+    Pass(const ClusterView& v, int64_t t, Policy p)
+        : view(v),
+          now(t),
+          policy(p),
+          slots(build_slots(v.nodes, v.running, kinds)),
+          profile(slots, t, v.params.bf_resolution_s) {
+      std::unordered_map<std::string_view, int> index;
+      index.reserve(slots.size());
+      for (size_t i = 0; i < slots.size(); ++i) index.emplace(slots[i].node->name, int(i));
+      if (policy != Policy::Fifo)
+        for (const core::Job* job : v.running) {
+          const int64_t end = expected_end(*job, now);
+          for (const auto& a : job->alloc) {
+            auto it = index.find(a.node);
+            if (it == index.end()) continue;
+            Amount held = gres_amount(kinds, a.gres);
+            held.cpus = a.cpus;
+            held.mem_mb = a.mem_mb;
+            profile.release_at(it->second, end, held);
+          }
+        }
+    }
+
+    // The partition's nodes this request may use, required nodes first.
+    const std::vector<int>& candidates(const PartitionView& part, const Request& req) {
+      std::string key = part.name;
+      key += '\x1e';
+      key += req.filter_key;
+      auto it = cand_cache.find(key);
+      if (it != cand_cache.end()) return it->second;
+      std::vector<int> out;
+      size_t required_found = 0;
+      for (int idx : part.nodes) {
+        const NodeSlot& s = slots[idx];
+        if (!s.usable || !req.allows(*s.node)) continue;
+        if (!req.required.empty() && req.requires_node(s.node->name)) {
+          out.insert(out.begin() + static_cast<std::ptrdiff_t>(required_found++), idx);
+        } else {
+          out.push_back(idx);
+        }
+      }
+      return cand_cache.emplace(std::move(key), std::move(out)).first->second;
+    }
+
+    // The earliest start at or after `from` where `req` fits for `duration` (kNever: not
+    // within the horizon), with the nodes chosen.
+    Found find_start(const Request& req, const std::vector<int>& nodes, int64_t from,
+                     int64_t duration, int64_t horizon) {
+      Found f;
+      const size_t required = req.required.size();
+      int64_t t = profile.round_up(std::max(from, now));
+      if (from <= now) t = now;
+      while (t <= horizon) {
+        cands.clear();
+        later.clear();
+        int64_t required_next = t;  // required nodes must all be there
+        bool required_never = false;
+        for (size_t i = 0; i < nodes.size(); ++i) {
+          const int slot = nodes[i];
+          const Profile::Window w = profile.earliest(slot, req, slots[slot], t, duration, 1);
+          ++d.work;
+          if (w.start == t) {
+            cands.push_back({slot, w.free, w.cap});
+          } else if (w.start < kNever) {
+            later.push_back(w.start);
+            if (i < required) required_next = std::max(required_next, w.start);
+          } else if (i < required) {
+            required_never = true;
+          }
+        }
+        // -w nodes must all be in the candidate list (they come first in `nodes`).
+        if (nodes.size() < required || required_never) return f;
+        size_t required_here = 0;
+        for (size_t i = 0; i < cands.size() && i < required; ++i)
+          if (cands[i].slot == nodes[i]) ++required_here;
+        if (required_here == required && static_cast<int>(cands.size()) >= req.nmin &&
+            select_nodes(req, cands, f.shares)) {
+          f.start = t;
+          return f;
+        }
+        const int missing = std::max(1, req.nmin - static_cast<int>(cands.size()));
+        if (static_cast<int>(later.size()) < missing) return f;
+        std::nth_element(later.begin(), later.begin() + (missing - 1), later.end());
+        t = std::max(later[missing - 1], required_next);
+        if (t <= now) return f;  // cannot happen: every later start is > t
+      }
+      return f;
+    }
+
+    // Whether the request fits the partition's nodes (down ones included) were they idle.
+    bool fits_empty(const PartitionView& part, const Request& req) {
+      const std::string key = part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
+      if (auto it = fits_cache.find(key); it != fits_cache.end()) return it->second;
+      std::vector<Candidate> all;
+      size_t required_found = 0;
+      for (int idx : part.nodes) {
+        const NodeSlot& s = slots[idx];
+        if (!req.allows(*s.node)) continue;
+        const int cap = req.tasks_fit(s, s.total);
+        if (cap <= 0) continue;
+        if (!req.required.empty() && req.requires_node(s.node->name))
+          all.insert(all.begin() + static_cast<std::ptrdiff_t>(required_found++),
+                     {idx, s.total, cap});
+        else
+          all.push_back({idx, s.total, cap});
+      }
+      std::vector<Share> shares;
+      const bool ok =
+          required_found == req.required.size() && select_nodes(req, all, shares);
+      fits_cache.emplace(key, ok);
+      return ok;
+    }
+
+    bool budget_left() {
+      if (view.params.work_budget > 0 && d.work >= view.params.work_budget) out_of_budget = true;
+      return !out_of_budget;
+    }
+
+    // Starts the job now on the chosen shares.
+    void start(const core::Job& job, const PartitionView& part, const Request& req,
+               const Found& f, int64_t duration) {
+      Start s{job.id, part.name, {}};
+      const int64_t end = duration >= kNever ? kNever : profile.round_up(now + duration);
+      for (const Share& sh : f.shares) {
+        NodeSlot& slot = slots[sh.slot];
+        const Amount use = req.usage(slot, slot.free_now, sh.tasks, sh.job_gpus);
+        core::NodeAlloc a(slot.node->name, use.cpus, use.mem_mb, sh.tasks);
+        pick_ids(slot, kinds, use, a);
+        slot.free_now -= use;
+        slot.running_jobs += 1;
+        profile.reserve(sh.slot, now, end, use);
+        s.alloc.push_back(std::move(a));
+      }
+      d.starts.push_back(std::move(s));
+    }
+
+    void reserve(const core::Job& job, const PartitionView& part, const Request& req,
+                 const Found& f, int64_t duration) {
+      const int64_t end = duration >= kNever ? kNever : profile.round_up(f.start + duration);
+      PlannedStart p{job.id, f.start, part.name, {}};
+      for (const Share& sh : f.shares) {
+        // The plan charges counts; ids are chosen when the job starts.
+        profile.reserve(sh.slot, f.start, end,
+                        req.usage(slots[sh.slot], sh.free, sh.tasks, sh.job_gpus));
+        p.nodes.push_back(slots[sh.slot].node->name);
+      }
+      d.planned.push_back(std::move(p));
+    }
+
+    // Why a job cannot start in `part` whatever the nodes are doing ("" when it may);
+    // `blocked`: a job before it in the partition is waiting.
+    static std::string static_reason(const core::Job& job, const PartitionView* part,
+                                     const Request& req, bool blocked) {
+      if (part == nullptr) return "BadConstraints";
+      if (!part->not_running_reason.empty()) return part->not_running_reason;
+      if (part->max_time_min >= 0 &&
+          (job.time_limit_min < 0 || job.time_limit_min > part->max_time_min))
+        return "PartitionTimeLimit";
+      if (blocked) return "Priority";
+      if (static_cast<int>(part->nodes.size()) < req.nmin ||
+          (part->max_nodes > 0 && req.nmin > part->max_nodes))
+        // Slurm: a node count the user asked for is a node limit; one derived from the
+        // task count is a configuration mismatch.
+        return req.nodes_set ? "PartitionNodeLimit" : "PartitionConfig";
+      return "";
+    }
+
+    const PartitionView* find_partition(const std::string& name) const {
+      for (const auto& p : view.partitions)
+        if (p.name == name) return &p;
+      return nullptr;
+    }
+
+    Decisions run() {
+      struct Entry {
+        const core::Job* job;
+        int tier;
+      };
+      std::vector<Entry> order;
+      order.reserve(view.pending.size());
+      for (const core::Job* job : view.pending) {
+        int tier = 0;
+        for (const auto& name : job->spec.partitions.size() < 2
+                                    ? std::vector<std::string>{job->partition}
+                                    : job->spec.partitions)
+          if (const PartitionView* p = find_partition(name)) tier = std::max(tier, p->priority_tier);
+        order.push_back({job, tier});
+      }
+      std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
+        if (a.tier != b.tier) return a.tier > b.tier;
+        if (a.job->priority != b.job->priority) return a.job->priority > b.job->priority;
+        if (a.job->submit_time != b.job->submit_time) return a.job->submit_time < b.job->submit_time;
+        return a.job->id < b.job->id;
+      });
+
+      std::set<std::string>& blocked = d.blocked_partitions;
+      blocked = view.blocked_partitions;
+      std::set<std::string> reserved;  // EASY: partitions whose first blocked job has a plan
+      std::unordered_map<uint32_t, int> tested_per_user;
+      const int64_t horizon =
+          view.params.bf_window_s > 0 ? now + view.params.bf_window_s : kNever - 1;
+      int tested = 0;
+
+      for (const Entry& e : order) {
+        const core::Job& job = *e.job;
+        if (!budget_left() ||
+            (view.params.bf_max_job_test > 0 && tested >= view.params.bf_max_job_test)) {
+          d.reasons.push_back({job.id, job.reason == "None" ? "Priority" : job.reason});
+          continue;
+        }
+        if (view.params.bf_max_job_user > 0 &&
+            tested_per_user[job.uid] >= view.params.bf_max_job_user) {
+          d.reasons.push_back({job.id, job.reason == "None" ? "Priority" : job.reason});
+          continue;
+        }
+        ++tested;
+        ++tested_per_user[job.uid];
+        const Request req = Request::compile(job.spec, kinds, view.def_mem_per_cpu_mb,
+                                             view.def_mem_per_node_mb);
+        const int64_t duration = duration_s(job.time_limit_min);
+        int limit = 1;
+        if (auto it = view.start_limit.find(job.id); it != view.start_limit.end())
+          limit = it->second;
+        std::vector<std::string> names = job.spec.partitions;
+        if (names.size() < 2) names = {job.partition};
+
+        std::string reason;
+        while (limit > 0) {
+          // The earliest start over the job's partitions (the first listed wins a tie).
+          Found best;
+          const PartitionView* best_part = nullptr;
+          for (const auto& name : names) {
+            const PartitionView* part = find_partition(name);
+            if (!static_reason(job, part, req, policy == Policy::Fifo && part != nullptr &&
+                                                    blocked.count(part->name))
+                     .empty())
+              continue;
+            const auto& nodes = candidates(*part, req);
+            // FIFO, and EASY once the partition has its reservation, only ask "now?".
+            const bool now_only = policy == Policy::Fifo ||
+                                  (policy == Policy::Easy && reserved.count(part->name));
+            ShapeCursor* cursor = nullptr;
+            int64_t from = now;
+            if (!now_only) {
+              cursor = &cursors[part->name + '\x1e' + req.filter_key + '\x1e' + req.shape_key];
+              from = std::max(now, cursor->lower_bound(duration));
+            }
+            Found f = find_start(req, nodes, from, policy == Policy::Fifo ? 1 : duration,
+                                 now_only ? now : horizon);
+            if (cursor != nullptr && !out_of_budget) cursor->record(duration, f.start);
+            if (f.start < best.start) {
+              best = std::move(f);
+              best_part = part;
+            }
+          }
+          if (best_part != nullptr && best.start == now) {
+            start(job, *best_part, req, best, duration);
+            --limit;
+            continue;
+          }
+          // Blocked: the first job blocked in a partition waits for Resources, the ones
+          // behind it for Priority; the first partition listed gives the reason.
+          for (const auto& name : names) {
+            const PartitionView* part = find_partition(name);
+            reason = static_reason(job, part, req, part != nullptr && blocked.count(part->name));
+            if (reason.empty()) reason = "Resources";
+            break;
+          }
+          // Only a job that could run on the partition's nodes were they all up and idle
+          // holds up the jobs behind it.
+          for (const auto& name : names) {
+            const PartitionView* part = find_partition(name);
+            if (static_reason(job, part, req, false).empty() && fits_empty(*part, req)) {
+              blocked.insert(part->name);
+              break;
+            }
+          }
+          if (best_part != nullptr) {
+            if (best.start < kNever && policy != Policy::Fifo &&
+                (policy == Policy::Conservative || !reserved.count(best_part->name))) {
+              reserve(job, *best_part, req, best, duration);
+              reserved.insert(best_part->name);
+            }
+          }
+          break;
+        }
+        if (limit > 0) d.reasons.push_back({job.id, reason.empty() ? "Resources" : reason});
+      }
+      return std::move(d);
+    }
+  };
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_scheduler() { return std::make_unique<Engine>(std::nullopt); }
+std::unique_ptr<Scheduler> make_fifo_scheduler() {
+  return std::make_unique<Engine>(Policy::Fifo);
+}
+
+}  // namespace drover::sched

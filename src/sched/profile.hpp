@@ -1,0 +1,56 @@
+#pragma once
+// The availability profile: for every node, what is free from now into the future, as a
+// step function. Running jobs give back what they hold at their expected end; each job the
+// plan reserves takes its share for [start, end). All step times other than `now` lie on
+// the bf_resolution grid, which bounds how many steps there can be.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "sched/request.hpp"
+#include "sched/resources.hpp"
+
+namespace drover::sched {
+
+inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 4;
+
+class Profile {
+ public:
+  // `resolution`: step times are rounded up to multiples of it (>= 1).
+  Profile(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution);
+
+  // Gives `amount` back on `slot` from `when` on (a running job's expected end).
+  void release_at(int slot, int64_t when, const Amount& amount);
+  // Takes `amount` on `slot` for [start, end).
+  void reserve(int slot, int64_t start, int64_t end, const Amount& amount);
+
+  struct Window {
+    int64_t start = kNever;  // earliest start >= from where the node fits; kNever: never
+    Amount free;             // what is free there throughout [start, start + duration)
+    int cap = 0;             // tasks that fits
+  };
+  // The earliest start at or after `from` where `req` can put at least `min_tasks` tasks on
+  // the node throughout `duration` seconds (kNever: for good).
+  Window earliest(int slot, const Request& req, const NodeSlot& node, int64_t from,
+                  int64_t duration, int min_tasks) const;
+
+  int64_t round_up(int64_t t) const;
+  int64_t now() const { return now_; }
+  // Steps in the whole profile (for statistics).
+  size_t steps() const;
+
+ private:
+  struct Step {
+    int64_t t;
+    Amount free;
+  };
+  // Index of the step in effect at `t` (t >= now).
+  static size_t step_at(const std::vector<Step>& s, int64_t t);
+  // Makes `t` a step boundary on `slot`; returns the index of the step starting at `t`.
+  size_t split(std::vector<Step>& s, int64_t t);
+
+  int64_t now_, resolution_;
+  std::vector<std::vector<Step>> steps_;
+};
+
+}  // namespace drover::sched

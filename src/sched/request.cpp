@@ -1,0 +1,235 @@
+#include "sched/request.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "core/hostlist.hpp"
+
+namespace drover::sched {
+
+Request Request::compile(const core::JobSpec& spec, const GresKinds& kinds,
+                         int64_t def_mem_per_cpu_mb, int64_t def_mem_per_node_mb) {
+  Request r;
+  r.cpt = std::max(1, spec.cpus_per_task);
+  r.exclusive = spec.exclusive;
+  r.ntasks_per_node = spec.ntasks_per_node;
+  r.nodes_set = spec.nodes_set;
+
+  // The controller validated these options at submission; one that fails to parse here
+  // makes the request unsatisfiable rather than silently ignored.
+  try {
+    if (!spec.nodelist.empty()) r.required = core::expand_hostlist(spec.nodelist);
+    if (!spec.exclude.empty())
+      for (auto& n : core::expand_hostlist(spec.exclude)) r.excluded.insert(std::move(n));
+    if (!spec.constraint.empty()) r.constraint = core::Constraint::parse(spec.constraint);
+  } catch (const std::exception&) {
+    r.valid = false;
+  }
+  r.filtered = !spec.nodelist.empty() || !spec.exclude.empty() || !spec.constraint.empty();
+  if (r.filtered) r.filter_key = spec.nodelist + '\x1f' + spec.exclude + '\x1f' + spec.constraint;
+
+  const int required = static_cast<int>(r.required.size());
+  r.nmin = std::max({1, spec.nodes_min, required});
+  int nmax = spec.nodes_max > 0 ? spec.nodes_max : (spec.nodes_set ? r.nmin : spec.ntasks);
+  r.nmax = std::max(nmax, r.nmin);
+  r.ntasks = std::max(spec.ntasks, r.nmin);
+
+  for (size_t k = 0; k < kinds.size(); ++k)
+    if (kinds.kind(static_cast<int>(k)).first == "gpu") r.gpu_mask |= 1u << k;
+  auto gres_of = [&](const core::GresCount& g) {
+    Gres out{kinds.matching(g), static_cast<int32_t>(g.count)};
+    if (out.mask == 0 && g.count > 0) r.valid = false;  // no node has it
+    return out;
+  };
+  try {
+    if (!spec.gres.empty())
+      for (const auto& g : core::parse_gres_list(spec.gres))
+        if (g.count > 0) r.per_node.push_back(gres_of(g));
+    if (!spec.gpus_per_node.empty())
+      r.per_node.push_back(gres_of(core::parse_gpu_count(spec.gpus_per_node)));
+    if (!spec.gpus_per_task.empty()) r.per_task = gres_of(core::parse_gpu_count(spec.gpus_per_task));
+    if (!spec.gpus.empty()) r.per_job = gres_of(core::parse_gpu_count(spec.gpus));
+  } catch (const std::exception&) {
+    r.valid = false;
+  }
+
+  if (spec.exclusive || spec.mem_per_node_mb == 0) {
+    r.mem = Mem::WholeNode;
+  } else if (spec.mem_per_gpu_mb > 0 && spec.asks_for_gres()) {
+    r.mem = Mem::PerGpu;
+    r.mem_value = spec.mem_per_gpu_mb;
+  } else if (spec.mem_per_node_mb > 0) {
+    r.mem = Mem::PerNode;
+    r.mem_value = spec.mem_per_node_mb;
+  } else if (spec.mem_per_cpu_mb >= 0) {
+    r.mem = Mem::PerCpu;
+    r.mem_value = spec.mem_per_cpu_mb;
+  } else if (def_mem_per_cpu_mb > 0) {
+    r.mem = Mem::PerCpu;
+    r.mem_value = def_mem_per_cpu_mb;
+  } else if (def_mem_per_node_mb > 0) {
+    r.mem = Mem::PerNode;
+    r.mem_value = def_mem_per_node_mb;
+  }
+
+  std::string& key = r.shape_key;
+  key.reserve(64);
+  auto add = [&key](int64_t v) {
+    key += std::to_string(v);
+    key += ',';
+  };
+  for (int64_t v : {int64_t(r.cpt), int64_t(r.ntasks), int64_t(r.nmin), int64_t(r.nmax),
+                    int64_t(r.ntasks_per_node), int64_t(r.exclusive), int64_t(r.mem), r.mem_value,
+                    int64_t(r.per_task.mask), int64_t(r.per_task.count), int64_t(r.per_job.mask),
+                    int64_t(r.per_job.count), int64_t(r.valid)})
+    add(v);
+  for (const auto& g : r.per_node) {
+    add(g.mask);
+    add(g.count);
+  }
+  return r;
+}
+
+bool Request::allows(const core::Node& n) const {
+  if (!filtered) return true;
+  if (excluded.count(n.name)) return false;
+  if (constraint.empty()) return true;
+  return constraint.matches(std::set<std::string>(n.features.begin(), n.features.end()));
+}
+
+bool Request::requires_node(const std::string& name) const {
+  return std::find(required.begin(), required.end(), name) != required.end();
+}
+
+int64_t Request::mem_for(const NodeSlot& slot, int tasks, int64_t gpus_here) const {
+  switch (mem) {
+    case Mem::WholeNode:
+      return slot.total.mem_mb;
+    case Mem::PerNode:
+      return mem_value;
+    case Mem::PerCpu:
+      return mem_value * tasks * cpt;
+    case Mem::PerGpu:
+      return mem_value * std::max<int64_t>(1, gpus_here);
+  }
+  return slot.total.mem_mb;
+}
+
+namespace {
+// Takes `count` from the kinds in `mask` (lowest kind first) out of `from`, into `into`.
+void take(Amount& from, Amount& into, uint32_t mask, int32_t count) {
+  for (int k = 0; mask != 0 && count > 0; ++k, mask >>= 1) {
+    if (!(mask & 1u)) continue;
+    const int32_t n = std::min(count, from.gres[k]);
+    from.gres[k] -= n;
+    into.gres[k] += n;
+    count -= n;
+  }
+}
+}  // namespace
+
+int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
+  if (!valid) return 0;
+  if (exclusive) {
+    // The whole node, and nothing else may run there.
+    if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return 0;
+    for (int k = 0; k < kMaxGresKinds; ++k)
+      if (free.gres[k] < slot.total.gres[k]) return 0;
+  }
+  int cap = free.cpus / cpt;
+  if (ntasks_per_node > 0) cap = std::min(cap, ntasks_per_node);
+  if (cap <= 0) return 0;
+  int64_t job_share = 0;
+  if (!per_node.empty() || per_task.count > 0 || per_job.count > 0) {
+    Amount after = free, taken;
+    for (const auto& g : per_node) {
+      if (after.gres_in(g.mask) < g.count) return 0;
+      take(after, taken, g.mask, g.count);
+    }
+    if (per_job.count > 0) {
+      job_share = std::min<int64_t>(per_job.count, after.gres_in(per_job.mask));
+      if (job_share == 0) return 0;
+    }
+    if (per_task.count > 0)
+      cap = std::min<int64_t>(cap, after.gres_in(per_task.mask) / per_task.count);
+    if (cap <= 0) return 0;
+  }
+  switch (mem) {
+    case Mem::WholeNode:
+      if (free.mem_mb < slot.total.mem_mb) return 0;
+      break;
+    case Mem::PerNode:
+      if (free.mem_mb < mem_value) return 0;
+      break;
+    case Mem::PerCpu:
+      if (mem_value > 0) cap = std::min<int64_t>(cap, free.mem_mb / (mem_value * cpt));
+      break;
+    case Mem::PerGpu: {
+      int64_t node_gpus = 0;
+      for (const auto& g : per_node)
+        if (g.mask & gpu_mask) node_gpus += g.count;
+      while (cap > 0 && mem_for(slot, cap, node_gpus + per_task.count * cap + job_share) >
+                            free.mem_mb)
+        --cap;
+      break;
+    }
+  }
+  return std::max(0, cap);
+}
+
+Amount Request::usage(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {
+  Amount use;
+  Amount left = free;
+  for (const auto& g : per_node) take(left, use, g.mask, g.count);
+  if (per_task.count > 0) take(left, use, per_task.mask, per_task.count * tasks);
+  if (job_gpus > 0) take(left, use, per_job.mask, job_gpus);
+  use.cpus = exclusive ? slot.total.cpus : tasks * cpt;
+  use.mem_mb = exclusive ? slot.total.mem_mb : mem_for(slot, tasks, use.gres_in(gpu_mask));
+  return use;
+}
+
+bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
+  out.clear();
+  if (static_cast<int>(cands.size()) < req.nmin) return false;
+  // Block distribution: the first nmin nodes get a task each, then fill in order.
+  std::vector<int> tasks(cands.size(), 0);
+  int remaining = req.ntasks;
+  for (int i = 0; i < req.nmin; ++i) {
+    tasks[i] = 1;
+    --remaining;
+  }
+  int used = req.nmin;
+  for (size_t i = 0; i < cands.size() && remaining > 0; ++i) {
+    if (tasks[i] == 0) {
+      if (used >= req.nmax) break;
+      ++used;
+    }
+    const int add = std::min(remaining, cands[i].cap - tasks[i]);
+    tasks[i] += add;
+    remaining -= add;
+  }
+  if (remaining > 0) return false;
+  int job_gpus_left = req.per_job.count;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (tasks[i] == 0) continue;
+    int share = 0;
+    if (job_gpus_left > 0) {
+      // What is left there after the per-node and per-task GPUs.
+      Amount after = cands[i].free;
+      Amount ignored;
+      for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
+      if (req.per_task.count > 0)
+        take(after, ignored, req.per_task.mask, req.per_task.count * tasks[i]);
+      share = static_cast<int>(std::min<int64_t>(job_gpus_left, after.gres_in(req.per_job.mask)));
+      job_gpus_left -= share;
+    }
+    out.push_back({cands[i].slot, tasks[i], share, cands[i].free});
+  }
+  if (job_gpus_left > 0) {
+    out.clear();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace drover::sched
