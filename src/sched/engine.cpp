@@ -84,6 +84,7 @@ class Engine final : public Scheduler {
     std::unordered_map<std::string, bool> fits_cache;
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
+    std::vector<int64_t> growth;   // scratch
     bool out_of_budget = false;
 
     Pass(const ClusterView& v, int64_t t, Policy p)
@@ -141,6 +142,7 @@ class Engine final : public Scheduler {
       while (t <= horizon) {
         cands.clear();
         later.clear();
+        growth.clear();
         int64_t required_next = t;  // required nodes must all be there
         bool required_never = false;
         for (size_t i = 0; i < nodes.size(); ++i) {
@@ -149,6 +151,8 @@ class Engine final : public Scheduler {
           ++d.work;
           if (w.start == t) {
             cands.push_back({slot, w.free, w.cap});
+            // Its room may grow when its next step comes.
+            if (w.next_change < kNever) growth.push_back(w.next_change);
           } else if (w.start < kNever) {
             later.push_back(w.start);
             if (i < required) required_next = std::max(required_next, w.start);
@@ -166,7 +170,14 @@ class Engine final : public Scheduler {
           f.start = t;
           return f;
         }
-        const int missing = std::max(1, req.nmin - static_cast<int>(cands.size()));
+        const int missing = req.nmin - static_cast<int>(cands.size());
+        if (missing <= 0) {
+          // Enough nodes, too little room on them: try again when anything changes.
+          later.insert(later.end(), growth.begin(), growth.end());
+          if (later.empty()) return f;
+          t = std::max(*std::min_element(later.begin(), later.end()), required_next);
+          continue;
+        }
         if (static_cast<int>(later.size()) < missing) return f;
         std::nth_element(later.begin(), later.begin() + (missing - 1), later.end());
         t = std::max(later[missing - 1], required_next);

@@ -79,7 +79,10 @@ Profile::Window Profile::earliest(int slot, const Request& req, const NodeSlot& 
       if (start >= kNever) return Window{};
       continue;
     }
-    if (!have) w.start = start;
+    if (!have) {
+      w.start = start;
+      w.next_change = step_end;
+    }
     have = true;
     w.free = free;
     w.cap = cap;

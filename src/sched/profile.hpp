@@ -28,6 +28,7 @@ class Profile {
     int64_t start = kNever;  // earliest start >= from where the node fits; kNever: never
     Amount free;             // what is free there throughout [start, start + duration)
     int cap = 0;             // tasks that fits
+    int64_t next_change = kNever;  // the node's next step after `start`
   };
   // The earliest start at or after `from` where `req` can put at least `min_tasks` tasks on
   // the node throughout `duration` seconds (kNever: for good).

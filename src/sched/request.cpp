@@ -188,7 +188,9 @@ Amount Request::usage(const NodeSlot& slot, const Amount& free, int tasks, int j
   return use;
 }
 
-bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
+namespace {
+bool select_in_order(const Request& req, const std::vector<Candidate>& cands,
+                     std::vector<Share>& out) {
   out.clear();
   if (static_cast<int>(cands.size()) < req.nmin) return false;
   // Block distribution: the first nmin nodes get a task each, then fill in order.
@@ -230,6 +232,19 @@ bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector
     return false;
   }
   return true;
+}
+}  // namespace
+
+bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
+  if (select_in_order(req, cands, out)) return true;
+  // In node order the first nodes may be too small for a job limited to few nodes: then the
+  // roomiest nodes go first (required nodes stay in front).
+  if (static_cast<int>(cands.size()) <= req.nmin) return false;  // all used either way
+  const size_t fixed = std::min(req.required.size(), cands.size());
+  std::vector<Candidate> roomiest(cands.begin(), cands.end());
+  std::stable_sort(roomiest.begin() + static_cast<std::ptrdiff_t>(fixed), roomiest.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.cap > b.cap; });
+  return select_in_order(req, roomiest, out);
 }
 
 }  // namespace drover::sched

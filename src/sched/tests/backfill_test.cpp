@@ -1,0 +1,397 @@
+// Hand-computed schedules for each policy, GPU ids, and properties over random workloads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "sched/scheduler.hpp"
+
+using namespace drover;
+
+namespace {
+
+struct Cluster {
+  std::vector<core::Node> nodes;
+  std::vector<core::Job> jobs;  // reserve()d up front: views point into it
+  std::vector<sched::PartitionView> partitions;
+  sched::SchedulerParams params;
+
+  Cluster() { jobs.reserve(4096); }
+
+  void add_nodes(int n, int cpus, int64_t mem, const std::string& gres = "",
+                 const std::string& prefix = "n") {
+    for (int i = 0; i < n; ++i) {
+      core::Node node;
+      node.name = prefix + std::to_string(nodes.size() + 1);
+      node.cpus = cpus;
+      node.real_memory_mb = mem;
+      node.registered = true;
+      node.gres = gres;
+      if (!gres.empty()) node.gres_total = core::parse_gres_list(gres);
+      nodes.push_back(node);
+    }
+  }
+  void one_partition() {
+    sched::PartitionView p{"batch", {}, "", -1, -1, 1};
+    for (size_t i = 0; i < nodes.size(); ++i) p.nodes.push_back(static_cast<int>(i));
+    partitions = {p};
+  }
+  // Priorities fall with submission order, as priority/basic gives them.
+  core::Job& add_job(int ntasks, int64_t minutes, int cpt = 1, int nodes_min = 1,
+                     bool nodes_set = false) {
+    core::Job j;
+    j.id = jobs.size() + 1;
+    j.partition = partitions.empty() ? "batch" : partitions.front().name;
+    j.submit_time = static_cast<int64_t>(j.id);
+    j.priority = 1000000 - static_cast<uint32_t>(j.id);
+    j.spec.ntasks = ntasks;
+    j.spec.cpus_per_task = cpt;
+    j.spec.mem_per_cpu_mb = 1;
+    j.spec.nodes_min = nodes_min;
+    j.spec.nodes_set = nodes_set;
+    j.time_limit_min = minutes;
+    jobs.push_back(j);
+    return jobs.back();
+  }
+  // Marks a job running from `start` on the given allocation and charges its nodes.
+  void run(core::Job& j, int64_t start, const std::vector<core::NodeAlloc>& alloc) {
+    j.state = core::JobState::Running;
+    j.start_time = start;
+    j.alloc = alloc;
+    for (const auto& a : alloc)
+      for (auto& n : nodes)
+        if (n.name == a.node) {
+          n.alloc_cpus += a.cpus;
+          n.alloc_mem_mb += a.mem_mb;
+          n.running_jobs += 1;
+          n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
+        }
+  }
+  void finish(core::Job& j) {
+    for (const auto& a : j.alloc)
+      for (auto& n : nodes)
+        if (n.name == a.node) {
+          n.alloc_cpus -= a.cpus;
+          n.alloc_mem_mb -= a.mem_mb;
+          n.running_jobs -= 1;
+          core::gres_give_back(n.gres_used, a.gres);
+        }
+    j.state = core::JobState::Completed;
+    j.alloc.clear();
+  }
+  sched::ClusterView view() {
+    sched::ClusterView v;
+    for (auto& n : nodes) v.nodes.push_back(&n);
+    v.partitions = partitions;
+    for (auto& j : jobs) {
+      if (j.state == core::JobState::Pending) v.pending.push_back(&j);
+      if (j.state == core::JobState::Running) v.running.push_back(&j);
+    }
+    v.params = params;
+    return v;
+  }
+  sched::Decisions pass(int64_t now) {
+    auto d = sched::make_scheduler()->schedule(view(), now);
+    for (const auto& s : d.starts) run(jobs[s.job_id - 1], now, s.alloc);
+    return d;
+  }
+};
+
+std::map<uint64_t, std::string> reasons(const sched::Decisions& d) {
+  std::map<uint64_t, std::string> out;
+  for (const auto& r : d.reasons) out[r.job_id] = r.reason;
+  return out;
+}
+std::map<uint64_t, int64_t> planned(const sched::Decisions& d) {
+  std::map<uint64_t, int64_t> out;
+  for (const auto& p : d.planned) out[p.job_id] = p.start_time;
+  return out;
+}
+std::vector<uint64_t> started(const sched::Decisions& d) {
+  std::vector<uint64_t> out;
+  for (const auto& s : d.starts) out.push_back(s.job_id);
+  return out;
+}
+
+// Four 1-CPU nodes; job 1 holds two of them until t=600. Then, in priority order:
+// A (2) needs all four for 5 min; B (3) one node for 10 min; C (4) one node for 11 min;
+// D (5) two nodes for 5 min.
+Cluster textbook(sched::Policy policy) {
+  Cluster c;
+  c.add_nodes(4, 1, 100);
+  c.one_partition();
+  c.params.policy = policy;
+  core::Job& running = c.add_job(2, 10);
+  c.run(running, 0, {{"n1", 1, 1, 1}, {"n2", 1, 1, 1}});
+  c.add_job(4, 5);
+  c.add_job(1, 10);
+  c.add_job(1, 11);
+  c.add_job(2, 5);
+  return c;
+}
+
+}  // namespace
+
+TEST(Backfill, ConservativeTextbookSchedule) {
+  Cluster c = textbook(sched::Policy::Conservative);
+  auto d = c.pass(0);
+  // B ends exactly when A's reservation begins, so it backfills; C would overlap A.
+  EXPECT_EQ(started(d), std::vector<uint64_t>{3});
+  EXPECT_EQ(reasons(d), (std::map<uint64_t, std::string>{
+                            {2, "Resources"}, {4, "Priority"}, {5, "Priority"}}));
+  // A at 600 (job 1 ends), C and D together after A at 900.
+  EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}, {4, 900}, {5, 900}}));
+}
+
+TEST(Backfill, EasyReservesOnlyTheFirstBlockedJob) {
+  Cluster c = textbook(sched::Policy::Easy);
+  auto d = c.pass(0);
+  EXPECT_EQ(started(d), std::vector<uint64_t>{3});
+  EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}}));
+  EXPECT_EQ(reasons(d).at(4), "Priority");
+}
+
+TEST(Backfill, FifoStopsAtTheFirstBlockedJob) {
+  Cluster c = textbook(sched::Policy::Fifo);
+  auto d = c.pass(0);
+  EXPECT_TRUE(started(d).empty());
+  EXPECT_TRUE(d.planned.empty());
+  EXPECT_EQ(reasons(d), (std::map<uint64_t, std::string>{
+                            {2, "Resources"}, {3, "Priority"}, {4, "Priority"}, {5, "Priority"}}));
+}
+
+TEST(Backfill, ConservativeDiffersFromEasy) {
+  // Under EASY a long low-priority job may take nodes a middle job was waiting for; under
+  // conservative the middle job keeps its place. Two 1-CPU nodes, n1 busy until 600.
+  for (auto policy : {sched::Policy::Easy, sched::Policy::Conservative}) {
+    Cluster c;
+    c.add_nodes(2, 1, 100);
+    c.one_partition();
+    c.params.policy = policy;
+    c.run(c.add_job(1, 10), 0, {{"n1", 1, 1, 1}});
+    c.add_job(2, 5);   // 2: both nodes, from 600 to 900
+    c.add_job(1, 20);  // 3: n2 from 900 (conservative) — or ...
+    c.add_job(1, 30);  // 4
+    auto d = c.pass(0);
+    EXPECT_TRUE(started(d).empty());
+    if (policy == sched::Policy::Conservative)
+      EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}, {3, 900}, {4, 900}}));
+    else
+      EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}}));
+  }
+}
+
+TEST(Backfill, TimeIsRoundedUpToResolution) {
+  Cluster c;
+  c.add_nodes(1, 1, 100);
+  c.one_partition();
+  c.params.bf_resolution_s = 60;
+  core::Job& r = c.add_job(1, 1);
+  c.run(r, 10, {{"n1", 1, 1, 1}});  // expected end 70 -> planned from 120
+  c.add_job(1, 1);
+  auto d = c.pass(20);
+  EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 120}}));
+}
+
+TEST(Backfill, WindowLimitsReservations) {
+  Cluster c;
+  c.add_nodes(1, 1, 100);
+  c.one_partition();
+  c.params.bf_window_s = 3600;
+  c.run(c.add_job(1, 50), 0, {{"n1", 1, 1, 1}});
+  c.add_job(1, 50);  // 2: from 3000
+  c.add_job(1, 50);  // 3: from 6000, beyond the window
+  auto d = c.pass(0);
+  EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 3000}}));
+  EXPECT_EQ(reasons(d).at(3), "Priority");
+}
+
+TEST(Backfill, UnlimitedJobsNeverEndInThePlan) {
+  Cluster c;
+  c.add_nodes(1, 1, 100);
+  c.one_partition();
+  c.run(c.add_job(1, -1), 0, {{"n1", 1, 1, 1}});
+  c.add_job(1, 5);
+  auto d = c.pass(0);
+  EXPECT_TRUE(d.planned.empty());
+  EXPECT_EQ(reasons(d).at(2), "Resources");
+}
+
+TEST(Backfill, HigherPriorityTierGoesFirst) {
+  Cluster c;
+  c.add_nodes(1, 1, 100);
+  sched::PartitionView low{"low", {0}, "", -1, -1, 1}, high{"high", {0}, "", -1, -1, 5};
+  c.partitions = {low, high};
+  c.add_job(1, 5).partition = "low";  // 1: older and higher priority, but lower tier
+  c.add_job(1, 5).partition = "high";
+  auto d = c.pass(0);
+  EXPECT_EQ(started(d), std::vector<uint64_t>{2});
+}
+
+TEST(Backfill, SeveralPartitionsEarliestStartWins) {
+  Cluster c;
+  c.add_nodes(2, 1, 100);
+  sched::PartitionView a{"a", {0}, "", -1, -1, 1}, b{"b", {1}, "", -1, -1, 1};
+  c.partitions = {a, b};
+  c.run(c.add_job(1, 10), 0, {{"n1", 1, 1, 1}});
+  c.jobs[0].partition = "a";
+  c.run(c.add_job(1, 20), 0, {{"n2", 1, 1, 1}});
+  c.jobs[1].partition = "b";
+  core::Job& j = c.add_job(1, 5);
+  j.spec.partitions = {"b", "a"};
+  j.partition = "b";
+  auto d = c.pass(0);
+  ASSERT_EQ(d.planned.size(), 1u);
+  EXPECT_EQ(d.planned[0].partition, "a");
+  EXPECT_EQ(d.planned[0].start_time, 600);
+}
+
+TEST(Backfill, RequiredNodesAreWaitedFor) {
+  Cluster c;
+  c.add_nodes(3, 1, 100);
+  c.one_partition();
+  c.run(c.add_job(1, 10), 0, {{"n2", 1, 1, 1}});
+  core::Job& j = c.add_job(2, 5);
+  j.spec.nodelist = "n2";
+  auto d = c.pass(0);
+  EXPECT_TRUE(started(d).empty());
+  ASSERT_EQ(d.planned.size(), 1u);
+  EXPECT_EQ(d.planned[0].start_time, 600);
+  EXPECT_EQ(d.planned[0].nodes.front(), "n2");
+}
+
+TEST(Backfill, GpuIdsAreDistinctAndTyped) {
+  Cluster c;
+  c.add_nodes(1, 8, 1000, "gpu:a100:2,gpu:1g.10gb:4");
+  c.one_partition();
+  core::Job& mig = c.add_job(1, 5);
+  mig.spec.gres = "gpu:1g.10gb:2";
+  core::Job& any = c.add_job(1, 5);
+  any.spec.gpus_per_node = "3";
+  core::Job& full = c.add_job(1, 5);
+  full.spec.gres = "gpu:a100:1";
+  auto d = c.pass(0);
+  ASSERT_EQ(d.starts.size(), 2u);
+  // MIG slices are GPUs 2-5 (after the two A100s, in Gres= order).
+  EXPECT_EQ(d.starts[0].alloc[0].gpu_ids, (std::vector<uint16_t>{2, 3}));
+  // An untyped request takes the lowest kinds first: both A100s and one slice.
+  EXPECT_EQ(d.starts[1].alloc[0].gpu_ids, (std::vector<uint16_t>{0, 1, 4}));
+  EXPECT_EQ(reasons(d).at(3), "Resources");
+  // CPUs are distinct too.
+  EXPECT_EQ(d.starts[0].alloc[0].cpu_ids, (std::vector<uint16_t>{0}));
+  EXPECT_EQ(d.starts[1].alloc[0].cpu_ids, (std::vector<uint16_t>{1}));
+}
+
+TEST(Backfill, GpusPerJobSpanNodes) {
+  Cluster c;
+  c.add_nodes(2, 4, 1000, "gpu:2");
+  c.one_partition();
+  core::Job& j = c.add_job(2, 5, 1, 2, true);
+  j.spec.gpus = "3";
+  auto d = c.pass(0);
+  ASSERT_EQ(d.starts.size(), 1u);
+  int total = 0;
+  for (const auto& a : d.starts[0].alloc) total += static_cast<int>(a.gpu_ids.size());
+  EXPECT_EQ(total, 3);
+}
+
+TEST(Backfill, Deterministic) {
+  auto run = [] {
+    Cluster c = textbook(sched::Policy::Conservative);
+    auto d = c.pass(0);
+    std::string s;
+    for (const auto& p : d.planned)
+      s += std::to_string(p.job_id) + "@" + std::to_string(p.start_time) + ";";
+    for (const auto& r : d.reasons) s += r.reason + ";";
+    return s;
+  };
+  EXPECT_EQ(run(), run());
+}
+
+// Properties over seeded random workloads, replayed with exact run times:
+//  - no node is ever over-allocated, and CPU and GPU ids are never shared;
+//  - every pending job not started has a reason;
+//  - under conservative backfill no job starts later than the first start it was planned.
+TEST(Backfill, RandomWorkloadProperties) {
+  for (int seed = 0; seed < 300; ++seed) {
+    std::mt19937 rng(seed);
+    Cluster c;
+    c.add_nodes(3, 4, 1000, "gpu:2");
+    c.add_nodes(2, 2, 1000);
+    c.one_partition();
+    c.params.policy = seed % 3 == 0 ? sched::Policy::Easy : sched::Policy::Conservative;
+    const int njobs = 10 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < njobs; ++i) {
+      const int nodes = 1 + static_cast<int>(rng() % 2);
+      core::Job& j = c.add_job(nodes + static_cast<int>(rng() % 3),
+                               1 + static_cast<int64_t>(rng() % 10), 1 + static_cast<int>(rng() % 2),
+                               nodes, rng() % 2 == 0);
+      if (rng() % 4 == 0) j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
+      // The controller refuses what can never fit at submission.
+      auto v = c.view();
+      if (!sched::can_ever_fit(j.spec, c.partitions[0], v)) j.state = core::JobState::Cancelled;
+    }
+    std::map<uint64_t, int64_t> first_plan;
+    int64_t now = 0;
+    for (int step = 0; step < 200; ++step) {
+      auto v = c.view();
+      if (v.pending.empty() && v.running.empty()) break;
+      auto d = c.pass(now);
+      for (const auto& s : d.starts) {
+        auto it = first_plan.find(s.job_id);
+        if (it != first_plan.end() && c.params.policy == sched::Policy::Conservative) {
+          ASSERT_LE(now, it->second) << "seed " << seed << " job " << s.job_id;
+        }
+      }
+      for (const auto& p : d.planned) first_plan.emplace(p.job_id, p.start_time);
+      // Every pending job not started has exactly one reason.
+      std::set<uint64_t> has_reason;
+      for (const auto& r : d.reasons) {
+        ASSERT_FALSE(r.reason.empty());
+        ASSERT_TRUE(has_reason.insert(r.job_id).second);
+      }
+      for (const core::Job* j : v.pending)
+        if (c.jobs[j->id - 1].state == core::JobState::Pending) {
+          ASSERT_TRUE(has_reason.count(j->id)) << "seed " << seed;
+        }
+      // Never over-allocated; ids disjoint.
+      for (const auto& n : c.nodes) {
+        ASSERT_LE(n.alloc_cpus, n.cpus);
+        ASSERT_LE(n.alloc_mem_mb, n.real_memory_mb);
+        std::set<uint16_t> cpus, gpus;
+        int gpu_total = 0;
+        for (const auto& g : n.gres_total) gpu_total += static_cast<int>(g.count);
+        for (const auto& j : c.jobs)
+          if (j.state == core::JobState::Running)
+            for (const auto& a : j.alloc)
+              if (a.node == n.name) {
+                for (auto id : a.cpu_ids) {
+                  ASSERT_LT(id, n.cpus);
+                  ASSERT_TRUE(cpus.insert(id).second) << "seed " << seed;
+                }
+                for (auto id : a.gpu_ids) {
+                  ASSERT_LT(id, gpu_total);
+                  ASSERT_TRUE(gpus.insert(id).second) << "seed " << seed;
+                }
+                ASSERT_EQ(static_cast<int>(a.cpu_ids.size()), a.cpus);
+              }
+      }
+      // Advance to the next end (run time = time limit, on the 60 s grid).
+      int64_t next = INT64_MAX;
+      for (const auto& j : c.jobs)
+        if (j.state == core::JobState::Running)
+          next = std::min(next, j.start_time + j.time_limit_min * 60);
+      if (next == INT64_MAX) break;
+      now = next;
+      for (auto& j : c.jobs)
+        if (j.state == core::JobState::Running && j.start_time + j.time_limit_min * 60 <= now)
+          c.finish(j);
+    }
+    for (const auto& j : c.jobs)
+      ASSERT_NE(j.state, core::JobState::Pending)
+          << "seed " << seed << " job " << j.id << " tasks " << j.spec.ntasks << " cpt "
+          << j.spec.cpus_per_task << " nodes " << j.spec.nodes_min << (j.spec.nodes_set ? "!" : "")
+          << " gpn " << j.spec.gpus_per_node << " now " << now;
+  }
+}
