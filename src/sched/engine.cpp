@@ -54,6 +54,56 @@ class ShapeCursor {
   std::vector<std::pair<int64_t, int64_t>> points_;
 };
 
+// For one node set, request shape and duration: a lower bound per node on the earliest time
+// it can take part, kept for the rest of the pass (the profile only loses room as the pass
+// goes on, so a bound once true stays true) and a min-heap over them. A search then looks
+// only at the nodes whose bound has come due instead of at every node.
+struct NodeBounds {
+  std::vector<int64_t> lb;                   // per position in the node list
+  std::vector<std::pair<int64_t, int>> heap;  // (bound, position); stale entries skipped
+
+  static bool later_first(const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
+    return a.first > b.first || (a.first == b.first && a.second > b.second);
+  }
+  void push(int pos, int64_t bound) {
+    lb[pos] = bound;
+    if (bound >= kNever) return;
+    heap.emplace_back(bound, pos);
+    std::push_heap(heap.begin(), heap.end(), later_first);
+  }
+  void drop_stale() {
+    while (!heap.empty() && heap.front().first != lb[heap.front().second]) {
+      std::pop_heap(heap.begin(), heap.end(), later_first);
+      heap.pop_back();
+    }
+  }
+  int64_t top() {
+    drop_stale();
+    return heap.empty() ? kNever : heap.front().first;
+  }
+  int pop() {
+    drop_stale();
+    const int pos = heap.front().second;
+    std::pop_heap(heap.begin(), heap.end(), later_first);
+    heap.pop_back();
+    lb[pos] = -1;  // out of the heap until pushed again
+    return pos;
+  }
+  // The k-th smallest bound (1-based) in the heap, kNever if fewer.
+  int64_t kth(int k) {
+    std::vector<std::pair<int, int64_t>> taken;
+    int64_t v = kNever;
+    while (static_cast<int>(taken.size()) < k && top() < kNever) {
+      const int64_t b = heap.front().first;
+      taken.emplace_back(pop(), b);
+      v = b;
+    }
+    if (static_cast<int>(taken.size()) < k) v = kNever;
+    for (const auto& [pos, b] : taken) push(pos, b);
+    return v;
+  }
+};
+
 class Engine final : public Scheduler {
  public:
   explicit Engine(std::optional<Policy> pinned) : pinned_(pinned) {}
@@ -82,6 +132,7 @@ class Engine final : public Scheduler {
     std::unordered_map<std::string, std::vector<int>> cand_cache;
     std::unordered_map<std::string, ShapeCursor> cursors;
     std::unordered_map<std::string, bool> fits_cache;
+    std::unordered_map<std::string, NodeBounds> bounds;
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
     std::vector<int64_t> growth;   // scratch
@@ -147,7 +198,8 @@ class Engine final : public Scheduler {
         bool required_never = false;
         for (size_t i = 0; i < nodes.size(); ++i) {
           const int slot = nodes[i];
-          const Profile::Window w = profile.earliest(slot, req, slots[slot], t, duration, 1);
+          const Profile::Window w =
+              profile.earliest(slot, req, slots[slot], t, duration, req.min_tasks_per_node());
           ++d.work;
           if (w.start == t) {
             cands.push_back({slot, w.free, w.cap});
@@ -182,6 +234,61 @@ class Engine final : public Scheduler {
         std::nth_element(later.begin(), later.begin() + (missing - 1), later.end());
         t = std::max(later[missing - 1], required_next);
         if (t <= now) return f;  // cannot happen: every later start is > t
+      }
+      return f;
+    }
+
+    // find_start for requests without -w nodes, looking only at nodes whose bound is due.
+    Found find_start_bounded(const Request& req, const std::vector<int>& nodes, int64_t from,
+                             int64_t duration, int64_t horizon, NodeBounds& b) {
+      Found f;
+      if (b.lb.size() != nodes.size()) {
+        b.lb.assign(nodes.size(), from);
+        b.heap.clear();
+        for (size_t i = 0; i < nodes.size(); ++i) b.heap.emplace_back(from, static_cast<int>(i));
+        std::make_heap(b.heap.begin(), b.heap.end(), NodeBounds::later_first);
+      }
+      struct Feasible {
+        int pos;
+        Profile::Window w;
+      };
+      std::vector<Feasible> feas;
+      int64_t t = std::max(from, b.top());
+      while (t <= horizon && t < kNever) {
+        feas.clear();
+        while (b.top() <= t) {
+          const int pos = b.pop();
+          const int slot = nodes[pos];
+          const Profile::Window w =
+              profile.earliest(slot, req, slots[slot], t, duration, req.min_tasks_per_node());
+          ++d.work;
+          if (w.start == t)
+            feas.push_back({pos, w});
+          else
+            b.push(pos, w.start);
+        }
+        if (static_cast<int>(feas.size()) >= req.nmin) {
+          std::sort(feas.begin(), feas.end(),
+                    [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; });
+          cands.clear();
+          for (const auto& x : feas) cands.push_back({nodes[x.pos], x.w.free, x.w.cap});
+          if (select_nodes(req, cands, f.shares)) {
+            for (const auto& x : feas) b.push(x.pos, t);
+            f.start = t;
+            return f;
+          }
+        }
+        int64_t next;
+        const int missing = req.nmin - static_cast<int>(feas.size());
+        if (missing <= 0) {
+          // Enough nodes, too little room on them: try again when anything changes.
+          next = b.top();
+          for (const auto& x : feas) next = std::min(next, x.w.next_change);
+        } else {
+          next = b.kth(missing);
+        }
+        for (const auto& x : feas) b.push(x.pos, t);
+        t = next;
       }
       return f;
     }
@@ -344,8 +451,15 @@ class Engine final : public Scheduler {
               cursor = &cursors[part->name + '\x1e' + req.filter_key + '\x1e' + req.shape_key];
               from = std::max(now, cursor->lower_bound(duration));
             }
-            Found f = find_start(req, nodes, from, policy == Policy::Fifo ? 1 : duration,
-                                 now_only ? now : horizon);
+            const int64_t length = policy == Policy::Fifo ? 1 : duration;
+            Found f;
+            if (req.required.empty()) {
+              NodeBounds& b = bounds[part->name + '\x1e' + req.filter_key + '\x1e' +
+                                     req.shape_key + '\x1e' + std::to_string(length)];
+              f = find_start_bounded(req, nodes, from, length, now_only ? now : horizon, b);
+            } else {
+              f = find_start(req, nodes, from, length, now_only ? now : horizon);
+            }
             if (cursor != nullptr && !out_of_budget) cursor->record(duration, f.start);
             if (f.start < best.start) {
               best = std::move(f);

@@ -41,6 +41,11 @@ struct Request {
   static Request compile(const core::JobSpec& spec, const GresKinds& kinds,
                          int64_t def_mem_per_cpu_mb, int64_t def_mem_per_node_mb);
 
+  // Tasks every node of a placement must be able to hold (--ntasks-per-node with exactly
+  // that many tasks per node), else 1.
+  int min_tasks_per_node() const {
+    return ntasks_per_node > 0 && ntasks >= nmax * ntasks_per_node ? ntasks_per_node : 1;
+  }
   bool allows(const core::Node& n) const;
   bool requires_node(const std::string& name) const;
   // Tasks a node can hold when `free` is what is left there (0: none).
