@@ -20,6 +20,8 @@ namespace drover::cli {
 namespace {
 
 constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
+// --start: pending jobs with their expected start and the nodes planned for them.
+constexpr const char* kStartFormat = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 constexpr const char* kLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
 
 std::set<std::string> split_set(const std::string& s) {
@@ -89,6 +91,8 @@ std::string header_for(char code) {
       return "COMMAND";
     case 'k':
       return "COMMENT";
+    case 'Y':
+      return "SCHEDNODES";
     case 'B':
       return "EXEC_HOST";
     default:
@@ -171,6 +175,10 @@ std::string field(char code, const json& job) {
       return spec.value("command", "").empty() ? "(null)" : spec.value("command", "");
     case 'k':
       return spec.value("comment", "").empty() ? "(null)" : spec.value("comment", "");
+    case 'Y': {
+      const std::string planned = job.value("sched_nodes", "");
+      return planned.empty() ? "(null)" : planned;
+    }
     case 'B':
       return job.value("batch_host", "").empty() ? "n/a" : job.value("batch_host", "");
     default:
@@ -182,7 +190,7 @@ std::string field(char code, const json& job) {
 
 int squeue_main(const std::vector<std::string>& args) {
   std::string format = kDefaultFormat;
-  bool header = true, long_format = false;
+  bool header = true, long_format = false, start_format = false;
   std::set<std::string> users, partitions, states, names;
   std::vector<core::JobRef> job_refs;
   bool expand_arrays = false;
@@ -197,6 +205,8 @@ int squeue_main(const std::vector<std::string>& args) {
       header = false;
     else if (a == "-l" || a == "--long")
       long_format = true;
+    else if (a == "--start")
+      start_format = true;
     else if (a == "-a" || a == "--all")
       continue;
     else if (a == "--me")
@@ -231,6 +241,12 @@ int squeue_main(const std::vector<std::string>& args) {
     }
   }
   if (long_format) format = kLongFormat;
+  if (start_format) {
+    // As Slurm: only pending jobs, soonest expected start first.
+    if (!long_format) format = kStartFormat;
+    if (states.empty()) states = {"PD"};
+    if (sort_spec.empty()) sort_spec = "S";
+  }
 
   json reply;
   try {

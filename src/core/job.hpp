@@ -132,6 +132,7 @@ struct Job {
   uint32_t restarts = 0;
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   std::string batch_host;
+  std::string sched_nodes;  // pending: the nodes the plan expects it to start on
 
   // Job arrays: every task's record has array_job_id (the id sbatch printed). The pending
   // remainder is one record holding the not-yet-started indices in array_pending; a task is

@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 
+#include "core/error.hpp"
 #include "core/text.hpp"
 
 namespace drover::ctld {
@@ -31,8 +32,35 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   c.gres_types = core::split_list(s.get("GresTypes", ""), ',');
   c.max_array_size = static_cast<uint32_t>(s.get_int("MaxArraySize", 1001));
   c.job_requeue = s.get_int("JobRequeue", 1) != 0;
-  for (const auto& p : core::split_list(s.get("SchedulerParameters", ""), ','))
-    if (p == "kill_invalid_depend") c.kill_invalid_depend = true;
+  const std::string sched_type = s.get("SchedulerType", "sched/backfill");
+  if (sched_type == "sched/backfill")
+    c.sched_params.policy = sched::Policy::Conservative;
+  else if (sched_type == "sched/builtin")
+    c.sched_params.policy = sched::Policy::Fifo;
+  else
+    throw core::ParseError(source_name + ": SchedulerType=" + sched_type +
+                           " is not supported (sched/backfill or sched/builtin)");
+  for (const auto& p : core::split_list(s.get("SchedulerParameters", ""), ',')) {
+    const auto eq = p.find('=');
+    const std::string key = p.substr(0, eq);
+    auto number = [&]() -> int64_t {
+      try {
+        size_t used = 0;
+        const int64_t v = std::stoll(p.substr(eq + 1), &used);
+        if (eq == std::string::npos || used != p.size() - eq - 1 || v < 0) throw 0;
+        return v;
+      } catch (...) {
+        throw core::ParseError(source_name + ": SchedulerParameters: invalid value in '" + p +
+                               "'");
+      }
+    };
+    if (key == "kill_invalid_depend") c.kill_invalid_depend = true;
+    else if (key == "bf_resolution") c.sched_params.bf_resolution_s = std::max<int64_t>(1, number());
+    else if (key == "bf_window") c.sched_params.bf_window_s = number() * 60;
+    else if (key == "bf_max_job_test") c.sched_params.bf_max_job_test = static_cast<int>(number());
+    else if (key == "bf_max_job_user") c.sched_params.bf_max_job_user = static_cast<int>(number());
+    else if (key == "bf_interval") c.bf_interval_s = std::max<int64_t>(1, number());
+  }
   c.slurm_user = s.get("SlurmUser", "root");
   // Name lookup is configuration loading, not part of the state machine.
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;

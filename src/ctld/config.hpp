@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/slurm_conf.hpp"
+#include "sched/scheduler.hpp"
 
 namespace drover::ctld {
 
@@ -23,9 +24,15 @@ struct Config {
   uint32_t max_array_size = 1001;       // MaxArraySize: array indices must be below it
   bool job_requeue = true;              // JobRequeue: batch jobs are requeued after node failure
   bool kill_invalid_depend = false;     // SchedulerParameters=kill_invalid_depend
+  // bf_interval: without events, the whole queue is re-planned this often (reasons, start
+  // times); events that free resources re-plan at once.
+  int64_t bf_interval_s = 30;
   // A requeued job that was running becomes eligible again only after this long, as Slurm
   // (its launch credentials must expire first): shown as reason BeginTime.
   int64_t requeue_delay_s = 121;
+  // SchedulerType (sched/backfill: conservative planning of the whole queue; sched/builtin:
+  // FIFO) and the bf_* SchedulerParameters.
+  sched::SchedulerParams sched_params;
   uint32_t slurm_user_uid = 0;  // an operator besides root
   std::string slurm_user = "root";
 };

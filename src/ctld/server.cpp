@@ -54,7 +54,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
       config_(config),
       state_dir_(std::move(state_dir)),
       key_(std::move(cluster_key)),
-      machine_(std::move(config), sched::make_fifo_scheduler()),
+      machine_(std::move(config), sched::make_scheduler()),
       journal_(state_dir_ + "/ctld-state.db") {
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
@@ -261,6 +261,8 @@ void Server::handle(Event& ev, Effects& fx,
 void Server::state_loop() {
   using clock = std::chrono::steady_clock;
   auto next_tick = clock::now();
+  auto last_full_pass = clock::now();
+  clock::duration last_full_pass_cost{};
   std::vector<Event> batch;
   while (!stopping_) {
     {
@@ -276,11 +278,24 @@ void Server::state_loop() {
     batch.clear();
     const int64_t now = wall_now();
     if (clock::now() >= next_tick) {
-      machine_.tick(now, fx);
+      // Re-plan the whole queue every bf_interval, or every second while passes are cheap
+      // (under a twentieth of the time between them).
+      const auto since = clock::now() - last_full_pass;
+      const bool full = since >= std::chrono::seconds(machine_.config().bf_interval_s) ||
+                        (since >= std::chrono::seconds(1) && last_full_pass_cost * 20 < since);
+      machine_.tick(now, fx, full);
       fx.reschedule = true;
       next_tick = clock::now() + std::chrono::seconds(1);
     }
-    if (fx.reschedule) machine_.schedule(now, fx);
+    if (fx.reschedule) {
+      const bool full = machine_.full_pass_pending();
+      const auto started = clock::now();
+      machine_.schedule(now, fx);
+      if (full) {
+        last_full_pass = clock::now();
+        last_full_pass_cost = last_full_pass - started;
+      }
+    }
 
     // Group commit: everything this batch changed, in one transaction, before any reply.
     try {

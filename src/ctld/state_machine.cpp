@@ -112,7 +112,11 @@ sched::ClusterView StateMachine::view() const {
   sched::ClusterView v;
   for (const auto& n : nodes_) v.nodes.push_back(&n);
   for (const auto& p : partitions_)
-    v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes});
+    v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes,
+                            p.conf.priority_tier});
+  for (const auto& [id, job] : jobs_)
+    if (holds_resources(job)) v.running.push_back(&job);
+  v.params = config_.sched_params;
   v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
   v.def_mem_per_node_mb = config_.def_mem_per_node_mb;
   return v;
@@ -202,8 +206,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   sched::ClusterView v = view();
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
-  sched::PartitionView pv{part->name, part->nodes, part->not_running_reason, part->max_time_min,
-                          part->max_nodes};
+  sched::PartitionView pv{part->name,         part->nodes,      part->not_running_reason,
+                          part->max_time_min, part->max_nodes, part->conf.priority_tier};
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {
@@ -580,8 +584,9 @@ void StateMachine::agent_exited(const std::string& node_name, const json& msg, i
   fx.to_agents.push_back({node_name, {{"type", "exit_ack"}, {"job_id", id}}});
 }
 
-void StateMachine::tick(int64_t now, Effects& fx) {
-  full_pass_needed_ = true;  // a periodic full pass keeps every pending reason current
+void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
+  // A periodic full pass keeps every pending reason and expected start current.
+  if (full_pass) full_pass_needed_ = true;
   for (auto& [id, job] : jobs_) {
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     const int64_t end = job.start_time + job.time_limit_min * 60;
@@ -667,13 +672,17 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     for (auto& [id, job] : jobs_)
       if (job.state == core::JobState::Pending && !job.completing) candidates.push_back(&job);
   } else {
+    // Only new (lowest priority) jobs: a FIFO pass behind the partitions already blocked
+    // cannot start anything ahead of a planned job; the next full pass plans them.
     v.blocked_partitions = blocked_partitions_;
+    v.params.policy = sched::Policy::Fifo;
     for (uint64_t id : new_pending_)
       if (auto it = jobs_.find(id); it != jobs_.end() &&
                                     it->second.state == core::JobState::Pending &&
                                     !it->second.completing)
         candidates.push_back(&it->second);
   }
+  const bool full_pass = full_pass_needed_;
   full_pass_needed_ = false;
   new_pending_.clear();
   // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
@@ -717,6 +726,19 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
+    // A full pass plans every job it can: the others have no expected start (any more).
+    if (full_pass) {
+      it->second.start_time = core::kNoTime;
+      it->second.sched_nodes.clear();
+    }
+  }
+  // Expected starts, as Slurm's backfill shows them: StartTime and SchedNodes of a pending
+  // job (squeue --start). Like reasons, recomputed each full pass and not journaled.
+  for (const auto& plan : d.planned) {
+    auto it = jobs_.find(plan.job_id);
+    if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
+    it->second.start_time = plan.start_time;
+    it->second.sched_nodes = core::compress_hostlist(plan.nodes);
   }
 }
 
@@ -725,6 +747,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.reason = "None";
   job.partition = start.partition;
   job.start_time = now;
+  job.sched_nodes.clear();
   job.last_sched_eval = now;
   job.end_time = core::kNoTime;
   job.alloc = start.alloc;

@@ -61,7 +61,10 @@ class StateMachine {
   void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
 
   // Time-driven duties: time limits, unresponsive nodes, purging old jobs.
-  void tick(int64_t now, Effects& fx);
+  // `full_pass`: also re-plan the whole queue at the next schedule() (the server paces this
+  // by bf_interval and by how long passes take).
+  void tick(int64_t now, Effects& fx, bool full_pass = true);
+  bool full_pass_pending() const { return full_pass_needed_; }
   void schedule(int64_t now, Effects& fx);
 
   bool knows_node(const std::string& name) const { return node_index_.count(name) > 0; }

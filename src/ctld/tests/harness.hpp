@@ -38,7 +38,7 @@ struct Harness {
   Caller alice{1000, 1000, "alice", "alice"};
   Caller bob{1001, 1001, "bob", "bob"};
   Caller root{0, 0, "root", "root"};
-  explicit Harness(Config c = two_node_config()) : sm(std::move(c), sched::make_fifo_scheduler()) {
+  explicit Harness(Config c = two_node_config()) : sm(std::move(c), sched::make_scheduler()) {
     sm.restore(1, {}, now);
     Effects fx;
     for (const char* n : {"node1", "node2"})

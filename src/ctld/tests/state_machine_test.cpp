@@ -243,7 +243,7 @@ TEST(StateMachine, RestoreRechargesNodesAndKeepsIdCounter) {
   h.submit(h.alice, h.spec(2, 1), fx);
   h.sm.schedule(h.now, fx);
   std::vector<core::Job> saved = {*h.sm.find_job(1)};
-  ctld::StateMachine again(two_node_config(), sched::make_fifo_scheduler());
+  ctld::StateMachine again(two_node_config(), sched::make_scheduler());
   again.restore(h.sm.next_job_id(), saved, h.now + 10);
   EXPECT_EQ(again.next_job_id(), 2u);
   EXPECT_EQ(again.find_node(saved[0].batch_host)->alloc_cpus, 2);
@@ -299,9 +299,12 @@ TEST(StateMachine, PartitionStatesFollowSlurm) {
   EXPECT_EQ(h.sm.find_job(down)->reason, "PartitionDown");
 }
 
-// A pass over only the new jobs must decide what a pass over the whole queue would.
+// Under sched/builtin (FIFO), a pass over only the new jobs must decide what a pass over
+// the whole queue would.
 TEST(StateMachine, IncrementalPassesMatchFullPasses) {
-  Harness inc, full;
+  ctld::Config fifo = two_node_config();
+  fifo.sched_params.policy = sched::Policy::Fifo;
+  Harness inc(fifo), full(fifo);
   std::mt19937 rng(3);
   for (int round = 0; round < 60; ++round) {
     int cpus = 1 + static_cast<int>(rng() % 2);
