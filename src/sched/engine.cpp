@@ -56,52 +56,88 @@ class ShapeCursor {
 
 // For one node set, request shape and duration: a lower bound per node on the earliest time
 // it can take part, kept for the rest of the pass (the profile only loses room as the pass
-// goes on, so a bound once true stays true) and a min-heap over them. A search then looks
+// goes on, so a bound once true stays true), in an indexed min-heap. A search then looks
 // only at the nodes whose bound has come due instead of at every node.
-struct NodeBounds {
-  std::vector<int64_t> lb;                   // per position in the node list
-  std::vector<std::pair<int64_t, int>> heap;  // (bound, position); stale entries skipped
+class NodeBounds {
+ public:
+  bool ready(size_t n) const { return pos_at_.size() == n; }
+  void init(size_t n, int64_t from) {
+    key_.assign(n, from);
+    pos_at_.resize(n);
+    slot_of_.resize(n);
+    for (size_t i = 0; i < n; ++i) pos_at_[i] = slot_of_[i] = static_cast<int>(i);
+  }
+  int64_t min() const { return key_.empty() ? kNever : key_[0]; }
+  // Positions whose bound is <= t (without taking them out).
+  void due(int64_t t, std::vector<int>& out) {
+    out.clear();
+    stack_.clear();
+    if (!key_.empty() && key_[0] <= t) stack_.push_back(0);
+    while (!stack_.empty()) {
+      const size_t i = stack_.back();
+      stack_.pop_back();
+      out.push_back(pos_at_[i]);
+      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c)
+        if (key_[c] <= t) stack_.push_back(c);
+    }
+  }
+  // Raises a position's bound (bounds never fall).
+  void raise(int pos, int64_t bound) {
+    size_t i = slot_of_[pos];
+    key_[i] = bound;
+    for (;;) {
+      size_t c = 2 * i + 1;
+      if (c >= key_.size()) break;
+      if (c + 1 < key_.size() && key_[c + 1] < key_[c]) ++c;
+      if (key_[c] >= key_[i]) break;
+      swap_slots(i, c);
+      i = c;
+    }
+  }
+  // The k-th smallest bound above t (1-based), kNever if there are fewer.
+  int64_t kth_above(int64_t t, int k) {
+    // Walk down from the root through bounds <= t; the subtrees hanging off them with
+    // bounds > t form a frontier whose smallest k are found with a small heap.
+    frontier_.clear();
+    stack_.clear();
+    if (!key_.empty()) stack_.push_back(0);
+    while (!stack_.empty()) {
+      const size_t i = stack_.back();
+      stack_.pop_back();
+      if (key_[i] > t) {
+        frontier_.emplace_back(key_[i], i);
+        continue;
+      }
+      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c) stack_.push_back(c);
+    }
+    auto greater = [](const auto& x, const auto& y) { return x.first > y.first; };
+    std::make_heap(frontier_.begin(), frontier_.end(), greater);
+    for (int taken = 0; !frontier_.empty(); ++taken) {
+      std::pop_heap(frontier_.begin(), frontier_.end(), greater);
+      const auto [v, i] = frontier_.back();
+      frontier_.pop_back();
+      if (v >= kNever) return kNever;
+      if (taken + 1 == k) return v;
+      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c) {
+        frontier_.emplace_back(key_[c], c);
+        std::push_heap(frontier_.begin(), frontier_.end(), greater);
+      }
+    }
+    return kNever;
+  }
 
-  static bool later_first(const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
-    return a.first > b.first || (a.first == b.first && a.second > b.second);
+ private:
+  void swap_slots(size_t a, size_t b) {
+    std::swap(key_[a], key_[b]);
+    std::swap(pos_at_[a], pos_at_[b]);
+    slot_of_[pos_at_[a]] = static_cast<int>(a);
+    slot_of_[pos_at_[b]] = static_cast<int>(b);
   }
-  void push(int pos, int64_t bound) {
-    lb[pos] = bound;
-    if (bound >= kNever) return;
-    heap.emplace_back(bound, pos);
-    std::push_heap(heap.begin(), heap.end(), later_first);
-  }
-  void drop_stale() {
-    while (!heap.empty() && heap.front().first != lb[heap.front().second]) {
-      std::pop_heap(heap.begin(), heap.end(), later_first);
-      heap.pop_back();
-    }
-  }
-  int64_t top() {
-    drop_stale();
-    return heap.empty() ? kNever : heap.front().first;
-  }
-  int pop() {
-    drop_stale();
-    const int pos = heap.front().second;
-    std::pop_heap(heap.begin(), heap.end(), later_first);
-    heap.pop_back();
-    lb[pos] = -1;  // out of the heap until pushed again
-    return pos;
-  }
-  // The k-th smallest bound (1-based) in the heap, kNever if fewer.
-  int64_t kth(int k) {
-    std::vector<std::pair<int, int64_t>> taken;
-    int64_t v = kNever;
-    while (static_cast<int>(taken.size()) < k && top() < kNever) {
-      const int64_t b = heap.front().first;
-      taken.emplace_back(pop(), b);
-      v = b;
-    }
-    if (static_cast<int>(taken.size()) < k) v = kNever;
-    for (const auto& [pos, b] : taken) push(pos, b);
-    return v;
-  }
+  std::vector<int64_t> key_;  // per heap slot
+  std::vector<int> pos_at_;   // heap slot -> position in the node list
+  std::vector<int> slot_of_;  // position -> heap slot
+  std::vector<size_t> stack_;
+  std::vector<std::pair<int64_t, size_t>> frontier_;
 };
 
 class Engine final : public Scheduler {
@@ -136,6 +172,7 @@ class Engine final : public Scheduler {
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
     std::vector<int64_t> growth;   // scratch
+    std::vector<int> due;          // scratch
     bool out_of_budget = false;
 
     Pass(const ClusterView& v, int64_t t, Policy p)
@@ -242,30 +279,25 @@ class Engine final : public Scheduler {
     Found find_start_bounded(const Request& req, const std::vector<int>& nodes, int64_t from,
                              int64_t duration, int64_t horizon, NodeBounds& b) {
       Found f;
-      if (b.lb.size() != nodes.size()) {
-        b.lb.assign(nodes.size(), from);
-        b.heap.clear();
-        for (size_t i = 0; i < nodes.size(); ++i) b.heap.emplace_back(from, static_cast<int>(i));
-        std::make_heap(b.heap.begin(), b.heap.end(), NodeBounds::later_first);
-      }
+      if (!b.ready(nodes.size())) b.init(nodes.size(), from);
       struct Feasible {
         int pos;
         Profile::Window w;
       };
       std::vector<Feasible> feas;
-      int64_t t = std::max(from, b.top());
+      int64_t t = std::max(from, b.min());
       while (t <= horizon && t < kNever) {
         feas.clear();
-        while (b.top() <= t) {
-          const int pos = b.pop();
+        b.due(t, due);
+        for (const int pos : due) {
           const int slot = nodes[pos];
           const Profile::Window w =
               profile.earliest(slot, req, slots[slot], t, duration, req.min_tasks_per_node());
           ++d.work;
           if (w.start == t)
-            feas.push_back({pos, w});
+            feas.push_back({pos, w});  // its bound (<= t) stays true
           else
-            b.push(pos, w.start);
+            b.raise(pos, w.start);
         }
         if (static_cast<int>(feas.size()) >= req.nmin) {
           std::sort(feas.begin(), feas.end(),
@@ -273,7 +305,6 @@ class Engine final : public Scheduler {
           cands.clear();
           for (const auto& x : feas) cands.push_back({nodes[x.pos], x.w.free, x.w.cap});
           if (select_nodes(req, cands, f.shares)) {
-            for (const auto& x : feas) b.push(x.pos, t);
             f.start = t;
             return f;
           }
@@ -282,12 +313,11 @@ class Engine final : public Scheduler {
         const int missing = req.nmin - static_cast<int>(feas.size());
         if (missing <= 0) {
           // Enough nodes, too little room on them: try again when anything changes.
-          next = b.top();
+          next = b.kth_above(t, 1);
           for (const auto& x : feas) next = std::min(next, x.w.next_change);
         } else {
-          next = b.kth(missing);
+          next = b.kth_above(t, missing);
         }
-        for (const auto& x : feas) b.push(x.pos, t);
         t = next;
       }
       return f;
