@@ -4,12 +4,15 @@
 #include <vector>
 
 #include "drover/local_cluster.hpp"
+#include "sim/cli.hpp"
 
 namespace {
 int usage() {
   std::cerr
       << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
-         "       drover down --state-dir DIR\n";
+         "       drover down --state-dir DIR\n"
+         "       drover sim TRACE [--nodes N] [--cpus-per-node C]\n"
+         "                  [--policy fcfs|easy|conservative|multifactor] [--jobs-csv FILE]\n";
   return 2;
 }
 }  // namespace
@@ -18,6 +21,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) return usage();
   const std::string cmd = args[0];
+  if (cmd == "sim")
+    return drover::sim::sim_main(std::vector<std::string>(args.begin() + 1, args.end()), std::cout,
+                                 std::cerr);
   drover::tool::UpOptions up;
   try {
     for (size_t i = 1; i < args.size(); ++i) {
