@@ -32,6 +32,7 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   c.gres_types = core::split_list(s.get("GresTypes", ""), ',');
   c.max_array_size = static_cast<uint32_t>(s.get_int("MaxArraySize", 1001));
   c.job_requeue = s.get_int("JobRequeue", 1) != 0;
+  c.priority = sched::parse_priority_config(s);
   const std::string sched_type = s.get("SchedulerType", "sched/backfill");
   if (sched_type == "sched/backfill")
     c.sched_params.policy = sched::Policy::Conservative;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/slurm_conf.hpp"
+#include "sched/priority.hpp"
 #include "sched/scheduler.hpp"
 
 namespace drover::ctld {
@@ -33,6 +34,7 @@ struct Config {
   // SchedulerType (sched/backfill: conservative planning of the whole queue; sched/builtin:
   // FIFO) and the bf_* SchedulerParameters.
   sched::SchedulerParams sched_params;
+  sched::PriorityConfig priority;  // PriorityType, PriorityWeight*, ...
   uint32_t slurm_user_uid = 0;  // an operator besides root
   std::string slurm_user = "root";
 };

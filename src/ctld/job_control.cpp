@@ -96,7 +96,7 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
           }
           if (job.held) {
             job.held = 0;
-            job.priority = next_priority(job.nice);
+            job.priority = initial_priority(job, now);
             if (job.state == core::JobState::Pending) job.reason = "None";
           }
         } else {

@@ -342,7 +342,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
   job.spec = std::move(spec);
   // Every accepted job takes a step of the priority counter, held ones too (then 0).
-  job.priority = next_priority(job.nice);
+  job.priority = initial_priority(job, now);
   if (job.held) job.priority = 0;
   uint64_t id = job.id;
   auto& stored = jobs_.emplace(id, std::move(job)).first->second;
@@ -464,6 +464,7 @@ void StateMachine::processes_gone(core::Job& job) {
 void StateMachine::end_job(core::Job& job, core::JobState state, const std::string& reason,
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
+  if (held && job.state == core::JobState::Running) charge_usage(job, now);
   job.state = state;
   job.reason = reason;
   job.end_time = now;
@@ -685,6 +686,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
   const bool full_pass = full_pass_needed_;
   full_pass_needed_ = false;
   new_pending_.clear();
+  if (full_pass) update_priorities(now);
   // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
   // not hold up the jobs behind them.
   std::set<std::pair<uint32_t, std::string>> singletons_seen;

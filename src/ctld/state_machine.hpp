@@ -12,6 +12,7 @@
 #include "core/job.hpp"
 #include "core/node.hpp"
 #include "ctld/config.hpp"
+#include "sched/fairshare.hpp"
 #include "sched/scheduler.hpp"
 
 namespace drover::ctld {
@@ -133,6 +134,14 @@ class StateMachine {
   json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
   void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);
+  // priority/multifactor (priority.cpp).
+  sched::AssocId user_association(const std::string& user);
+  void charge_usage(const core::Job& job, int64_t now);
+  void update_priorities(int64_t now);
+  uint32_t multifactor_priority_of(const core::Job& job, int64_t now,
+                                   const std::vector<sched::ShareInfo>& shares);
+  // A new job's priority: priority/basic's counter, or its multifactor priority.
+  uint32_t initial_priority(const core::Job& job, int64_t now);
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
                bool completing, Effects& fx);
   void release(core::Job& job);
@@ -159,6 +168,7 @@ class StateMachine {
   std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
+  sched::AssocTree assoc_;  // fair-share usage (not yet durable: kept in memory)
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.

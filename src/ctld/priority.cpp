@@ -1,0 +1,74 @@
+// priority/multifactor in the controller: usage charged to users' associations as jobs
+// end, and every pending job's priority recomputed from its factors before a full pass.
+// Until accounting holds accounts (sacctmgr), each user is an association under root.
+#include <algorithm>
+
+#include "ctld/state_machine.hpp"
+
+namespace drover::ctld {
+
+sched::AssocId StateMachine::user_association(const std::string& user) {
+  if (auto id = assoc_.find_user(user, "root")) return *id;
+  return assoc_.add_user(user, "root");
+}
+
+void StateMachine::charge_usage(const core::Job& job, int64_t now) {
+  if (!config_.priority.multifactor() || job.start_time == core::kNoTime || now <= job.start_time)
+    return;
+  const sched::AssocId id = user_association(job.user);
+  assoc_.decay_to(now, config_.priority.decay_half_life_s);
+  assoc_.add_running_usage(id, job.start_time, now, job.alloc_cpus(),
+                           config_.priority.decay_half_life_s);
+}
+
+void StateMachine::update_priorities(int64_t now) {
+  const sched::PriorityConfig& conf = config_.priority;
+  if (!conf.multifactor()) return;
+  assoc_.decay_to(now, conf.decay_half_life_s);
+  for (const auto& [id, job] : jobs_)
+    if (job.state == core::JobState::Pending) user_association(job.user);
+  const auto opts = sched::fairshare_options(conf);
+  const auto shares = sched::compute_fairshare(assoc_, opts);
+
+  for (auto& [id, job] : jobs_)
+    if (job.state == core::JobState::Pending && !job.held)
+      job.priority = multifactor_priority_of(job, now, shares);
+}
+
+uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now,
+                                               const std::vector<sched::ShareInfo>& shares) {
+  const sched::PriorityConfig& conf = config_.priority;
+  uint32_t cluster_cpus = 0, max_part_factor = 0;
+  for (const auto& n : nodes_) cluster_cpus += static_cast<uint32_t>(n.cpus);
+  for (const auto& p : partitions_)
+    max_part_factor = std::max<uint32_t>(max_part_factor, p.conf.priority_job_factor);
+  sched::JobPriorityInput in;
+  in.now = now;
+  in.submit_time = job.submit_time;
+  in.eligible_time = job.eligible_time;
+  in.dependency_pending = !job.dependency.empty();
+  in.cpus =
+      static_cast<uint32_t>(std::max(1, job.spec.ntasks) * std::max(1, job.spec.cpus_per_task));
+  in.min_nodes = static_cast<uint32_t>(std::max(1, job.spec.nodes_min));
+  in.time_limit_min = job.time_limit_min < 0 ? core::kInfinite : job.time_limit_min;
+  in.cluster_cpus = cluster_cpus;
+  in.cluster_nodes = static_cast<uint32_t>(nodes_.size());
+  if (const Partition* p = find_partition(job.partition))
+    in.partition_job_factor = static_cast<uint32_t>(p->conf.priority_job_factor);
+  in.max_partition_job_factor = max_part_factor;
+  in.fairshare = sched::job_fairshare_factor(assoc_, shares, user_association(job.user),
+                                             sched::fairshare_options(conf));
+  in.job_tres = {{"cpu", in.cpus}};
+  in.partition_tres = {{"cpu", cluster_cpus}};
+  in.nice = job.nice;
+  return sched::multifactor_priority(sched::compute_priority_factors(in, conf), conf);
+}
+
+uint32_t StateMachine::initial_priority(const core::Job& job, int64_t now) {
+  if (!config_.priority.multifactor()) return next_priority(job.nice);
+  user_association(job.user);
+  return multifactor_priority_of(
+      job, now, sched::compute_fairshare(assoc_, sched::fairshare_options(config_.priority)));
+}
+
+}  // namespace drover::ctld

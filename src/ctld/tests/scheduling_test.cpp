@@ -1,0 +1,103 @@
+// The controller with the backfill engine and priority/multifactor.
+#include <gtest/gtest.h>
+
+#include "ctld/tests/harness.hpp"
+
+using namespace drover;
+using namespace drover::ctld;
+using namespace drover::ctld::testing;
+
+// Two 2-CPU nodes. A running 1-CPU job holds node1 for 10 minutes; a job needing both nodes
+// waits for it (Resources) with an expected start and nodes; a short 1-CPU job behind it
+// backfills now because it ends before that start.
+TEST(Scheduling, BackfillStartsShortJobAndPlansTheBlockedOne) {
+  Harness h;
+  Effects fx;
+  json first = h.spec(1, 1);
+  first["time_limit_min"] = 10;
+  const uint64_t running = h.submit(h.alice, first, fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
+
+  json big = h.spec(4, 1);
+  big["time_limit_min"] = 5;
+  const uint64_t blocked = h.submit(h.alice, big, fx);
+  json small = h.spec(1, 1);
+  small["time_limit_min"] = 5;
+  const uint64_t backfilled = h.submit(h.alice, small, fx);
+  json too_long = h.spec(1, 1);
+  too_long["time_limit_min"] = 60;
+  const uint64_t waits = h.submit(h.alice, too_long, fx);
+  Effects tick;
+  h.sm.tick(h.now, tick);  // a full pass plans the queue
+  h.sm.schedule(h.now, fx);
+
+  const core::Job* b = h.sm.find_job(blocked);
+  EXPECT_EQ(b->state, core::JobState::Pending);
+  EXPECT_EQ(b->reason, "Resources");
+  // The running job ends at now + 600, rounded up to bf_resolution (60 s).
+  EXPECT_EQ(b->start_time, (h.now + 600 + 59) / 60 * 60);
+  EXPECT_EQ(b->sched_nodes, "node[1-2]");
+  EXPECT_EQ(h.sm.find_job(backfilled)->state, core::JobState::Running);
+  const core::Job* w = h.sm.find_job(waits);
+  EXPECT_EQ(w->state, core::JobState::Pending);
+  EXPECT_EQ(w->reason, "Priority");
+  EXPECT_GT(w->start_time, b->start_time);
+}
+
+TEST(Scheduling, BuiltinSchedulerDoesNotBackfill) {
+  Config c = two_node_config();
+  c.sched_params.policy = sched::Policy::Fifo;
+  Harness h(c);
+  Effects fx;
+  json first = h.spec(1, 1);
+  first["time_limit_min"] = 10;
+  h.submit(h.alice, first, fx);
+  h.sm.schedule(h.now, fx);
+  h.submit(h.alice, h.spec(4, 1), fx);
+  const uint64_t small = h.submit(h.alice, h.spec(1, 1), fx);
+  Effects tick;
+  h.sm.tick(h.now, tick);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(small)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(small)->reason, "Priority");
+  EXPECT_EQ(h.sm.find_job(small)->start_time, core::kNoTime);
+}
+
+// priority/multifactor with only the fair-share weight: a user who has used the cluster
+// gets a lower priority than one who has not, and the order of the queue follows.
+TEST(Scheduling, FairShareOrdersUsersByUsage) {
+  Config c = two_node_config();
+  c.priority.type = sched::PriorityType::Multifactor;
+  c.priority.weight_fairshare = 10000;
+  Harness h(c);
+  Effects fx;
+  // Alice runs both nodes for an hour.
+  const uint64_t heavy = h.submit(h.alice, h.spec(4, 1), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(heavy)->state, core::JobState::Running);
+  h.now += 3600;
+  for (const char* n : {"node1", "node2"})
+    h.sm.agent_heartbeat(n, json::object(), h.now);
+  h.sm.agent_exited(h.sm.find_job(heavy)->batch_host, {{"job_id", heavy}, {"status", 0}}, h.now,
+                    fx);
+  // Fill the cluster, then both users queue one job each, Alice first.
+  json fill = h.spec(4, 1);
+  fill["time_limit_min"] = 10;
+  const uint64_t filler = h.submit(h.bob, fill, fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(filler)->state, core::JobState::Running);
+  json job = h.spec(4, 1);
+  job["time_limit_min"] = 5;
+  const uint64_t a = h.submit(h.alice, job, fx);
+  const Caller carol{1002, 1002, "carol", "carol"};
+  const uint64_t b = h.submit(carol, job, fx);
+  Effects tick;
+  h.sm.tick(h.now, tick);
+  h.sm.schedule(h.now, fx);
+  EXPECT_LT(h.sm.find_job(a)->priority, h.sm.find_job(b)->priority);
+  EXPECT_EQ(h.sm.find_job(a)->reason, "Priority");
+  EXPECT_EQ(h.sm.find_job(b)->reason, "Resources");
+  // Carol (no usage) is planned first although Alice submitted first.
+  EXPECT_LT(h.sm.find_job(b)->start_time, h.sm.find_job(a)->start_time);
+}
