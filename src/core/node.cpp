@@ -2,6 +2,20 @@
 
 namespace drover::core {
 
+void Node::charge(const NodeAlloc& a) {
+  alloc_cpus += a.cpus;
+  alloc_mem_mb += a.mem_mb;
+  running_jobs += 1;
+  gres_used.insert(gres_used.end(), a.gres.begin(), a.gres.end());
+}
+
+void Node::discharge(const NodeAlloc& a) {
+  alloc_cpus -= a.cpus;
+  alloc_mem_mb -= a.mem_mb;
+  running_jobs -= 1;
+  gres_give_back(gres_used, a.gres);
+}
+
 NodeBase Node::base() const {
   if (down) return NodeBase::Down;
   if (!registered) return NodeBase::Unknown;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/gres.hpp"
+#include "core/job.hpp"
 
 namespace drover::core {
 
@@ -37,6 +38,10 @@ struct Node {
   std::vector<GresCount> gres_total;  // parsed from `gres`
   std::vector<GresCount> gres_used;   // held by running jobs
   int running_jobs = 0;
+
+  // Charges a job's share to this node (it starts or is restored) / gives it back (it ends).
+  void charge(const NodeAlloc& a);
+  void discharge(const NodeAlloc& a);
 
   NodeBase base() const;
   bool schedulable() const { return registered && !down && !drain; }

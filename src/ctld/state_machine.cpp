@@ -74,11 +74,7 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
       for (const auto& a : job.alloc) {
         auto it = node_index_.find(a.node);
         if (it == node_index_.end()) continue;
-        core::Node& n = nodes_[it->second];
-        n.alloc_cpus += a.cpus;
-        n.alloc_mem_mb += a.mem_mb;
-        n.running_jobs += 1;
-        n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
+        nodes_[it->second].charge(a);
       }
     }
     if (job.priority != 0)
@@ -443,11 +439,7 @@ void StateMachine::release(core::Job& job) {
   for (const auto& a : job.alloc) {
     auto it = node_index_.find(a.node);
     if (it == node_index_.end()) continue;
-    core::Node& n = nodes_[it->second];
-    n.alloc_cpus -= a.cpus;
-    n.alloc_mem_mb -= a.mem_mb;
-    n.running_jobs -= 1;
-    core::gres_give_back(n.gres_used, a.gres);
+    nodes_[it->second].discharge(a);
   }
 }
 
@@ -755,11 +747,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.alloc = start.alloc;
   job.batch_host = job.alloc.front().node;
   for (const auto& a : job.alloc) {
-    core::Node& n = nodes_[node_index_.at(a.node)];
-    n.alloc_cpus += a.cpus;
-    n.alloc_mem_mb += a.mem_mb;
-    n.running_jobs += 1;
-    n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
+    nodes_[node_index_.at(a.node)].charge(a);
   }
   fx.dirty_jobs.insert(job.id);
   fx.to_agents.push_back({job.batch_host, launch_message(job)});

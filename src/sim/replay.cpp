@@ -255,18 +255,14 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
     if (!ends.empty()) t = std::min(t, ends.top().first);
     const int64_t now = r.epoch + t;
 
-    // Ends first: free what they held, as the controller's release() does.
+    // Ends first: free what they held (Node::discharge, as the controller's release()).
     ended.clear();
     while (!ends.empty() && ends.top().first == t) {
       const size_t k = ends.top().second;
       ends.pop();
       core::Job& job = *live[k];
       for (const auto& a : job.alloc) {
-        core::Node& nd = node_store[node_index.at(a.node)];
-        nd.alloc_cpus -= a.cpus;
-        nd.alloc_mem_mb -= a.mem_mb;
-        nd.running_jobs -= 1;
-        core::gres_give_back(nd.gres_used, a.gres);
+        node_store[node_index.at(a.node)].discharge(a);
         free_cpus += a.cpus;
       }
       job.state = core::JobState::Completed;
@@ -350,10 +346,7 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
         auto it = node_index.find(a.node);
         if (it == node_index.end()) fault(" on unknown node " + a.node);
         core::Node& nd = node_store[it->second];
-        nd.alloc_cpus += a.cpus;
-        nd.alloc_mem_mb += a.mem_mb;
-        nd.running_jobs += 1;
-        nd.gres_used.insert(nd.gres_used.end(), a.gres.begin(), a.gres.end());
+        nd.charge(a);
         if (nd.alloc_cpus > nd.cpus) fault(": " + nd.name + " has more CPUs allocated than it has");
         cpus += a.cpus;
       }

@@ -61,22 +61,12 @@ struct Cluster {
     j.alloc = alloc;
     for (const auto& a : alloc)
       for (auto& n : nodes)
-        if (n.name == a.node) {
-          n.alloc_cpus += a.cpus;
-          n.alloc_mem_mb += a.mem_mb;
-          n.running_jobs += 1;
-          n.gres_used.insert(n.gres_used.end(), a.gres.begin(), a.gres.end());
-        }
+        if (n.name == a.node) n.charge(a);
   }
   void finish(core::Job& j) {
     for (const auto& a : j.alloc)
       for (auto& n : nodes)
-        if (n.name == a.node) {
-          n.alloc_cpus -= a.cpus;
-          n.alloc_mem_mb -= a.mem_mb;
-          n.running_jobs -= 1;
-          core::gres_give_back(n.gres_used, a.gres);
-        }
+        if (n.name == a.node) n.discharge(a);
     j.state = core::JobState::Completed;
     j.alloc.clear();
   }
