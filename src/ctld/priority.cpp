@@ -30,18 +30,26 @@ void StateMachine::update_priorities(int64_t now) {
   const auto opts = sched::fairshare_options(conf);
   const auto shares = sched::compute_fairshare(assoc_, opts);
 
+  const PriorityTotals totals = priority_totals();
   for (auto& [id, job] : jobs_)
     if (job.state == core::JobState::Pending && !job.held)
-      job.priority = multifactor_priority_of(job, now, shares);
+      job.priority = multifactor_priority_of(job, now, shares, totals);
+}
+
+StateMachine::PriorityTotals StateMachine::priority_totals() const {
+  PriorityTotals t;
+  for (const auto& n : nodes_) t.cluster_cpus += static_cast<uint32_t>(n.cpus);
+  for (const auto& p : partitions_)
+    t.max_partition_job_factor =
+        std::max<uint32_t>(t.max_partition_job_factor, p.conf.priority_job_factor);
+  return t;
 }
 
 uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now,
-                                               const std::vector<sched::ShareInfo>& shares) {
+                                               const std::vector<sched::ShareInfo>& shares,
+                                               const PriorityTotals& totals) {
   const sched::PriorityConfig& conf = config_.priority;
-  uint32_t cluster_cpus = 0, max_part_factor = 0;
-  for (const auto& n : nodes_) cluster_cpus += static_cast<uint32_t>(n.cpus);
-  for (const auto& p : partitions_)
-    max_part_factor = std::max<uint32_t>(max_part_factor, p.conf.priority_job_factor);
+  const uint32_t cluster_cpus = totals.cluster_cpus;
   sched::JobPriorityInput in;
   in.now = now;
   in.submit_time = job.submit_time;
@@ -55,7 +63,7 @@ uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now
   in.cluster_nodes = static_cast<uint32_t>(nodes_.size());
   if (const Partition* p = find_partition(job.partition))
     in.partition_job_factor = static_cast<uint32_t>(p->conf.priority_job_factor);
-  in.max_partition_job_factor = max_part_factor;
+  in.max_partition_job_factor = totals.max_partition_job_factor;
   in.fairshare = sched::job_fairshare_factor(assoc_, shares, user_association(job.user),
                                              sched::fairshare_options(conf));
   in.job_tres = {{"cpu", in.cpus}};
@@ -68,7 +76,8 @@ uint32_t StateMachine::initial_priority(const core::Job& job, int64_t now) {
   if (!config_.priority.multifactor()) return next_priority(job.nice);
   user_association(job.user);
   return multifactor_priority_of(
-      job, now, sched::compute_fairshare(assoc_, sched::fairshare_options(config_.priority)));
+      job, now, sched::compute_fairshare(assoc_, sched::fairshare_options(config_.priority)),
+      priority_totals());
 }
 
 }  // namespace drover::ctld

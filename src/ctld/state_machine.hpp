@@ -138,8 +138,15 @@ class StateMachine {
   sched::AssocId user_association(const std::string& user);
   void charge_usage(const core::Job& job, int64_t now);
   void update_priorities(int64_t now);
+  // What every job's factors are normalised by; computed once per recomputation.
+  struct PriorityTotals {
+    uint32_t cluster_cpus = 0;
+    uint32_t max_partition_job_factor = 0;
+  };
+  PriorityTotals priority_totals() const;
   uint32_t multifactor_priority_of(const core::Job& job, int64_t now,
-                                   const std::vector<sched::ShareInfo>& shares);
+                                   const std::vector<sched::ShareInfo>& shares,
+                                   const PriorityTotals& totals);
   // A new job's priority: priority/basic's counter, or its multifactor priority.
   uint32_t initial_priority(const core::Job& job, int64_t now);
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,

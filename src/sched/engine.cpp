@@ -323,26 +323,19 @@ class Engine final : public Scheduler {
       return f;
     }
 
+    // Requests with equal keys need the same on the same nodes.
+    static std::string shape_key(const PartitionView& part, const Request& req) {
+      return part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
+    }
+
     // Whether the request fits the partition's nodes (down ones included) were they idle.
     bool fits_empty(const PartitionView& part, const Request& req) {
-      const std::string key = part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
+      const std::string key = shape_key(part, req);
       if (auto it = fits_cache.find(key); it != fits_cache.end()) return it->second;
       std::vector<Candidate> all;
-      size_t required_found = 0;
-      for (int idx : part.nodes) {
-        const NodeSlot& s = slots[idx];
-        if (!req.allows(*s.node)) continue;
-        const int cap = req.tasks_fit(s, s.total);
-        if (cap <= 0) continue;
-        if (!req.required.empty() && req.requires_node(s.node->name))
-          all.insert(all.begin() + static_cast<std::ptrdiff_t>(required_found++),
-                     {idx, s.total, cap});
-        else
-          all.push_back({idx, s.total, cap});
-      }
       std::vector<Share> shares;
       const bool ok =
-          required_found == req.required.size() && select_nodes(req, all, shares);
+          fitting_nodes(req, part.nodes, slots, true, all) && select_nodes(req, all, shares);
       fits_cache.emplace(key, ok);
       return ok;
     }
@@ -353,8 +346,8 @@ class Engine final : public Scheduler {
     }
 
     // Starts the job now on the chosen shares.
-    void start(const core::Job& job, const PartitionView& part, const Request& req,
-               const Found& f, int64_t duration) {
+    void start(const core::Job& job, const PartitionView& part, const Request& req, const Found& f,
+               int64_t duration) {
       Start s{job.id, part.name, {}};
       const int64_t end = duration >= kNever ? kNever : profile.round_up(now + duration);
       for (const Share& sh : f.shares) {
@@ -419,13 +412,15 @@ class Engine final : public Scheduler {
         for (const auto& name : job->spec.partitions.size() < 2
                                     ? std::vector<std::string>{job->partition}
                                     : job->spec.partitions)
-          if (const PartitionView* p = find_partition(name)) tier = std::max(tier, p->priority_tier);
+          if (const PartitionView* p = find_partition(name))
+            tier = std::max(tier, p->priority_tier);
         order.push_back({job, tier});
       }
       std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
         if (a.tier != b.tier) return a.tier > b.tier;
         if (a.job->priority != b.job->priority) return a.job->priority > b.job->priority;
-        if (a.job->submit_time != b.job->submit_time) return a.job->submit_time < b.job->submit_time;
+        if (a.job->submit_time != b.job->submit_time)
+          return a.job->submit_time < b.job->submit_time;
         return a.job->id < b.job->id;
       });
 
@@ -451,8 +446,8 @@ class Engine final : public Scheduler {
         }
         ++tested;
         ++tested_per_user[job.uid];
-        const Request req = Request::compile(job.spec, kinds, view.def_mem_per_cpu_mb,
-                                             view.def_mem_per_node_mb);
+        const Request req =
+            Request::compile(job.spec, kinds, view.def_mem_per_cpu_mb, view.def_mem_per_node_mb);
         const int64_t duration = duration_s(job.time_limit_min);
         int limit = 1;
         if (auto it = view.start_limit.find(job.id); it != view.start_limit.end())
@@ -467,25 +462,26 @@ class Engine final : public Scheduler {
           const PartitionView* best_part = nullptr;
           for (const auto& name : names) {
             const PartitionView* part = find_partition(name);
-            if (!static_reason(job, part, req, policy == Policy::Fifo && part != nullptr &&
-                                                    blocked.count(part->name))
+            if (!static_reason(
+                     job, part, req,
+                     policy == Policy::Fifo && part != nullptr && blocked.count(part->name))
                      .empty())
               continue;
             const auto& nodes = candidates(*part, req);
             // FIFO, and EASY once the partition has its reservation, only ask "now?".
-            const bool now_only = policy == Policy::Fifo ||
-                                  (policy == Policy::Easy && reserved.count(part->name));
+            const bool now_only =
+                policy == Policy::Fifo || (policy == Policy::Easy && reserved.count(part->name));
+            const std::string key = shape_key(*part, req);
             ShapeCursor* cursor = nullptr;
             int64_t from = now;
             if (!now_only) {
-              cursor = &cursors[part->name + '\x1e' + req.filter_key + '\x1e' + req.shape_key];
+              cursor = &cursors[key];
               from = std::max(now, cursor->lower_bound(duration));
             }
             const int64_t length = policy == Policy::Fifo ? 1 : duration;
             Found f;
             if (req.required.empty()) {
-              NodeBounds& b = bounds[part->name + '\x1e' + req.filter_key + '\x1e' +
-                                     req.shape_key + '\x1e' + std::to_string(length)];
+              NodeBounds& b = bounds[key + '\x1e' + std::to_string(length)];
               f = find_start_bounded(req, nodes, from, length, now_only ? now : horizon, b);
             } else {
               f = find_start(req, nodes, from, length, now_only ? now : horizon);
@@ -537,8 +533,6 @@ class Engine final : public Scheduler {
 }  // namespace
 
 std::unique_ptr<Scheduler> make_scheduler() { return std::make_unique<Engine>(std::nullopt); }
-std::unique_ptr<Scheduler> make_fifo_scheduler() {
-  return std::make_unique<Engine>(Policy::Fifo);
-}
+std::unique_ptr<Scheduler> make_fifo_scheduler() { return std::make_unique<Engine>(Policy::Fifo); }
 
 }  // namespace drover::sched

@@ -16,20 +16,7 @@ bool place(const core::JobSpec& spec, const PartitionView& part, const ClusterVi
   Request capped = req;
   if (part.max_nodes > 0) capped.nmax = std::min(capped.nmax, part.max_nodes);
   std::vector<Candidate> cands;
-  size_t required_found = 0;
-  for (int idx : part.nodes) {
-    NodeSlot& s = slots[idx];
-    if (!assume_idle && !s.usable) continue;
-    if (!req.allows(*s.node)) continue;
-    const Amount& free = assume_idle ? s.total : s.free_now;
-    const int cap = req.tasks_fit(s, free);
-    if (cap <= 0) continue;
-    if (!req.required.empty() && req.requires_node(s.node->name))
-      cands.insert(cands.begin() + static_cast<std::ptrdiff_t>(required_found++), {idx, free, cap});
-    else
-      cands.push_back({idx, free, cap});
-  }
-  if (required_found < req.required.size()) return false;
+  if (!fitting_nodes(req, part.nodes, slots, assume_idle, cands)) return false;
   std::vector<Share> shares;
   if (!select_nodes(capped, cands, shares)) return false;
   for (const Share& sh : shares) {

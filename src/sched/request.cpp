@@ -47,7 +47,8 @@ Request Request::compile(const core::JobSpec& spec, const GresKinds& kinds,
         if (g.count > 0) r.per_node.push_back(gres_of(g));
     if (!spec.gpus_per_node.empty())
       r.per_node.push_back(gres_of(core::parse_gpu_count(spec.gpus_per_node)));
-    if (!spec.gpus_per_task.empty()) r.per_task = gres_of(core::parse_gpu_count(spec.gpus_per_task));
+    if (!spec.gpus_per_task.empty())
+      r.per_task = gres_of(core::parse_gpu_count(spec.gpus_per_task));
     if (!spec.gpus.empty()) r.per_job = gres_of(core::parse_gpu_count(spec.gpus));
   } catch (const std::exception&) {
     r.valid = false;
@@ -168,8 +169,8 @@ int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
       int64_t node_gpus = 0;
       for (const auto& g : per_node)
         if (g.mask & gpu_mask) node_gpus += g.count;
-      while (cap > 0 && mem_for(slot, cap, node_gpus + per_task.count * cap + job_share) >
-                            free.mem_mb)
+      while (cap > 0 &&
+             mem_for(slot, cap, node_gpus + per_task.count * cap + job_share) > free.mem_mb)
         --cap;
       break;
     }
@@ -186,6 +187,26 @@ Amount Request::usage(const NodeSlot& slot, const Amount& free, int tasks, int j
   use.cpus = exclusive ? slot.total.cpus : tasks * cpt;
   use.mem_mb = exclusive ? slot.total.mem_mb : mem_for(slot, tasks, use.gres_in(gpu_mask));
   return use;
+}
+
+bool fitting_nodes(const Request& req, const std::vector<int>& nodes,
+                   const std::vector<NodeSlot>& slots, bool assume_idle,
+                   std::vector<Candidate>& out) {
+  out.clear();
+  size_t required_found = 0;
+  for (int idx : nodes) {
+    const NodeSlot& s = slots[idx];
+    if (!assume_idle && !s.usable) continue;
+    if (!req.allows(*s.node)) continue;
+    const Amount& free = assume_idle ? s.total : s.free_now;
+    const int cap = req.tasks_fit(s, free);
+    if (cap <= 0) continue;
+    if (!req.required.empty() && req.requires_node(s.node->name))
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(required_found++), {idx, free, cap});
+    else
+      out.push_back({idx, free, cap});
+  }
+  return required_found == req.required.size();
 }
 
 namespace {

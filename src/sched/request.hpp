@@ -66,6 +66,13 @@ struct Candidate {
   int cap;
 };
 
+// The nodes of `nodes` (slot indices) that the request may use and that can hold at least
+// one task of it, given what is free (`assume_idle`: their whole capacity, down nodes
+// included), with -w nodes first in node order. Returns false when a -w node is missing.
+bool fitting_nodes(const Request& req, const std::vector<int>& nodes,
+                   const std::vector<NodeSlot>& slots, bool assume_idle,
+                   std::vector<Candidate>& out);
+
 // One node's share of a placement.
 struct Share {
   int slot;

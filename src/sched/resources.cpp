@@ -6,9 +6,14 @@
 
 namespace drover::sched {
 
-int GresKinds::intern(const std::string& name, const std::string& type) {
+int GresKinds::find(const std::string& name, const std::string& type) const {
   for (size_t k = 0; k < kinds_.size(); ++k)
     if (kinds_[k].first == name && kinds_[k].second == type) return static_cast<int>(k);
+  return -1;
+}
+
+int GresKinds::intern(const std::string& name, const std::string& type) {
+  if (int k = find(name, type); k >= 0) return k;
   if (kinds_.size() >= kMaxGresKinds) return -1;
   kinds_.emplace_back(name, type);
   return static_cast<int>(kinds_.size() - 1);
@@ -58,21 +63,10 @@ bool Amount::covers(const Amount& need) const {
   return true;
 }
 
-namespace {
-// Kinds are interned while slots are built, so lookups here only find.
-int find_kind(const GresKinds& kinds, const core::GresCount& g) {
-  for (size_t k = 0; k < kinds.size(); ++k)
-    if (kinds.kind(static_cast<int>(k)).first == g.name &&
-        kinds.kind(static_cast<int>(k)).second == g.type)
-      return static_cast<int>(k);
-  return -1;
-}
-}  // namespace
-
 Amount gres_amount(const GresKinds& kinds, const std::vector<core::GresCount>& items) {
   Amount a;
   for (const auto& g : items)
-    if (int k = find_kind(kinds, g); k >= 0) a.gres[k] += static_cast<int32_t>(g.count);
+    if (int k = kinds.find(g.name, g.type); k >= 0) a.gres[k] += static_cast<int32_t>(g.count);
   return a;
 }
 

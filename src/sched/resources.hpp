@@ -22,6 +22,7 @@ class GresKinds {
   // The kind's number, added if new; -1 when the table is full (such a resource is then
   // invisible to the engine: nothing asking for it can be placed).
   int intern(const std::string& name, const std::string& type);
+  int find(const std::string& name, const std::string& type) const;  // -1: unknown
   // Bit mask of the kinds a request may draw from: its name, and its type if it names one.
   uint32_t matching(const core::GresCount& want) const;
   size_t size() const { return kinds_.size(); }
