@@ -238,14 +238,18 @@ void compute_classic(const AssocTree& t, const FsLinks& l, const FairShareOption
 // ---- sshare field rendering (print_fields.c) ----
 
 struct Col {
-  const char* name;
+  std::string name;
   int len;  // negative: left-justified
 };
 
-std::string printf_str(const char* spec, int width, int precision, const char* s) {
-  char buf[512];
-  std::snprintf(buf, sizeof buf, spec, width, precision, s);
-  return buf;
+// snprintf into a string of whatever size it takes (-o widths are the user's).
+template <typename... Args>
+std::string sprintf_str(const char* spec, Args... args) {
+  int n = std::snprintf(nullptr, 0, spec, args...);
+  std::string out(static_cast<std::size_t>(std::max(n, 0)) + 1, '\0');
+  std::snprintf(out.data(), out.size(), spec, args...);
+  out.resize(static_cast<std::size_t>(std::max(n, 0)));
+  return out;
 }
 
 // A string cell: cut to the width with a '+' in the last place; null prints as blank.
@@ -259,48 +263,64 @@ std::string cell_str(const Col& c, const std::optional<std::string>& v, const Ss
   std::string s = v ? *v : " ";
   if (v && s.size() > static_cast<std::size_t>(w)) {
     s.resize(w);
-    s[w - 1] = '+';
+    if (w > 0) s[w - 1] = '+';
   }
-  return printf_str(c.len >= 0 ? "%*.*s " : "%-*.*s ", w, w, s.c_str());
+  return sprintf_str(c.len >= 0 ? "%*.*s " : "%-*.*s ", w, w, s.c_str());
 }
 
 std::string cell_blank(const Col& c, const SshareOptions& o, bool last) {
   if (o.parsable || o.parsable2) return (o.parsable2 && last) ? "" : "|";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%*s ", c.len, " ");
-  return buf;
+  return sprintf_str("%*s ", c.len, " ");
 }
 
 std::string cell_uint(const Col& c, uint64_t v, const SshareOptions& o, bool last) {
-  char buf[64];
-  if (o.parsable || o.parsable2) {
-    std::snprintf(buf, sizeof buf, (o.parsable2 && last) ? "%llu" : "%llu|",
-                  static_cast<unsigned long long>(v));
-  } else {
-    int w = std::abs(c.len);
-    std::snprintf(buf, sizeof buf, c.len >= 0 ? "%*llu " : "%-*llu ", w,
-                  static_cast<unsigned long long>(v));
-  }
-  return buf;
+  const auto n = static_cast<unsigned long long>(v);
+  if (o.parsable || o.parsable2) return sprintf_str((o.parsable2 && last) ? "%llu" : "%llu|", n);
+  int w = std::abs(c.len);
+  return sprintf_str(c.len >= 0 ? "%*llu " : "%-*llu ", w, n);
 }
 
 // Doubles print as %f in the width; when that is too wide, as %e with as many digits as fit.
 std::string cell_double(const Col& c, double v, const SshareOptions& o, bool last) {
-  char buf[512];
-  if (o.parsable || o.parsable2) {
-    std::snprintf(buf, sizeof buf, (o.parsable2 && last) ? "%f" : "%f|", v);
-    return buf;
-  }
+  if (o.parsable || o.parsable2) return sprintf_str((o.parsable2 && last) ? "%f" : "%f|", v);
   int w = std::abs(c.len);
-  int length = std::snprintf(buf, sizeof buf, "%*f", w, v);
-  if (length > w) {
-    int e_length = std::snprintf(buf, sizeof buf, "%*.*e", w, w, v);
+  const std::string plain = sprintf_str("%*f", w, v);
+  if (static_cast<int>(plain.size()) > w) {
+    const int e_length = static_cast<int>(sprintf_str("%*.*e", w, w, v).size());
     if (e_length > w) w -= e_length - w;
-    std::snprintf(buf, sizeof buf, c.len >= 0 ? "%*.*e " : "%-*.*e ", w, w, v);
-  } else {
-    std::snprintf(buf, sizeof buf, c.len >= 0 ? "%*f " : "%-*f ", w, v);
+    return sprintf_str(c.len >= 0 ? "%*.*e " : "%-*.*e ", w, w, v);
   }
-  return buf;
+  return sprintf_str(c.len >= 0 ? "%*f " : "%-*f ", w, v);
+}
+
+// sshare's field table: names, default widths, in the order -o prefixes are matched.
+struct ColumnDef {
+  SshareColumn column;
+  const char* name;
+  int len;
+};
+constexpr ColumnDef kColumns[] = {
+    {SshareColumn::Account, "Account", -20},
+    {SshareColumn::Cluster, "Cluster", 10},
+    {SshareColumn::EffectvUsage, "EffectvUsage", 13},
+    {SshareColumn::FairShare, "FairShare", 10},
+    {SshareColumn::GrpTRESMins, "GrpTRESMins", 30},
+    {SshareColumn::GrpTRESRaw, "GrpTRESRaw", 30},
+    {SshareColumn::ID, "ID", 6},
+    {SshareColumn::LevelFS, "LevelFS", 10},
+    {SshareColumn::NormShares, "NormShares", 11},
+    {SshareColumn::NormUsage, "NormUsage", 11},
+    {SshareColumn::Partition, "Partition", 12},
+    {SshareColumn::RawShares, "RawShares", 10},
+    {SshareColumn::RawUsage, "RawUsage", 11},
+    {SshareColumn::TRESRunMins, "TRESRunMins", 30},
+    {SshareColumn::User, "User", 10},
+};
+
+const ColumnDef& column_def(SshareColumn c) {
+  for (const ColumnDef& d : kColumns)
+    if (d.column == c) return d;
+  return kColumns[0];
 }
 
 }  // namespace
@@ -487,6 +507,8 @@ std::vector<SshareRow> sshare_rows(const AssocTree& tree, const std::vector<Shar
     r.depth = it.depth;
     r.account = a.account;
     r.user = a.user;
+    r.id = it.id;
+    if (it.id != AssocTree::kRoot) r.parent = a.is_user() ? a.account : tree.at(a.parent).account;
     if (it.id != AssocTree::kRoot) r.raw_shares = a.shares;
     r.norm_shares = s.norm_shares;
     // Shown truncated to an integer, as Slurm hands it to sshare.
@@ -510,73 +532,129 @@ std::vector<SshareRow> sshare_rows(const AssocTree& tree, const std::vector<Shar
   return rows;
 }
 
-std::string format_sshare(const std::vector<SshareRow>& rows, const SshareOptions& opt) {
-  enum Kind {
-    kAccount,
-    kUser,
-    kRawShares,
-    kNormShares,
-    kRawUsage,
-    kNormUsage,
-    kEff,
-    kFs,
-    kLevelFs,
-    kGrpTresMins,
-    kTresRunMins
-  };
-  struct Field {
-    Kind kind;
-    Col col;
-  };
-  static const Field kAll[] = {
-      {kAccount, {"Account", -20}},        {kUser, {"User", 10}},
-      {kRawShares, {"RawShares", 10}},     {kNormShares, {"NormShares", 11}},
-      {kRawUsage, {"RawUsage", 11}},       {kNormUsage, {"NormUsage", 11}},
-      {kEff, {"EffectvUsage", 13}},        {kFs, {"FairShare", 10}},
-      {kLevelFs, {"LevelFS", 10}},         {kGrpTresMins, {"GrpTRESMins", 30}},
-      {kTresRunMins, {"TRESRunMins", 30}},
-  };
-  std::vector<Field> fields;
-  for (const Field& f : kAll) {
-    if (!opt.long_format && (f.kind == kNormUsage || f.kind == kLevelFs || f.kind == kGrpTresMins ||
-                             f.kind == kTresRunMins))
+void sshare_print_depths(std::vector<SshareRow>& rows) {
+  // The accounts printed so far with their depth (sshare's print tree).
+  std::vector<std::pair<std::string, int>> printed;
+  for (SshareRow& r : rows) {
+    const bool has_parent = !r.parent.empty();
+    const std::pair<std::string, int>* parent = nullptr;
+    const std::pair<std::string, int>* same = nullptr;
+    for (const auto& e : printed) {
+      if (r.user.empty() && e.first == r.account) {
+        same = &e;
+        break;
+      }
+      if (has_parent && e.first == r.parent) parent = &e;
+    }
+    if (same && has_parent) {
+      r.depth = same->second;
       continue;
-    if (f.kind == kLevelFs && !opt.fair_tree) continue;
-    fields.push_back(f);
+    }
+    r.depth = parent ? parent->second + 1 : 0;
+    if (r.user.empty()) printed.emplace_back(r.account, r.depth);
   }
+}
+
+std::vector<std::string> sshare_field_names() {
+  std::vector<std::string> out;
+  for (const ColumnDef& d : kColumns) out.emplace_back(d.name);
+  return out;
+}
+
+std::vector<SshareField> parse_sshare_fields(std::string_view list) {
+  std::vector<SshareField> out;
+  std::vector<std::string> seen;
+  for (const std::string& item : core::split_list(list, ',')) {
+    if (item.empty()) continue;
+    bool repeated = false;
+    for (const std::string& s : seen) repeated = repeated || core::iequals(s, item);
+    if (repeated) continue;
+    seen.push_back(item);
+    std::string name = item;
+    int width = 0;
+    if (auto pct = item.find('%'); pct != std::string::npos) {
+      name = item.substr(0, pct);
+      width = std::atoi(item.c_str() + pct + 1);
+    }
+    const ColumnDef* def = nullptr;
+    for (const ColumnDef& d : kColumns) {
+      const std::string_view full = d.name;
+      if (name.size() <= full.size() && core::iequals(full.substr(0, name.size()), name)) {
+        def = &d;
+        break;
+      }
+    }
+    if (!def) throw core::ParseError("Invalid field requested: \"" + name + "\"");
+    out.push_back({def->column, width != 0 ? width : def->len});
+  }
+  return out;
+}
+
+std::vector<SshareField> sshare_default_fields(bool long_format, bool fair_tree, bool partitions) {
+  using C = SshareColumn;
+  std::vector<C> cols = {C::Account, C::User};
+  if (partitions) cols.push_back(C::Partition);
+  cols.insert(cols.end(), {C::RawShares, C::NormShares, C::RawUsage});
+  if (long_format) cols.push_back(C::NormUsage);
+  cols.insert(cols.end(), {C::EffectvUsage, C::FairShare});
+  if (long_format) {
+    if (fair_tree) cols.push_back(C::LevelFS);
+    cols.insert(cols.end(), {C::GrpTRESMins, C::TRESRunMins});
+  }
+  std::vector<SshareField> out;
+  for (C c : cols) out.push_back({c, column_def(c).len});
+  return out;
+}
+
+std::string format_sshare(const std::vector<SshareRow>& rows,
+                          const std::vector<SshareField>& fields, const SshareOptions& opt) {
+  std::vector<Col> cols;
+  for (const SshareField& f : fields) cols.push_back({column_def(f.column).name, f.len});
   const bool parsable = opt.parsable || opt.parsable2;
   std::string out;
   if (!opt.no_header) {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const Col& c = fields[i].col;
-      bool last = i + 1 == fields.size();
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const Col& c = cols[i];
+      const bool last = i + 1 == cols.size();
       if (parsable)
-        out += (opt.parsable2 && last) ? std::string(c.name) : std::string(c.name) + "|";
+        out += (opt.parsable2 && last) ? c.name : c.name + "|";
       else
-        out += printf_str("%*.*s ", c.len, std::abs(c.len), c.name);
+        out += sprintf_str("%*.*s ", c.len, std::abs(c.len), c.name.c_str());
     }
     out += "\n";
     if (!parsable) {
-      for (const Field& f : fields) out += std::string(std::abs(f.col.len), '-') + " ";
+      for (const Col& c : cols) out += std::string(std::abs(c.len), '-') + " ";
       out += "\n";
     }
   }
+  using C = SshareColumn;
   for (const SshareRow& r : rows) {
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const Col& c = fields[i].col;
-      bool last = i + 1 == fields.size();
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      const Col& c = cols[i];
+      const bool last = i + 1 == cols.size();
       auto dbl = [&](const std::optional<double>& v) {
         return v ? cell_double(c, *v, opt, last) : cell_blank(c, opt, last);
       };
-      switch (fields[i].kind) {
-        case kAccount:
+      auto str = [&](const std::string& v) {
+        return cell_str(c, v.empty() ? std::nullopt : std::optional<std::string>(v), opt, last);
+      };
+      switch (fields[i].column) {
+        case C::Account:
           out += cell_str(c, std::string(r.depth, ' ') + r.account, opt, last);
           break;
-        case kUser:
-          out += cell_str(c, r.user.empty() ? std::nullopt : std::optional<std::string>(r.user),
-                          opt, last);
+        case C::Cluster:
+          out += str(r.cluster);
           break;
-        case kRawShares:
+        case C::User:
+          out += str(r.user);
+          break;
+        case C::Partition:
+          out += str(r.partition);
+          break;
+        case C::ID:
+          out += cell_uint(c, uint64_t{r.id} + 1, opt, last);
+          break;
+        case C::RawShares:
           if (!r.raw_shares)
             out += cell_blank(c, opt, last);
           else if (r.raw_shares->parent)
@@ -584,30 +662,33 @@ std::string format_sshare(const std::vector<SshareRow>& rows, const SshareOption
           else
             out += cell_uint(c, r.raw_shares->value, opt, last);
           break;
-        case kNormShares:
+        case C::NormShares:
           out += cell_double(c, r.norm_shares, opt, last);
           break;
-        case kRawUsage:
+        case C::RawUsage:
           out += cell_uint(c, r.raw_usage, opt, last);
           break;
-        case kNormUsage:
+        case C::NormUsage:
           out += dbl(r.norm_usage);
           break;
-        case kEff:
+        case C::EffectvUsage:
           out += dbl(r.effective_usage);
           break;
-        case kFs:
+        case C::FairShare:
           // Fair Tree shows FairShare for users only; a missing value prints as blank either way.
           out += (opt.fair_tree && r.user.empty()) ? cell_str(c, std::nullopt, opt, last)
                                                    : dbl(r.fairshare);
           break;
-        case kLevelFs:
+        case C::LevelFS:
           out += dbl(r.level_fs);
           break;
-        case kGrpTresMins:
+        case C::GrpTRESMins:
           out += cell_str(c, r.grp_tres_mins, opt, last);
           break;
-        case kTresRunMins:
+        case C::GrpTRESRaw:
+          out += cell_str(c, r.grp_tres_raw, opt, last);
+          break;
+        case C::TRESRunMins:
           out += cell_str(c, r.tres_run_mins, opt, last);
           break;
       }
@@ -615,6 +696,10 @@ std::string format_sshare(const std::vector<SshareRow>& rows, const SshareOption
     out += "\n";
   }
   return out;
+}
+
+std::string format_sshare(const std::vector<SshareRow>& rows, const SshareOptions& opt) {
+  return format_sshare(rows, sshare_default_fields(opt.long_format, opt.fair_tree), opt);
 }
 
 }  // namespace drover::sched

@@ -146,29 +146,76 @@ struct SshareRow {
   int depth = 0;        // indentation of the Account column (root 0, its children 1, ...)
   std::string account;  // the account; for a user row, the user's account
   std::string user;     // empty for an account row
+  // The account above: for a user row its account, for the root none. sshare indents by it.
+  std::string parent;
+  AssocId id = 0;                       // the ID column shows id + 1 (Slurm's root is 1)
+  std::string cluster;                  // Cluster column
+  std::string partition;                // Partition column (-m); empty: none
   std::optional<RawShares> raw_shares;  // none for the root
   double norm_shares = 0;
   uint64_t raw_usage = 0;
   std::optional<double> norm_usage, effective_usage, fairshare, level_fs;
-  std::string grp_tres_mins, tres_run_mins;  // -l only, as the caller renders TRES lists
+  // TRES lists ("cpu=1,mem=0,..."), as the caller renders them.
+  std::string grp_tres_mins, grp_tres_raw, tres_run_mins;
 };
 
 // One row per association in sshare's order: depth first from the root, under each account
 // its users then its sub-accounts, each by name.
 std::vector<SshareRow> sshare_rows(const AssocTree& tree, const std::vector<ShareInfo>& shares);
 
+// Sets each row's depth the way sshare indents the rows it prints: one more than the row of
+// its parent account printed before it, 0 when that account is not printed (sshare -A, -U).
+void sshare_print_depths(std::vector<SshareRow>& rows);
+
+// sshare's columns, in the order of its field table (which -o prefixes are matched against).
+enum class SshareColumn : uint8_t {
+  Account,
+  Cluster,
+  EffectvUsage,
+  FairShare,
+  GrpTRESMins,
+  GrpTRESRaw,
+  ID,
+  LevelFS,
+  NormShares,
+  NormUsage,
+  Partition,
+  RawShares,
+  RawUsage,
+  TRESRunMins,
+  User,
+};
+struct SshareField {
+  SshareColumn column;
+  int len;  // width; negative: left-justified
+};
+// The names of every column in table order (sshare --helpformat).
+std::vector<std::string> sshare_field_names();
+// sshare -o: a comma-separated list of (case-insensitive) prefixes of column names, each with
+// an optional "%width" (negative: left-justified); the first column in table order that a
+// name is a prefix of. Repeated names count once. Throws core::ParseError with sshare's
+// message (Invalid field requested: "x") for a name that is no column's prefix.
+std::vector<SshareField> parse_sshare_fields(std::string_view list);
+// The built-in column sets: Account User [Partition] RawShares NormShares RawUsage
+// [NormUsage] EffectvUsage FairShare [LevelFS (Fair Tree)] [GrpTRESMins TRESRunMins].
+std::vector<SshareField> sshare_default_fields(bool long_format, bool fair_tree,
+                                               bool partitions = false);
+
 struct SshareOptions {
   bool long_format = false;  // -l: NormUsage, LevelFS (Fair Tree), GrpTRESMins, TRESRunMins
-  bool fair_tree = true;     // the Fair Tree column set (LevelFS with -l)
+  bool fair_tree = true;     // Fair Tree: LevelFS with -l, FairShare for users only
   bool parsable = false;     // -p: '|' after every field
   bool parsable2 = false;    // -P: '|' between fields
   bool no_header = false;    // -n
 };
 
-// sshare 22.05's default output (columns Account User RawShares NormShares RawUsage
-// EffectvUsage FairShare, plus NormUsage, LevelFS, GrpTRESMins, TRESRunMins with -l), with its
-// widths: Account left-justified in 20, the rest right-justified, every field followed by a
-// space, values too wide cut with a '+', doubles as %f (switching to %e when too wide).
+// sshare 22.05's output of `fields`: a header and a line of dashes (unless -n or parsable),
+// then one line per row. Widths as given (Account left-justified in 20, the rest
+// right-justified by default), every field followed by a space, strings too wide cut with a
+// '+', doubles as %f (switching to %e when too wide), blank for values a row does not have.
+std::string format_sshare(const std::vector<SshareRow>& rows,
+                          const std::vector<SshareField>& fields, const SshareOptions& opt);
+// The built-in columns for opt.long_format and opt.fair_tree.
 std::string format_sshare(const std::vector<SshareRow>& rows, const SshareOptions& opt = {});
 
 }  // namespace drover::sched

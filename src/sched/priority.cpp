@@ -131,30 +131,10 @@ std::vector<std::string> tres_display_order(const std::map<std::string, double>&
 
 // ---- sprio rendering ----
 
-struct Field {
-  char type;
-  int width;
-  bool right;
-};
-
-// Parses the built-in formats ("%.15i %9r ..."); every field but the last is followed by one
-// space, as the format strings have them.
-std::vector<Field> parse_sprio_format(std::string_view fmt) {
-  std::vector<Field> out;
-  std::size_t i = 0;
-  while ((i = fmt.find('%', i)) != std::string_view::npos) {
-    ++i;
-    Field f{0, 0, false};
-    if (i < fmt.size() && fmt[i] == '.') {
-      f.right = true;
-      ++i;
-    }
-    while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9')
-      f.width = f.width * 10 + (fmt[i++] - '0');
-    if (i < fmt.size()) f.type = fmt[i++];
-    out.push_back(f);
-  }
-  return out;
+// The field types sprio 22.05 knows (%n and %o came later).
+bool sprio_type_known(char c) {
+  static const std::string_view kTypes = "aAbBcfFijJNpPqQrStTuyY";
+  return kTypes.find(c) != std::string_view::npos;
 }
 
 // sprio's _print_str: right-justified or left-justified in `width`, cut to `width`.
@@ -228,7 +208,7 @@ std::string sprio_cell(char type, const SprioRow* row, bool weights_line, const 
         case 'S':
           return fmt_int(1);
         case 'T':
-          return c.weight_tres_text;
+          return c.weight_tres_text.empty() ? "(null)" : c.weight_tres_text;
         default:
           return factor ? fmt_int(factor->weight) : "";
       }
@@ -250,6 +230,8 @@ std::string sprio_cell(char type, const SprioRow* row, bool weights_line, const 
       case 'T':
       case 't':
         return "TRES";
+      case 'c':
+        return "CLUSTER";
       default:
         return factor ? factor->header : "";
     }
@@ -265,6 +247,8 @@ std::string sprio_cell(char type, const SprioRow* row, bool weights_line, const 
       return row->partition;
     case 'u':
       return row->user;
+    case 'c':
+      return "(null)";  // the federation's cluster name; none outside a federation
     case 'Y': {
       // Printed as a 64-bit integer, truncated (huge TRES weights could overflow it).
       double p = std::min(sprio_priority(*row, w), 9.2e18);
@@ -522,8 +506,37 @@ uint32_t multifactor_priority(const PriorityFactors& f, const PriorityConfig& co
   return static_cast<uint32_t>(p);
 }
 
-std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig& conf,
-                         const SprioOptions& opt) {
+SprioFormat parse_sprio_format(std::string_view format) {
+  SprioFormat out;
+  std::size_t i = format.find('%');
+  out.prefix = std::string(format.substr(0, i));
+  while (i != std::string_view::npos) {
+    // One token: from after this '%' to the next one ("%%" makes an empty token, skipped).
+    const std::size_t start = i + 1;
+    const std::size_t next = format.find('%', start);
+    const std::string_view token = format.substr(
+        start, next == std::string_view::npos ? std::string_view::npos : next - start);
+    i = next;
+    if (token.empty()) continue;
+    SprioField f;
+    std::size_t k = 0;
+    if (token[k] == '.') {
+      f.right = true;
+      ++k;
+    }
+    while (k < token.size() && token[k] >= '0' && token[k] <= '9')
+      f.width = f.width * 10 + (token[k++] - '0');
+    f.type = k < token.size() ? token[k++] : '\0';
+    f.suffix = std::string(token.substr(std::min(k, token.size())));
+    if (sprio_type_known(f.type))
+      out.fields.push_back(std::move(f));
+    else
+      out.invalid.push_back(f.type);
+  }
+  return out;
+}
+
+std::string sprio_default_format(const PriorityConfig& conf, const SprioOptions& opt) {
   // sprio 22.05's built-in formats.
   std::string fmt;
   if (opt.normalized) {
@@ -557,13 +570,16 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig
       if (!conf.weight_tres_text.empty()) fmt += " %.20T";
     }
   }
-  const std::vector<Field> fields = parse_sprio_format(fmt);
+  return fmt;
+}
+
+std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig& conf,
+                         const SprioFormat& format, const SprioOptions& opt) {
   auto line = [&](const SprioRow* row, bool weights_line) {
-    std::string out;
-    for (std::size_t i = 0; i < fields.size(); ++i) {
-      const Field& fd = fields[i];
+    std::string out = format.prefix;
+    for (const SprioField& fd : format.fields) {
       out += fit(sprio_cell(fd.type, row, weights_line, conf), fd.width, fd.right);
-      if (i + 1 < fields.size()) out += ' ';
+      out += fd.suffix;
     }
     return out + "\n";
   };
@@ -572,6 +588,11 @@ std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig
   if (opt.weights) return out + line(nullptr, true);
   for (const SprioRow& r : rows) out += line(&r, false);
   return out;
+}
+
+std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig& conf,
+                         const SprioOptions& opt) {
+  return format_sprio(rows, conf, parse_sprio_format(sprio_default_format(conf, opt)), opt);
 }
 
 }  // namespace drover::sched

@@ -161,10 +161,32 @@ struct SprioOptions {
   bool no_header = false;    // -h
 };
 
-// sprio 22.05's default output for `rows` in the order given (sprio sorts by job id). The short
-// formats show SITE and the factors whose weight is not zero; -l shows every column. Widths and
-// justification follow sprio's built-in formats ("%.15i %9r %.10Y %.10S ..."; '.' = right
-// justified, values wider than a column are cut). Each line ends with '\n'.
+// An sprio -o format: text before the first field, then "%[.][width]type" fields, each with the
+// literal text after it. Types sprio 22.05 does not know are dropped together with their text
+// and listed in `invalid` (sprio says "Invalid job format specification: X" and goes on).
+struct SprioField {
+  char type = 0;
+  int width = 0;       // 0: as wide as the value
+  bool right = false;  // '.': right-justified
+  std::string suffix;
+};
+struct SprioFormat {
+  std::string prefix;
+  std::vector<SprioField> fields;
+  std::vector<char> invalid;
+};
+SprioFormat parse_sprio_format(std::string_view format);
+
+// sprio 22.05's built-in format for the options and weights: the short formats show SITE and
+// the factors whose weight is not zero; -l shows every column.
+std::string sprio_default_format(const PriorityConfig& conf, const SprioOptions& opt);
+
+// sprio's output for `rows` in the order given (sprio sorts by job id): the header (unless -h),
+// then the weights line (-w) or one line per row. A value wider than its field is cut; '.'
+// right-justifies. Each line ends with '\n'.
+std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig& conf,
+                         const SprioFormat& format, const SprioOptions& opt);
+// The same with sprio_default_format.
 std::string format_sprio(const std::vector<SprioRow>& rows, const PriorityConfig& conf,
                          const SprioOptions& opt = {});
 
