@@ -175,6 +175,19 @@ class Engine final : public Scheduler {
     std::vector<int> due;          // scratch
     bool out_of_budget = false;
 
+    // Reservation windows on each node (slot): only a reservation's members may run there
+    // during [start, end).
+    struct Block {
+      int64_t start, end;
+      int resv;
+    };
+    std::vector<std::vector<Block>> blocks;
+    std::unordered_map<std::string, int> resv_by_name;
+    int member = -1;  // the reservation of the job being placed (-1: none)
+    // How long the job being placed holds its nodes (FIFO asks the profile only about now,
+    // but a job must still not run into a reservation).
+    int64_t holds_for = 0;
+
     Pass(const ClusterView& v, int64_t t, Policy p)
         : view(v),
           now(t),
@@ -196,6 +209,60 @@ class Engine final : public Scheduler {
             profile.release_at(it->second, end, held);
           }
         }
+      blocks.resize(slots.size());
+      for (size_t i = 0; i < v.reservations.size(); ++i) {
+        const ReservationView& r = v.reservations[i];
+        resv_by_name.emplace(r.name, static_cast<int>(i));
+        if (r.end <= now) continue;
+        for (int idx : r.nodes)
+          if (idx >= 0 && static_cast<size_t>(idx) < slots.size())
+            blocks[idx].push_back({r.start, r.end, static_cast<int>(i)});
+      }
+    }
+
+    // Profile::earliest, moved past the reservation windows on the node that the job being
+    // placed may not use.
+    Profile::Window window(int slot, const Request& req, int64_t from, int64_t duration) {
+      for (;;) {
+        const Profile::Window w =
+            profile.earliest(slot, req, slots[slot], from, duration, req.min_tasks_per_node());
+        if (w.start >= kNever || blocks[slot].empty()) return w;
+        int64_t past = -1;
+        for (const Block& b : blocks[slot])
+          if (b.resv != member && b.start < w.start + std::max(duration, holds_for) &&
+              w.start < b.end)
+            past = std::max(past, b.end);
+        if (past < 0) return w;
+        from = profile.round_up(past);
+        if (from >= kNever) return Profile::Window{};
+      }
+    }
+
+    // Whether a reservation the job may not use holds any of `nodes` now.
+    bool reserved_now(const std::vector<int>& nodes) const {
+      for (int idx : nodes)
+        for (const Block& b : blocks[idx])
+          if (b.resv != member && b.start <= now && now < b.end) return true;
+      return false;
+    }
+
+    // Why a job that did not start is waiting when reservations are in its way: its -w
+    // nodes are reserved, or what is left of the partition could not hold it even idle
+    // (Slurm's wording). "" when reservations are not the reason.
+    std::string reservation_reason(const PartitionView& part, const Request& req) {
+      if (!reserved_now(part.nodes)) return "";
+      for (const auto& name : req.required)
+        for (int idx : part.nodes)
+          if (slots[idx].node->name == name && reserved_now({idx}))
+            return "ReqNodeNotAvail, May be reserved for other job";
+      std::vector<int> open;
+      for (int idx : part.nodes)
+        if (!reserved_now({idx})) open.push_back(idx);
+      std::vector<Candidate> all;
+      std::vector<Share> shares;
+      if (fitting_nodes(req, open, slots, true, all) && select_nodes(req, all, shares)) return "";
+      return "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
+             "partitions";
     }
 
     // The partition's nodes this request may use, required nodes first.
@@ -203,6 +270,8 @@ class Engine final : public Scheduler {
       std::string key = part.name;
       key += '\x1e';
       key += req.filter_key;
+      const ReservationView* resv = member >= 0 ? &view.reservations[member] : nullptr;
+      if (resv != nullptr) key += '\x1e' + resv->name;
       auto it = cand_cache.find(key);
       if (it != cand_cache.end()) return it->second;
       std::vector<int> out;
@@ -210,6 +279,9 @@ class Engine final : public Scheduler {
       for (int idx : part.nodes) {
         const NodeSlot& s = slots[idx];
         if (!s.usable || !req.allows(*s.node)) continue;
+        if (resv != nullptr && !resv->flex &&
+            std::find(resv->nodes.begin(), resv->nodes.end(), idx) == resv->nodes.end())
+          continue;
         if (!req.required.empty() && req.requires_node(s.node->name)) {
           out.insert(out.begin() + static_cast<std::ptrdiff_t>(required_found++), idx);
         } else {
@@ -235,8 +307,7 @@ class Engine final : public Scheduler {
         bool required_never = false;
         for (size_t i = 0; i < nodes.size(); ++i) {
           const int slot = nodes[i];
-          const Profile::Window w =
-              profile.earliest(slot, req, slots[slot], t, duration, req.min_tasks_per_node());
+          const Profile::Window w = window(slot, req, t, duration);
           ++d.work;
           if (w.start == t) {
             cands.push_back({slot, w.free, w.cap});
@@ -291,8 +362,7 @@ class Engine final : public Scheduler {
         b.due(t, due);
         for (const int pos : due) {
           const int slot = nodes[pos];
-          const Profile::Window w =
-              profile.earliest(slot, req, slots[slot], t, duration, req.min_tasks_per_node());
+          const Profile::Window w = window(slot, req, t, duration);
           ++d.work;
           if (w.start == t)
             feas.push_back({pos, w});  // its bound (<= t) stays true
@@ -323,9 +393,12 @@ class Engine final : public Scheduler {
       return f;
     }
 
-    // Requests with equal keys need the same on the same nodes.
-    static std::string shape_key(const PartitionView& part, const Request& req) {
-      return part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
+    // Requests with equal keys need the same on the same nodes (and may use the same
+    // reservation).
+    std::string shape_key(const PartitionView& part, const Request& req) const {
+      std::string key = part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
+      if (member >= 0) key += '\x1e' + view.reservations[member].name;
+      return key;
     }
 
     // Whether the request fits the partition's nodes (down ones included) were they idle.
@@ -448,7 +521,23 @@ class Engine final : public Scheduler {
         ++tested_per_user[job.uid];
         const Request req =
             Request::compile(job.spec, kinds, view.def_mem_per_cpu_mb, view.def_mem_per_node_mb);
-        const int64_t duration = duration_s(job.time_limit_min);
+        int64_t duration = duration_s(job.time_limit_min);
+        // A member of a reservation runs within its window and is expected to end by its
+        // end at the latest.
+        member = -1;
+        const ReservationView* resv = nullptr;
+        if (!job.spec.reservation.empty()) {
+          auto it = resv_by_name.find(job.spec.reservation);
+          if (it == resv_by_name.end() || view.reservations[it->second].end <= now) {
+            d.reasons.push_back({job.id, "ReservationDeleted"});
+            continue;
+          }
+          member = it->second;
+          resv = &view.reservations[member];
+          if (!resv->flex) duration = std::min(duration, resv->end - std::max(now, resv->start));
+        }
+        const bool bounded_by_resv = resv != nullptr && !resv->flex;
+        holds_for = duration;
         int limit = 1;
         if (auto it = view.start_limit.find(job.id); it != view.start_limit.end())
           limit = it->second;
@@ -478,13 +567,24 @@ class Engine final : public Scheduler {
               cursor = &cursors[key];
               from = std::max(now, cursor->lower_bound(duration));
             }
+            int64_t until = now_only ? now : horizon;
+            if (bounded_by_resv) {
+              from = std::max(from, resv->start);
+              until = std::min(until, resv->end - 1);
+            }
             const int64_t length = policy == Policy::Fifo ? 1 : duration;
             Found f;
-            if (req.required.empty()) {
-              NodeBounds& b = bounds[key + '\x1e' + std::to_string(length)];
-              f = find_start_bounded(req, nodes, from, length, now_only ? now : horizon, b);
+            if (from > until) {
+              // Not within its reservation's window (yet).
+            } else if (req.required.empty()) {
+              // Where reservations can be run into, how long the job holds its nodes
+              // matters even when the profile is asked about one instant (FIFO).
+              std::string bounds_key = key + '\x1e' + std::to_string(length);
+              if (!view.reservations.empty()) bounds_key += '/' + std::to_string(holds_for);
+              NodeBounds& b = bounds[bounds_key];
+              f = find_start_bounded(req, nodes, from, length, until, b);
             } else {
-              f = find_start(req, nodes, from, length, now_only ? now : horizon);
+              f = find_start(req, nodes, from, length, until);
             }
             if (cursor != nullptr && !out_of_budget) cursor->record(duration, f.start);
             if (f.start < best.start) {
@@ -502,12 +602,15 @@ class Engine final : public Scheduler {
           for (const auto& name : names) {
             const PartitionView* part = find_partition(name);
             reason = static_reason(job, part, req, part != nullptr && blocked.count(part->name));
+            if (reason.empty() && bounded_by_resv && resv->start > now) reason = "Reservation";
+            if (reason.empty() && part != nullptr) reason = reservation_reason(*part, req);
             if (reason.empty()) reason = "Resources";
             break;
           }
           // Only a job that could run on the partition's nodes were they all up and idle
           // holds up the jobs behind it.
-          for (const auto& name : names) {
+          // A reservation's member waits on its reservation alone.
+          for (const auto& name : bounded_by_resv ? std::vector<std::string>{} : names) {
             const PartitionView* part = find_partition(name);
             if (static_reason(job, part, req, false).empty() && fits_empty(*part, req)) {
               blocked.insert(part->name);

@@ -23,6 +23,15 @@ struct PartitionView {
   int priority_tier = 1;  // higher tiers are scheduled first
 };
 
+// An advance reservation as the engine sees it: its nodes are kept for its members over
+// [start, end); other jobs may use them only where they end before it starts.
+struct ReservationView {
+  std::string name;
+  int64_t start = 0, end = 0;
+  std::vector<int> nodes;  // indices into ClusterView::nodes
+  bool flex = false;       // members may also run outside its nodes and window (FLEX)
+};
+
 // How the engine plans. Slurm's names where Slurm has the knob.
 enum class Policy : uint8_t {
   Fifo,          // sched/builtin: strict order per partition, no backfill
@@ -52,6 +61,10 @@ struct ClusterView {
   // Jobs holding resources (running or completing), for their CPU/device ids and their
   // expected end (start_time + time limit; an overdue job is expected to end any moment).
   std::vector<const core::Job*> running;
+  // Reservations not yet over. A pending job naming one (spec.reservation) is a member: it
+  // runs only on its nodes within its window (unless FLEX), and is expected to end by its
+  // end (ResvOverRun=0).
+  std::vector<ReservationView> reservations;
   int64_t def_mem_per_cpu_mb = 0;   // DefMemPerCPU (0: unset)
   int64_t def_mem_per_node_mb = 0;  // DefMemPerNode (0: unset: a job gets the whole node)
   // Partitions already known to start nothing more (from an earlier pass, when nothing has

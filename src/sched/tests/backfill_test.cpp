@@ -6,103 +6,15 @@
 #include <random>
 
 #include "sched/scheduler.hpp"
+#include "sched/tests/cluster_fixture.hpp"
 
 using namespace drover;
+using drover::sched::test_cluster::Cluster;
+using drover::sched::test_cluster::planned;
+using drover::sched::test_cluster::reasons;
+using drover::sched::test_cluster::started;
 
 namespace {
-
-struct Cluster {
-  std::vector<core::Node> nodes;
-  std::vector<core::Job> jobs;  // reserve()d up front: views point into it
-  std::vector<sched::PartitionView> partitions;
-  sched::SchedulerParams params;
-
-  Cluster() { jobs.reserve(4096); }
-
-  void add_nodes(int n, int cpus, int64_t mem, const std::string& gres = "",
-                 const std::string& prefix = "n") {
-    for (int i = 0; i < n; ++i) {
-      core::Node node;
-      node.name = prefix + std::to_string(nodes.size() + 1);
-      node.cpus = cpus;
-      node.real_memory_mb = mem;
-      node.registered = true;
-      node.gres = gres;
-      if (!gres.empty()) node.gres_total = core::parse_gres_list(gres);
-      nodes.push_back(node);
-    }
-  }
-  void one_partition() {
-    sched::PartitionView p{"batch", {}, "", -1, -1, 1};
-    for (size_t i = 0; i < nodes.size(); ++i) p.nodes.push_back(static_cast<int>(i));
-    partitions = {p};
-  }
-  // Priorities fall with submission order, as priority/basic gives them.
-  core::Job& add_job(int ntasks, int64_t minutes, int cpt = 1, int nodes_min = 1,
-                     bool nodes_set = false) {
-    core::Job j;
-    j.id = jobs.size() + 1;
-    j.partition = partitions.empty() ? "batch" : partitions.front().name;
-    j.submit_time = static_cast<int64_t>(j.id);
-    j.priority = 1000000 - static_cast<uint32_t>(j.id);
-    j.spec.ntasks = ntasks;
-    j.spec.cpus_per_task = cpt;
-    j.spec.mem_per_cpu_mb = 1;
-    j.spec.nodes_min = nodes_min;
-    j.spec.nodes_set = nodes_set;
-    j.time_limit_min = minutes;
-    jobs.push_back(j);
-    return jobs.back();
-  }
-  // Marks a job running from `start` on the given allocation and charges its nodes.
-  void run(core::Job& j, int64_t start, const std::vector<core::NodeAlloc>& alloc) {
-    j.state = core::JobState::Running;
-    j.start_time = start;
-    j.alloc = alloc;
-    for (const auto& a : alloc)
-      for (auto& n : nodes)
-        if (n.name == a.node) n.charge(a);
-  }
-  void finish(core::Job& j) {
-    for (const auto& a : j.alloc)
-      for (auto& n : nodes)
-        if (n.name == a.node) n.discharge(a);
-    j.state = core::JobState::Completed;
-    j.alloc.clear();
-  }
-  sched::ClusterView view() {
-    sched::ClusterView v;
-    for (auto& n : nodes) v.nodes.push_back(&n);
-    v.partitions = partitions;
-    for (auto& j : jobs) {
-      if (j.state == core::JobState::Pending) v.pending.push_back(&j);
-      if (j.state == core::JobState::Running) v.running.push_back(&j);
-    }
-    v.params = params;
-    return v;
-  }
-  sched::Decisions pass(int64_t now) {
-    auto d = sched::make_scheduler()->schedule(view(), now);
-    for (const auto& s : d.starts) run(jobs[s.job_id - 1], now, s.alloc);
-    return d;
-  }
-};
-
-std::map<uint64_t, std::string> reasons(const sched::Decisions& d) {
-  std::map<uint64_t, std::string> out;
-  for (const auto& r : d.reasons) out[r.job_id] = r.reason;
-  return out;
-}
-std::map<uint64_t, int64_t> planned(const sched::Decisions& d) {
-  std::map<uint64_t, int64_t> out;
-  for (const auto& p : d.planned) out[p.job_id] = p.start_time;
-  return out;
-}
-std::vector<uint64_t> started(const sched::Decisions& d) {
-  std::vector<uint64_t> out;
-  for (const auto& s : d.starts) out.push_back(s.job_id);
-  return out;
-}
 
 // Four 1-CPU nodes; job 1 holds two of them until t=600. Then, in priority order:
 // A (2) needs all four for 5 min; B (3) one node for 10 min; C (4) one node for 11 min;
@@ -128,8 +40,8 @@ TEST(Backfill, ConservativeTextbookSchedule) {
   auto d = c.pass(0);
   // B ends exactly when A's reservation begins, so it backfills; C would overlap A.
   EXPECT_EQ(started(d), std::vector<uint64_t>{3});
-  EXPECT_EQ(reasons(d), (std::map<uint64_t, std::string>{
-                            {2, "Resources"}, {4, "Priority"}, {5, "Priority"}}));
+  EXPECT_EQ(reasons(d),
+            (std::map<uint64_t, std::string>{{2, "Resources"}, {4, "Priority"}, {5, "Priority"}}));
   // A at 600 (job 1 ends), C and D together after A at 900.
   EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}, {4, 900}, {5, 900}}));
 }
@@ -314,9 +226,9 @@ TEST(Backfill, RandomWorkloadProperties) {
     const int njobs = 10 + static_cast<int>(rng() % 20);
     for (int i = 0; i < njobs; ++i) {
       const int nodes = 1 + static_cast<int>(rng() % 2);
-      core::Job& j = c.add_job(nodes + static_cast<int>(rng() % 3),
-                               1 + static_cast<int64_t>(rng() % 10), 1 + static_cast<int>(rng() % 2),
-                               nodes, rng() % 2 == 0);
+      core::Job& j =
+          c.add_job(nodes + static_cast<int>(rng() % 3), 1 + static_cast<int64_t>(rng() % 10),
+                    1 + static_cast<int>(rng() % 2), nodes, rng() % 2 == 0);
       if (rng() % 4 == 0) j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
       // The controller refuses what can never fit at submission.
       auto v = c.view();
