@@ -21,11 +21,20 @@ Journal::Journal(const std::string& path) {
   exec("PRAGMA synchronous=FULL");
   exec("CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
+  exec(
+      "CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, name TEXT NOT NULL, "
+      "data TEXT NOT NULL, PRIMARY KEY (kind, name))");
   if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_,
                          nullptr) ||
       sqlite3_prepare_v2(db_, "DELETE FROM jobs WHERE id = ?", -1, &erase_, nullptr) ||
       sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)",
-                         -1, &meta_, nullptr))
+                         -1, &meta_, nullptr) ||
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO records (kind, name, data) VALUES (?, ?, ?)",
+                         -1, &put_record_, nullptr) ||
+      sqlite3_prepare_v2(db_, "DELETE FROM records WHERE kind = ? AND name = ?", -1,
+                         &erase_record_, nullptr) ||
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
+                         &counter_, nullptr))
     fail(db_, "prepare");
 }
 
@@ -34,6 +43,9 @@ Journal::~Journal() {
   sqlite3_finalize(put_);
   sqlite3_finalize(erase_);
   sqlite3_finalize(meta_);
+  sqlite3_finalize(put_record_);
+  sqlite3_finalize(erase_record_);
+  sqlite3_finalize(counter_);
   sqlite3_close(db_);
 }
 
@@ -60,6 +72,20 @@ Journal::Loaded Journal::load() {
     const char* text = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
     out.jobs.push_back(nlohmann::json::parse(text).get<core::Job>());
   }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db_, "SELECT kind, name, data FROM records", -1, &st, nullptr))
+    fail(db_, "prepare");
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    auto text = [st](int col) { return reinterpret_cast<const char*>(sqlite3_column_text(st, col)); };
+    out.records[text(0)][text(1)] = nlohmann::json::parse(text(2));
+  }
+  sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(db_, "SELECT key, value FROM meta WHERE key != 'next_job_id'", -1, &st,
+                         nullptr))
+    fail(db_, "prepare");
+  while (sqlite3_step(st) == SQLITE_ROW)
+    out.counters[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] =
+        sqlite3_column_int64(st, 1);
   sqlite3_finalize(st);
   // Never hand out an id at or below one already used, even if the counter row was lost.
   for (const auto& j : out.jobs)
@@ -94,6 +120,35 @@ void Journal::set_next_job_id(uint64_t id) {
   sqlite3_reset(meta_);
   sqlite3_bind_int64(meta_, 1, static_cast<sqlite3_int64>(id));
   if (sqlite3_step(meta_) != SQLITE_DONE) fail(db_, "write counter");
+}
+
+void Journal::put_record(const std::string& kind, const std::string& name,
+                         const nlohmann::json& data) {
+  begin();
+  const std::string text = data.dump();
+  sqlite3_reset(put_record_);
+  sqlite3_bind_text(put_record_, 1, kind.data(), static_cast<int>(kind.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(put_record_, 2, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(put_record_, 3, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(put_record_) != SQLITE_DONE) fail(db_, "write " + kind);
+}
+
+void Journal::erase_record(const std::string& kind, const std::string& name) {
+  begin();
+  sqlite3_reset(erase_record_);
+  sqlite3_bind_text(erase_record_, 1, kind.data(), static_cast<int>(kind.size()),
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(erase_record_, 2, name.data(), static_cast<int>(name.size()),
+                    SQLITE_TRANSIENT);
+  if (sqlite3_step(erase_record_) != SQLITE_DONE) fail(db_, "erase " + kind);
+}
+
+void Journal::set_counter(const std::string& key, int64_t value) {
+  begin();
+  sqlite3_reset(counter_);
+  sqlite3_bind_text(counter_, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int64(counter_, 2, value);
+  if (sqlite3_step(counter_) != SQLITE_DONE) fail(db_, "write counter " + key);
 }
 
 void Journal::commit() {

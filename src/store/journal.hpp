@@ -2,6 +2,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,9 @@ class Journal {
   struct Loaded {
     uint64_t next_job_id = 1;
     std::vector<core::Job> jobs;
+    // Other durable objects by kind ("reservation", ...), each a JSON document by name.
+    std::map<std::string, std::map<std::string, nlohmann::json>> records;
+    std::map<std::string, int64_t> counters;  // named counters other than next_job_id
   };
   Loaded load();
 
@@ -30,6 +35,9 @@ class Journal {
   void put_job(const core::Job& job);
   void erase_job(uint64_t id);
   void set_next_job_id(uint64_t id);
+  void put_record(const std::string& kind, const std::string& name, const nlohmann::json& data);
+  void erase_record(const std::string& kind, const std::string& name);
+  void set_counter(const std::string& key, int64_t value);
   void commit();  // durable on return
   void rollback();
   bool in_transaction() const { return in_txn_; }
@@ -40,6 +48,9 @@ class Journal {
   sqlite3_stmt* put_ = nullptr;
   sqlite3_stmt* erase_ = nullptr;
   sqlite3_stmt* meta_ = nullptr;
+  sqlite3_stmt* put_record_ = nullptr;
+  sqlite3_stmt* erase_record_ = nullptr;
+  sqlite3_stmt* counter_ = nullptr;
   bool in_txn_ = false;
 };
 

@@ -75,3 +75,24 @@ TEST(Journal, IdsAreNeverReusedAfterJobsAreErased) {
   store::Journal j(dir.file());
   EXPECT_EQ(j.load().next_job_id, 10u);
 }
+
+TEST(Journal, RecordsAndCountersSurviveReopen) {
+  TempDir dir;
+  {
+    store::Journal j(dir.file());
+    j.put_record("reservation", "maint", {{"start", 10}});
+    j.put_record("reservation", "gone", {{"start", 20}});
+    j.set_counter("next_resv_id", 7);
+    j.commit();
+    j.erase_record("reservation", "gone");
+    j.put_record("reservation", "maint", {{"start", 30}});
+    j.commit();
+    j.put_record("reservation", "lost", {{"start", 40}});  // never committed
+  }
+  store::Journal j(dir.file());
+  auto loaded = j.load();
+  ASSERT_EQ(loaded.records["reservation"].size(), 1u);
+  EXPECT_EQ(loaded.records["reservation"]["maint"]["start"], 30);
+  EXPECT_EQ(loaded.counters["next_resv_id"], 7);
+  EXPECT_EQ(loaded.counters.count("next_job_id"), 0u);
+}
