@@ -11,6 +11,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "sched/limits.hpp"
 #include "sched/profile.hpp"
 #include "sched/request.hpp"
 #include "sched/resources.hpp"
@@ -501,6 +502,10 @@ class Engine final : public Scheduler {
       blocked = view.blocked_partitions;
       std::set<std::string> reserved;  // EASY: partitions whose first blocked job has a plan
       std::unordered_map<uint32_t, int> tested_per_user;
+      std::optional<LimitPass> limits;  // usage of running jobs, then of those started here
+      if (view.limits != nullptr)
+        limits.emplace(*view.limits, view.running, view.def_mem_per_cpu_mb,
+                       view.def_mem_per_node_mb);
       const int64_t horizon =
           view.params.bf_window_s > 0 ? now + view.params.bf_window_s : kNever - 1;
       int tested = 0;
@@ -546,6 +551,7 @@ class Engine final : public Scheduler {
 
         std::string reason;
         while (limit > 0) {
+          if (limits && !(reason = limits->before(job, job.partition)).empty()) break;
           // The earliest start over the job's partitions (the first listed wins a tie).
           Found best;
           const PartitionView* best_part = nullptr;
@@ -593,7 +599,11 @@ class Engine final : public Scheduler {
             }
           }
           if (best_part != nullptr && best.start == now) {
+            JobTres held;  // limits again, with what the placement holds (Slurm's post-select)
+            if (limits) held = placement_tres(req, best.shares, slots, kinds);
+            if (limits && !(reason = limits->at_start(job, best_part->name, held)).empty()) break;
             start(job, *best_part, req, best, duration);
+            if (limits) limits->started(job, best_part->name, held);
             --limit;
             continue;
           }

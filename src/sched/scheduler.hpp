@@ -53,6 +53,8 @@ struct SchedulerParams {
   uint64_t work_budget = 0;
 };
 
+class Limits;  // sched/limits.hpp
+
 struct ClusterView {
   std::vector<const core::Node*> nodes;
   std::vector<PartitionView> partitions;
@@ -74,6 +76,9 @@ struct ClusterView {
   // within the array's running limit); absent means one.
   std::unordered_map<uint64_t, int> start_limit;
   SchedulerParams params;
+  // Association and QOS limits (AccountingStorageEnforce); null: none. A job a limit holds
+  // back gets the limit's reason and no reservation, and does not hold up the jobs behind it.
+  const Limits* limits = nullptr;
 };
 
 struct Start {
