@@ -699,7 +699,9 @@ AcctDump parse_acct_dump(std::string_view text, std::string_view source_name) {
                        "' has DefaultAccount '" + a.default_account + "' here but '" +
                        it->second.first + "' on line " + std::to_string(it->second.second));
   }
-  for (const auto& [user, acct] : default_account) {
+  for (const auto& entry : default_account) {
+    const std::string& user = entry.first;
+    const auto& acct = entry.second;
     const bool member = std::any_of(dump.assocs.begin(), dump.assocs.end(), [&](const auto& a) {
       return a.kind == AcctAssocLine::Kind::User && a.name == user && a.parent == acct.first;
     });
