@@ -922,6 +922,8 @@ json StateMachine::query(const json& req, int64_t now) const {
     json parts = json::array();
     for (const auto& p : partitions_) parts.push_back(partition_view(p));
     reply["partitions"] = std::move(parts);
+  } else if (what == "priority_factors" || what == "shares") {
+    reply.update(what == "shares" ? shares_report(req, now) : priority_factors_report(req, now));
   } else if (what == "ping") {
     int registered = 0;
     for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;

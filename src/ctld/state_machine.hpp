@@ -149,6 +149,10 @@ class StateMachine {
                                    const PriorityTotals& totals);
   // A new job's priority: priority/basic's counter, or its multifactor priority.
   uint32_t initial_priority(const core::Job& job, int64_t now);
+  // sprio and sshare (priority_report.cpp): query what="priority_factors" ("job_ids", "uids",
+  // "partitions": optional filters) and what="shares" ("users", "accounts").
+  json priority_factors_report(const json& req, int64_t now) const;
+  json shares_report(const json& req, int64_t now) const;
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
                bool completing, Effects& fx);
   void release(core::Job& job);
