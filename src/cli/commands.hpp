@@ -10,5 +10,7 @@ int squeue_main(const std::vector<std::string>& args);
 int sinfo_main(const std::vector<std::string>& args);
 int scancel_main(const std::vector<std::string>& args);
 int scontrol_main(const std::vector<std::string>& args);
+int sprio_main(const std::vector<std::string>& args);
+int sshare_main(const std::vector<std::string>& args);
 
 }  // namespace drover::cli

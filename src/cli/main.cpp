@@ -12,7 +12,8 @@ int main(int argc, char** argv) {
   static const std::map<std::string, Entry> kCommands = {
       {"sbatch", drover::cli::sbatch_main},     {"squeue", drover::cli::squeue_main},
       {"sinfo", drover::cli::sinfo_main},       {"scancel", drover::cli::scancel_main},
-      {"scontrol", drover::cli::scontrol_main},
+      {"scontrol", drover::cli::scontrol_main}, {"sprio", drover::cli::sprio_main},
+      {"sshare", drover::cli::sshare_main},
   };
   std::string name = argv[0];
   if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);

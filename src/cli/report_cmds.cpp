@@ -1,0 +1,57 @@
+// sprio and sshare against the real world: the controller, the password database, the caller.
+#include "cli/report_cmds.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/client.hpp"
+#include "cli/commands.hpp"
+
+namespace drover::cli {
+namespace {
+
+std::optional<std::string> user_name(uint32_t uid) {
+  if (struct passwd* pw = ::getpwuid(uid)) return std::string(pw->pw_name);
+  return std::nullopt;
+}
+
+// Slurm's uid_from_string: a user name, or the number of an existing uid.
+std::optional<uint32_t> user_id(const std::string& name) {
+  if (struct passwd* pw = ::getpwnam(name.c_str())) return pw->pw_uid;
+  if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos || name.size() > 10)
+    return std::nullopt;
+  const unsigned long uid = std::strtoul(name.c_str(), nullptr, 10);
+  if (uid > 0xfffffffeUL || !user_name(static_cast<uint32_t>(uid))) return std::nullopt;
+  return static_cast<uint32_t>(uid);
+}
+
+// Complaints first: they come before the table in nearly every case (sprio -S is the odd one).
+int emit(const CommandResult& r) {
+  std::cerr << r.err << std::flush;
+  std::cout << r.out << std::flush;
+  return r.rc;
+}
+
+}  // namespace
+
+CommandEnv system_env() {
+  CommandEnv e;
+  e.call = call_controller;
+  e.uid_of = user_id;
+  e.name_of = user_name;
+  e.user = user_name(::getuid()).value_or("");
+  for (const char* key : {"SPRIO_FORMAT"})
+    if (const char* v = std::getenv(key)) e.env[key] = v;
+  return e;
+}
+
+int sprio_main(const std::vector<std::string>& args) { return emit(run_sprio(args, system_env())); }
+
+int sshare_main(const std::vector<std::string>& args) {
+  return emit(run_sshare(args, system_env()));
+}
+
+}  // namespace drover::cli
