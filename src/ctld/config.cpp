@@ -2,6 +2,10 @@
 
 #include <pwd.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -62,10 +66,45 @@ Config load_config_text(const std::string& text, const std::string& source_name)
     else if (key == "bf_max_job_user") c.sched_params.bf_max_job_user = static_cast<int>(number());
     else if (key == "bf_interval") c.bf_interval_s = std::max<int64_t>(1, number());
   }
+  try {
+    c.enforce = sched::parse_enforce(s.get("AccountingStorageEnforce", ""));
+  } catch (const core::ParseError& e) {
+    throw core::ParseError(source_name + ": " + e.what());
+  }
   c.slurm_user = s.get("SlurmUser", "root");
   // Name lookup is configuration loading, not part of the state machine.
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;
   return c;
+}
+
+std::string accounting_path(const std::string& slurm_conf_path) {
+  return (std::filesystem::path(slurm_conf_path).parent_path() / "accounts.cfg").string();
+}
+
+void load_accounting(Config& c, const std::string& text, const std::string& source_name) {
+  std::map<std::string, std::string> partition_qos;
+  for (const auto& p : c.conf.partitions)
+    if (auto it = p.other.find("QOS"); it != p.other.end() && !it->second.empty())
+      partition_qos.emplace(p.name, it->second);
+  c.limits = std::make_shared<const sched::Limits>(core::parse_acct_dump(text, source_name),
+                                                   c.enforce, partition_qos);
+}
+
+std::string load_accounting_file(Config& c, const std::string& slurm_conf_path) {
+  const std::string path = accounting_path(slurm_conf_path);
+  std::ifstream in(path);
+  if (!in) {
+    if (c.enforce.any())
+      throw core::ParseError("AccountingStorageEnforce=" +
+                             c.conf.get("AccountingStorageEnforce", "") + " needs " + path +
+                             " (accounts, users and QOS in sacctmgr dump format)");
+    return "";
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  load_accounting(c, text.str(), path);
+  return path + ": " + std::to_string(c.limits->assocs().size()) + " associations, " +
+         std::to_string(c.limits->qos().size()) + " QOS";
 }
 
 }  // namespace drover::ctld

@@ -1,9 +1,11 @@
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/slurm_conf.hpp"
+#include "sched/limits.hpp"
 #include "sched/priority.hpp"
 #include "sched/scheduler.hpp"
 
@@ -36,10 +38,25 @@ struct Config {
   sched::SchedulerParams sched_params;
   sched::PriorityConfig priority;  // PriorityType, PriorityWeight*, ...
   uint32_t slurm_user_uid = 0;  // an operator besides root
+  // AccountingStorageEnforce, and the accounts, users and QOS of the accounting file (null
+  // without one: every user is an association under root and nothing is enforced).
+  sched::Enforce enforce;
+  std::shared_ptr<const sched::Limits> limits;
   std::string slurm_user = "root";
 };
 
 // Throws core::ParseError for a bad file; unknown keys end up in conf.warnings.
 Config load_config_text(const std::string& text, const std::string& source_name);
+
+// The accounting file: accounts.cfg beside slurm.conf (sacctmgr dump format, see
+// docs/accounting.md).
+std::string accounting_path(const std::string& slurm_conf_path);
+// Sets c.limits from the accounting file's text, with the partitions' QOS= and
+// AccountingStorageEnforce. Throws core::ParseError("<source>:<line>: ...").
+void load_accounting(Config& c, const std::string& text, const std::string& source_name);
+// Reads the accounting file beside `slurm_conf_path` if there is one. Throws core::ParseError
+// for a bad file, or when AccountingStorageEnforce asks for enforcement without a file.
+// Returns what was loaded, for the log ("" when there is no file).
+std::string load_accounting_file(Config& c, const std::string& slurm_conf_path);
 
 }  // namespace drover::ctld

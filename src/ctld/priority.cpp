@@ -1,24 +1,30 @@
 // priority/multifactor in the controller: usage charged to users' associations as jobs
 // end, and every pending job's priority recomputed from its factors before a full pass.
-// Until accounting holds accounts (sacctmgr), each user is an association under root.
+// Associations come from the accounting file (accounts.cfg); without one, each user is an
+// association under root.
 #include <algorithm>
 
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
 
-sched::AssocId StateMachine::user_association(const std::string& user) {
-  if (auto id = assoc_.find_user(user, "root")) return *id;
-  return assoc_.add_user(user, "root");
+sched::AssocId StateMachine::charged_association(const core::Job& job) {
+  if (config_.limits)
+    if (auto id = assoc_.find_user(job.user, job.spec.account)) return *id;
+  if (auto id = assoc_.find_user(job.user, "root")) return *id;
+  return assoc_.add_user(job.user, "root");
 }
 
 void StateMachine::charge_usage(const core::Job& job, int64_t now) {
   if (!config_.priority.multifactor() || job.start_time == core::kNoTime || now <= job.start_time)
     return;
-  const sched::AssocId id = user_association(job.user);
+  const sched::AssocId id = charged_association(job);
+  double rate = job.alloc_cpus();
+  if (config_.limits)  // the QOS's UsageFactor scales what the job is charged
+    if (int q = config_.limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
+      rate *= config_.limits->qos()[q].usage_factor;
   assoc_.decay_to(now, config_.priority.decay_half_life_s);
-  assoc_.add_running_usage(id, job.start_time, now, job.alloc_cpus(),
-                           config_.priority.decay_half_life_s);
+  assoc_.add_running_usage(id, job.start_time, now, rate, config_.priority.decay_half_life_s);
 }
 
 void StateMachine::update_priorities(int64_t now) {
@@ -26,7 +32,7 @@ void StateMachine::update_priorities(int64_t now) {
   if (!conf.multifactor()) return;
   assoc_.decay_to(now, conf.decay_half_life_s);
   for (const auto& [id, job] : jobs_)
-    if (job.state == core::JobState::Pending) user_association(job.user);
+    if (job.state == core::JobState::Pending) charged_association(job);
   const auto opts = sched::fairshare_options(conf);
   const auto shares = sched::compute_fairshare(assoc_, opts);
 
@@ -64,7 +70,17 @@ uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now
   if (const Partition* p = find_partition(job.partition))
     in.partition_job_factor = static_cast<uint32_t>(p->conf.priority_job_factor);
   in.max_partition_job_factor = totals.max_partition_job_factor;
-  in.fairshare = sched::job_fairshare_factor(assoc_, shares, user_association(job.user),
+  if (const sched::Limits* limits = config_.limits.get()) {
+    // QOS and association priorities, normalised by the largest of each.
+    if (int q = limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
+      in.qos_priority = static_cast<uint32_t>(limits->qos()[q].priority);
+    in.max_qos_priority = static_cast<uint32_t>(limits->max_qos_priority());
+    if (int a = limits->find_assoc(job.user, job.spec.account, job.partition);
+        a != sched::Limits::kNone)
+      in.assoc_priority = static_cast<uint32_t>(limits->assocs()[a].priority);
+    in.max_assoc_priority = static_cast<uint32_t>(limits->max_assoc_priority());
+  }
+  in.fairshare = sched::job_fairshare_factor(assoc_, shares, charged_association(job),
                                              sched::fairshare_options(conf));
   in.job_tres = {{"cpu", in.cpus}};
   in.partition_tres = {{"cpu", cluster_cpus}};
@@ -74,7 +90,7 @@ uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now
 
 uint32_t StateMachine::initial_priority(const core::Job& job, int64_t now) {
   if (!config_.priority.multifactor()) return next_priority(job.nice);
-  user_association(job.user);
+  charged_association(job);
   return multifactor_priority_of(
       job, now, sched::compute_fairshare(assoc_, sched::fairshare_options(config_.priority)),
       priority_totals());

@@ -62,6 +62,7 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
       if (auto it = node_index_.find(name); it != node_index_.end()) p.nodes.push_back(it->second);
     partitions_.push_back(std::move(p));
   }
+  if (config_.limits) assoc_ = config_.limits->fairshare_tree();
 }
 
 void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now) {
@@ -113,6 +114,7 @@ sched::ClusterView StateMachine::view() const {
   for (const auto& [id, job] : jobs_)
     if (holds_resources(job)) v.running.push_back(&job);
   v.params = config_.sched_params;
+  v.limits = config_.limits.get();
   v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
   v.def_mem_per_node_mb = config_.def_mem_per_node_mb;
   return v;
@@ -282,6 +284,11 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
     return error_reply("Incompatible begin and deadline time specification");
 
+  if (std::string err = admit(spec, who, *part, array.tasks.empty() ? 1 : array.tasks.size(),
+                              req.value("test_only", false));
+      !err.empty())
+    return error_reply(err);
+
   if (req.value("test_only", false)) {
     // Where and when it would start: now if it fits now, else when the running jobs in its
     // partition have all reached their time limits (an upper bound; FIFO plans no further).
@@ -397,6 +404,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
             }
           }
         fx.dirty_jobs.insert(rem.id);
+        submit_usage_.reset();
       } else {
         errors.push_back({{"job", t.ref}, {"error", "Job is pending execution"}});
       }
@@ -457,6 +465,7 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
   if (held && job.state == core::JobState::Running) charge_usage(job, now);
+  submit_usage_.reset();
   job.state = state;
   job.reason = reason;
   job.end_time = now;

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "core/node.hpp"
 #include "ctld/config.hpp"
 #include "sched/fairshare.hpp"
+#include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
 
 namespace drover::ctld {
@@ -135,7 +137,16 @@ class StateMachine {
   const Partition* find_partition(const std::string& name) const;
   void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);
   // priority/multifactor (priority.cpp).
-  sched::AssocId user_association(const std::string& user);
+  // The fair-share association a job charges: its (user, account) from the accounting file,
+  // else the user under root.
+  sched::AssocId charged_association(const core::Job& job);
+  // Accounts, users and QOS (accounting.cpp): sets a new job's account and QOS and checks the
+  // limits that refuse submissions; the error text, "" when admitted. `count`: its jobs (array
+  // tasks), counted as submitted unless `test_only`.
+  std::string admit(core::JobSpec& spec, const Caller& who, const Partition& part, int64_t count,
+                    bool test_only);
+  // Submitted (not finished) jobs per association and QOS, recounted after jobs end.
+  const sched::Limits::Usage& submit_usage();
   void charge_usage(const core::Job& job, int64_t now);
   void update_priorities(int64_t now);
   // What every job's factors are normalised by; computed once per recomputation.
@@ -179,6 +190,7 @@ class StateMachine {
   std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
+  std::optional<sched::Limits::Usage> submit_usage_;  // none: to be recounted
   sched::AssocTree assoc_;  // fair-share usage (not yet durable: kept in memory)
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
