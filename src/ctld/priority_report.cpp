@@ -18,11 +18,12 @@ namespace {
 const std::vector<std::string> kTresNames = {"cpu",     "mem",     "energy", "node",
                                              "billing", "fs/disk", "vmem",   "pages"};
 
-// The association a job charges: the user's association in the job's account, else the
-// user's first association (Slurm's default account comes first).
+// The association a job charges: the user's association in the job's account, else the one
+// under root, else the user's first association.
 std::optional<sched::AssocId> job_association(const sched::AssocTree& tree, const core::Job& job) {
   if (!job.spec.account.empty())
     if (auto id = tree.find_user(job.user, job.spec.account)) return id;
+  if (auto id = tree.find_user(job.user, "root")) return id;
   for (sched::AssocId id = 0; id < tree.size(); ++id)
     if (tree.at(id).is_user() && tree.at(id).user == job.user) return id;
   return std::nullopt;
@@ -95,7 +96,8 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
       if (const Partition* p = find_partition(job.partition)) parts.push_back(p);
     for (const Partition* part : parts) {
       if (!listed(req, "partitions", part->name)) continue;
-      // The inputs priority/multifactor uses for this job (ctld/priority.cpp), in `part`.
+      // The inputs priority/multifactor uses for this job (multifactor_priority_of in
+      // ctld/priority.cpp; keep the two alike), in `part`.
       sched::JobPriorityInput in;
       in.now = now;
       in.submit_time = job.submit_time;
@@ -109,6 +111,16 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
       in.cluster_nodes = static_cast<uint32_t>(nodes_.size());
       in.partition_job_factor = static_cast<uint32_t>(part->conf.priority_job_factor);
       in.max_partition_job_factor = totals.max_partition_job_factor;
+      if (const sched::Limits* limits = config_.limits.get()) {
+        // QOS and association priorities (accounts.cfg), normalised by the largest of each.
+        if (int q = limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
+          in.qos_priority = static_cast<uint32_t>(limits->qos()[q].priority);
+        in.max_qos_priority = static_cast<uint32_t>(limits->max_qos_priority());
+        if (int a = limits->find_assoc(job.user, job.spec.account, part->name);
+            a != sched::Limits::kNone)
+          in.assoc_priority = static_cast<uint32_t>(limits->assocs()[a].priority);
+        in.max_assoc_priority = static_cast<uint32_t>(limits->max_assoc_priority());
+      }
       in.fairshare = fairshare;
       in.job_tres = {{"cpu", in.cpus}};
       in.partition_tres = {{"cpu", totals.cluster_cpus}};

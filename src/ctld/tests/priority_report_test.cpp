@@ -176,4 +176,54 @@ TEST(PriorityReport, SharesDecayAtQueryTime) {
   EXPECT_TRUE(s["rows"].empty());
 }
 
+// With an accounting file the tree has accounts: sshare shows them with their users, sprio the
+// QOS factor of each job.
+TEST(PriorityReport, AccountsFromTheAccountingFile) {
+  Config c = multifactor_config();
+  c.priority.weight_qos = 1000;
+  load_accounting(c,
+                  "Cluster - test:QOS='normal,high'\n"
+                  "Account - physics:Fairshare=2\n"
+                  "Account - chem:Fairshare=1\n"
+                  "Parent - physics\n"
+                  "User - alice\n"
+                  "User - bob\n"
+                  "Parent - chem\n"
+                  "User - alice\n"
+                  "QOS - high:Priority=100\n",
+                  "accounts.cfg");
+  Harness h(c);
+  Effects fx;
+  const uint64_t running = h.submit(h.bob, h.spec(4, 1), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
+  json s = h.spec();
+  s["qos"] = "high";
+  s["account"] = "chem";
+  const uint64_t high = h.submit(h.alice, s, fx);
+  const uint64_t normal = h.submit(h.alice, h.spec(), fx);
+  h.sm.tick(h.now, fx);
+  h.sm.schedule(h.now, fx);
+
+  json r = factors_query(h);
+  ASSERT_EQ(ids(r), (std::vector<uint64_t>{high, normal}));
+  EXPECT_DOUBLE_EQ(r["rows"][0]["factors"]["qos"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(r["rows"][1]["factors"]["qos"].get<double>(), 0.0);
+
+  json sh = shares_query(h);
+  std::vector<std::string> order;
+  for (const auto& row : sh["rows"])
+    order.push_back(row["account"].get<std::string>() + "/" + row["user"].get<std::string>() + "<" +
+                    row["parent"].get<std::string>());
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"root/<", "chem/<root", "chem/alice<chem", "physics/<root",
+                                      "physics/alice<physics", "physics/bob<physics"}));
+  EXPECT_EQ((*share_row(sh, "physics", ""))["raw_shares"], 2);
+  // Bob's running job: its CPUs for the rest of an unlimited limit, up to physics and root.
+  EXPECT_EQ((*share_row(sh, "physics", "bob"))["tres_run_mins"][0], uint64_t{4} * 0xffffffffULL);
+  EXPECT_EQ((*share_row(sh, "physics", ""))["tres_run_mins"][0], uint64_t{4} * 0xffffffffULL);
+  EXPECT_EQ((*share_row(sh, "chem", ""))["tres_run_mins"][0], 0);
+  EXPECT_EQ(shares_query(h, {{"accounts", {"chem"}}})["rows"].size(), 2u);
+}
+
 }  // namespace drover::ctld::testing
