@@ -8,6 +8,7 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/job_info.hpp"
+#include "cli/scontrol_resv.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/job.hpp"
@@ -120,6 +121,8 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"Partition=" + partition,
           "AllocNode:Sid=" + j.value("alloc_node", spec.value("submit_host", "")) + ":" +
               std::to_string(spec.value("submit_sid", int64_t{0}))});
+  if (!spec.value("reservation", std::string()).empty())
+    r.line({"Reservation=" + spec.value("reservation", std::string())});
   r.line({"ReqNodeList=" + or_null(spec.value("nodelist", std::string())),
           "ExcNodeList=" + or_null(spec.value("exclude", std::string()))});
   r.line({"NodeList=" + j.value("nodelist", "")});
@@ -370,9 +373,34 @@ int scontrol_main(const std::vector<std::string>& all_args) {
     if (cmd == "hold" || cmd == "uhold" || cmd == "release" || cmd == "requeue" ||
         cmd == "requeuehold")
       return job_control(cmd, {args.begin() + 1, args.end()});
+    // Reservation words: "reservation", "res", ... or "ReservationName=x" / "Reservation=x".
+    auto names_reservation = [](const std::string& word) {
+      const std::string w = core::to_lower(word.substr(0, word.find('=')));
+      return w.size() >= 3 && (std::string("reservation").rfind(w, 0) == 0 ||
+                               std::string("reservationname").rfind(w, 0) == 0);
+    };
     if (cmd == "update") {
-      // The record type is implied by its first key (JobId=...).
+      // The record type is implied by its first key (JobId=..., ReservationName=...).
+      if (args.size() > 1 && args[1].find('=') != std::string::npos && names_reservation(args[1]))
+        return reservation_create_or_update(false, {args.begin() + 1, args.end()});
       return job_update({args.begin() + 1, args.end()});
+    }
+    if (cmd == "create") {
+      if (args.size() < 2 || !names_reservation(args[1]))
+        return usage_error("invalid entity: " + (args.size() > 1 ? args[1] : "") +
+                           " for keyword: create");
+      // "create reservation K=V..." or "create ReservationName=x K=V...".
+      const size_t first = args[1].find('=') == std::string::npos ? 2 : 1;
+      return reservation_create_or_update(true, {args.begin() + first, args.end()});
+    }
+    if (cmd == "delete") {
+      if (args.size() < 2 || !names_reservation(args[1]))
+        return usage_error("invalid entity: " + (args.size() > 1 ? args[1] : "") +
+                           " for keyword: delete");
+      const size_t eq = args[1].find('=');
+      if (eq != std::string::npos) return reservation_delete(args[1], args[1].substr(eq + 1));
+      if (args.size() < 3) return usage_error("too few arguments for keyword:delete");
+      return reservation_delete(args[1], args[2]);
     }
     if (args[0] != "show" || args.size() < 2) return usage_error("invalid command: " + args[0]);
     std::string what = args[1];
@@ -439,6 +467,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       }
       return 0;
     }
+    if (names_reservation(what)) return reservation_show(id, one_liner);
     return usage_error("invalid entity: " + what + " for keyword: show");
   } catch (const ControllerUnreachable&) {
     std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";

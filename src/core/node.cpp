@@ -45,7 +45,9 @@ std::string Node::state_long(bool with_flags) const {
   }
   if (with_flags) {
     if (drain) s += "+DRAIN";
+    if (maint) s += "+MAINTENANCE";
     if (not_responding) s += "+NOT_RESPONDING";
+    if (reserved) s += "+RESERVED";
   }
   return s;
 }
@@ -61,7 +63,7 @@ std::string Node::state_short() const {
         s = "unk";
         break;
       case NodeBase::Idle:
-        s = "idle";
+        s = maint ? "maint" : reserved ? "resv" : "idle";
         break;
       case NodeBase::Mixed:
         s = "mix";
@@ -74,6 +76,8 @@ std::string Node::state_short() const {
         break;
     }
   }
+  // A node in a maintenance reservation: "maint" when idle, else its state marked '$'.
+  if (maint && s != "maint") s += "$";
   if (not_responding || (!registered && !down)) s += "*";
   return s;
 }

@@ -38,6 +38,9 @@ struct Node {
   std::vector<GresCount> gres_total;  // parsed from `gres`
   std::vector<GresCount> gres_used;   // held by running jobs
   int running_jobs = 0;
+  // In an active reservation (any / a MAINT one): set by the controller as reservations
+  // begin and end; not part of the node's durable state.
+  bool reserved = false, maint = false;
 
   // Charges a job's share to this node (it starts or is restored) / gives it back (it ends).
   void charge(const NodeAlloc& a);

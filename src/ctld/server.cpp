@@ -59,6 +59,11 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
+  std::vector<core::Reservation> resvs;
+  for (const auto& [name, data] : loaded.records["reservation"])
+    resvs.push_back(data.get<core::Reservation>());
+  spdlog::info("journal: {} reservations", resvs.size());
+  machine_.restore_reservations(std::move(resvs), loaded.counters["next_resv_id"], wall_now());
 }
 
 Server::~Server() = default;
@@ -213,6 +218,8 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.control(ev.msg, ev.caller, now, fx);
         else if (op == "update")
           reply = machine_.update(ev.msg, ev.caller, now, fx);
+        else if (op == "reservation")
+          reply = machine_.reservation(ev.msg, ev.caller, now, fx);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {
@@ -306,6 +313,11 @@ void Server::state_loop() {
         journal_.erase_job(id);
       }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
+      for (const auto& name : fx.dirty_resvs)
+        if (const core::Reservation* r = machine_.find_reservation(name))
+          journal_.put_record("reservation", name, *r);
+      for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
+      if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
     } catch (const std::exception& e) {
       // Without durability we must not acknowledge anything: stop hard.

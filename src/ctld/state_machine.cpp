@@ -109,12 +109,18 @@ sched::ClusterView StateMachine::view() const {
   sched::ClusterView v;
   for (const auto& n : nodes_) v.nodes.push_back(&n);
   for (const auto& p : partitions_)
-    v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes,
-                            p.conf.priority_tier});
+    v.partitions.push_back(
+        {p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes, p.conf.priority_tier});
   for (const auto& [id, job] : jobs_)
     if (holds_resources(job)) v.running.push_back(&job);
   v.params = config_.sched_params;
   v.limits = config_.limits.get();
+  for (const auto& [name, r] : reservations_) {
+    sched::ReservationView rv{r.name, r.start, r.end, {}, (r.flags & core::kResvFlex) != 0};
+    for (const auto& n : r.nodes)
+      if (auto it = node_index_.find(n); it != node_index_.end()) rv.nodes.push_back(it->second);
+    v.reservations.push_back(std::move(rv));
+  }
   v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
   v.def_mem_per_node_mb = config_.def_mem_per_node_mb;
   return v;
@@ -204,7 +210,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   sched::ClusterView v = view();
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
-  sched::PartitionView pv{part->name,         part->nodes,      part->not_running_reason,
+  sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
@@ -276,8 +282,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       return error_reply("Invalid feature specification");
     }
   }
-  // No reservations or licenses can exist yet, so any named one is invalid, as in Slurm.
-  if (!spec.reservation.empty()) return error_reply("Requested reservation is invalid");
+  if (std::string err = reservation_access(spec, who.user); !err.empty()) return error_reply(err);
+  // No licenses can exist yet, so any named one is invalid, as in Slurm.
   if (!spec.licenses.empty()) return error_reply("Invalid license specification");
   if (spec.deadline != 0 && spec.deadline <= now)
     return error_reply("Requested time limit is invalid (missing or exceeds some limit)");
@@ -589,6 +595,7 @@ void StateMachine::agent_exited(const std::string& node_name, const json& msg, i
 void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   // A periodic full pass keeps every pending reason and expected start current.
   if (full_pass) full_pass_needed_ = true;
+  advance_reservations(now, fx);
   for (auto& [id, job] : jobs_) {
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     const int64_t end = job.start_time + job.time_limit_min * 60;
@@ -933,6 +940,10 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["partitions"] = std::move(parts);
   } else if (what == "priority_factors" || what == "shares") {
     reply.update(what == "shares" ? shares_report(req, now) : priority_factors_report(req, now));
+  } else if (what == "reservations") {
+    json list = json::array();
+    for (const auto& [name, r] : reservations_) list.push_back(reservation_view(r, now));
+    reply["reservations"] = std::move(list);
   } else if (what == "ping") {
     int registered = 0;
     for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;

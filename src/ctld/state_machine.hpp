@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "core/array_spec.hpp"
 #include "core/job.hpp"
 #include "core/node.hpp"
+#include "core/reservation.hpp"
 #include "ctld/config.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
@@ -37,6 +39,9 @@ struct Effects {
   std::set<uint64_t> dirty_jobs;   // write these jobs' current form to the journal
   std::set<uint64_t> erased_jobs;  // remove these from the journal
   bool next_id_dirty = false;
+  std::set<std::string> dirty_resvs;   // reservations to write
+  std::set<std::string> erased_resvs;  // reservations to remove
+  bool next_resv_id_dirty = false;
   std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
   bool reschedule = false;
 };
@@ -57,6 +62,17 @@ class StateMachine {
   json control(const json& req, const Caller& who, int64_t now, Effects& fx);
   // scontrol update JobId=.. Key=Value...: {"jobs": [...], "set": {Key: Value}}.
   json update(const json& req, const Caller& who, int64_t now, Effects& fx);
+
+  // scontrol create|update|delete reservation: {"action", "request": core::ResvRequest} or
+  // {"action": "delete", "name"}. Operators only. (reservations.cpp)
+  json reservation(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // Reservations from the journal, and the counter that numbers unnamed ones.
+  void restore_reservations(std::vector<core::Reservation> resvs, int64_t next_resv_id,
+                            int64_t now);
+  const core::Reservation* find_reservation(const std::string& name) const;
+  int64_t next_resv_id() const { return next_resv_id_; }
+  // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
+  std::function<bool(const std::string&)> user_exists;
 
   // Agent events.
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
@@ -174,6 +190,17 @@ class StateMachine {
   void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx);
   json launch_message(const core::Job& job) const;
   sched::ClusterView view() const;
+  // Reservations (reservations.cpp).
+  std::string reservation_access(const core::JobSpec& spec, const std::string& user) const;
+  // Ends reservations whose time is up (repeating ones move on; their running members are
+  // stopped as Slurm does with ResvOverRun=0) and marks nodes RESERVED/MAINT.
+  void advance_reservations(int64_t now, Effects& fx);
+  void mark_reserved_nodes(int64_t now);
+  // Checks a reservation about to be created or changed against nodes, jobs and the other
+  // reservations; picks NodeCnt nodes. Returns an error text ("" if fine).
+  std::string settle_reservation(core::Reservation& r, const core::ResvRequest& req,
+                                 bool pick_nodes, int64_t now) const;
+  json reservation_view(const core::Reservation& r, int64_t now) const;
   // `detail` adds the expanded stdout/stderr/stdin paths (scontrol show job).
   json job_view(const core::Job& job, int64_t now, bool detail) const;
   json node_view(const core::Node& node) const;
@@ -191,7 +218,10 @@ class StateMachine {
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
   std::optional<sched::Limits::Usage> submit_usage_;  // none: to be recounted
-  sched::AssocTree assoc_;  // fair-share usage (not yet durable: kept in memory)
+  sched::AssocTree assoc_;
+  std::map<std::string, core::Reservation> reservations_;
+  int64_t next_resv_id_ = 1;
+  int64_t resv_checked_at_ = 0;  // when reservation starts were last looked at
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.

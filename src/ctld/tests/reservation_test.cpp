@@ -194,6 +194,9 @@ TEST(Reservations, EndStopsMembersAndRepeatingOnesMoveOn) {
   ASSERT_EQ(h.sm.find_job(member)->state, core::JobState::Running);
   EXPECT_EQ(h.sm.find_node("node1")->state_short(), "mix");
   EXPECT_EQ(h.sm.find_node("node2")->state_short(), "resv");
+  ASSERT_TRUE(h.update({"ReservationName=once", "Flags=MAINT"}, fx).value("ok", false));
+  EXPECT_EQ(h.sm.find_node("node1")->state_short(), "mix$");
+  EXPECT_EQ(h.sm.find_node("node1")->state_long(true), "MIXED+MAINTENANCE+RESERVED");
 
   h.advance(600);
   Effects end;
