@@ -564,10 +564,12 @@ std::string Limits::check_start(const Key& k, const JobTres& tres, int64_t time_
     const Usage::Counters& qc = u.qos_[q];
     const Usage::Counters& qa = counts(find(u.qos_account_, q, k.account));
     const Usage::Counters& qu = counts(find(u.qos_user_, q, k.user));
+    // The returned checker outlives this call: it holds the counters by pointer, not by a
+    // reference to the parameter.
     auto group = [&](const Usage::Counters& g) {
-      return [&](size_t i, int64_t lim) {
-        const int64_t add = added(g, i, tres, req);
-        return add > 0 && used(g, i) + add > lim;
+      return [&, gp = &g](size_t i, int64_t lim) {
+        const int64_t add = added(*gp, i, tres, req);
+        return add > 0 && used(*gp, i) + add > lim;
       };
     };
     int i;
