@@ -185,6 +185,8 @@ class Engine final : public Scheduler {
     std::vector<std::vector<Block>> blocks;
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
+    std::unordered_map<std::string_view, int> slot_of_node;
+    std::set<uint64_t> preempted_ids;  // running jobs already chosen to make room
     // How long the job being placed holds its nodes (FIFO asks the profile only about now,
     // but a job must still not run into a reservation).
     int64_t holds_for = 0;
@@ -195,7 +197,7 @@ class Engine final : public Scheduler {
           policy(p),
           slots(build_slots(v.nodes, v.running, kinds)),
           profile(slots, t, v.params.bf_resolution_s) {
-      std::unordered_map<std::string_view, int> index;
+      std::unordered_map<std::string_view, int>& index = slot_of_node;
       index.reserve(slots.size());
       for (size_t i = 0; i < slots.size(); ++i) index.emplace(slots[i].node->name, int(i));
       if (policy != Policy::Fifo)
@@ -237,6 +239,155 @@ class Engine final : public Scheduler {
         from = profile.round_up(past);
         if (from >= kNever) return Profile::Window{};
       }
+    }
+
+    // What a running job holds on each node it uses, by slot.
+    std::vector<std::pair<int, Amount>> holdings(const core::Job& job) {
+      std::vector<std::pair<int, Amount>> out;
+      for (const auto& a : job.alloc) {
+        auto it = slot_of_node.find(a.node);
+        if (it == slot_of_node.end()) continue;
+        Amount held = gres_amount(kinds, a.gres);
+        held.cpus = a.cpus;
+        held.mem_mb = a.mem_mb;
+        out.emplace_back(it->second, held);
+      }
+      return out;
+    }
+
+    // How `victim` would be preempted for `job` (pending in `part`), or nullopt when it may
+    // not be (PreemptType, the modes of its partition or QOS, PreemptExemptTime).
+    std::optional<Preemption> preemption_of(const core::Job& job, const PartitionView& part,
+                                            const core::Job& victim) const {
+      const PreemptionView& pv = view.preemption;
+      if (pv.type == PreemptionView::Type::None || pv.mode == PreemptMode::Off) return {};
+      if (victim.completing || victim.state != core::JobState::Running) return {};
+      std::optional<PreemptMode> mode;
+      int64_t grace = 0, exempt = pv.exempt_time_s;
+      if (pv.type == PreemptionView::Type::PartitionPrio) {
+        const PartitionView* vp = find_partition(victim.partition);
+        if (vp == nullptr || vp->priority_tier >= part.priority_tier) return {};
+        mode = vp->preempt_mode;
+        grace = vp->grace_time_s;
+      } else {
+        auto mine = pv.qos.find(job.spec.qos);
+        if (mine == pv.qos.end() ||
+            std::find(mine->second.preempts.begin(), mine->second.preempts.end(),
+                      victim.spec.qos) == mine->second.preempts.end())
+          return {};
+        if (auto theirs = pv.qos.find(victim.spec.qos); theirs != pv.qos.end()) {
+          mode = theirs->second.mode;
+          grace = theirs->second.grace_time_s;
+          if (theirs->second.exempt_time_s >= 0) exempt = theirs->second.exempt_time_s;
+        }
+      }
+      const PreemptMode m = mode.value_or(pv.mode);
+      if (m == PreemptMode::Off) return {};
+      if (exempt > 0 && victim.start_time + exempt > now) return {};
+      return Preemption{victim.id, job.id, m, grace};
+    }
+
+    // Whether `req` fits now on `nodes` with `extra` given back on some of them, not running
+    // into a reservation it may not use.
+    bool fits_now_with(const Request& req, const std::vector<int>& nodes,
+                       const std::unordered_map<int, Amount>& extra, std::vector<Share>& shares) {
+      std::vector<Candidate> cs;
+      for (int idx : nodes) {
+        bool blocked_here = false;
+        for (const Block& b : blocks[idx])
+          if (b.resv != member && b.start < now + holds_for && now < b.end) blocked_here = true;
+        if (blocked_here) continue;
+        Amount free = slots[idx].free_now;
+        if (auto it = extra.find(idx); it != extra.end()) free += it->second;
+        const int cap = req.tasks_fit(slots[idx], free);
+        if (cap > 0 && cap >= req.min_tasks_per_node()) cs.push_back({idx, free, cap});
+      }
+      shares.clear();
+      return static_cast<int>(cs.size()) >= req.nmin && select_nodes(req, cs, shares);
+    }
+
+    // Preemption for a job that cannot start now: the fewest running jobs it may preempt
+    // (lowest tier and priority, then youngest, first) whose resources let it start now.
+    // They are to be stopped; the job is planned now on what they free and starts once they
+    // are gone. Returns whether any were chosen.
+    bool preempt_for(const core::Job& job, const std::vector<std::string>& names,
+                     const Request& req, int64_t duration) {
+      if (view.preemption.type == PreemptionView::Type::None ||
+          view.preemption.mode == PreemptMode::Off)
+        return false;
+      for (const auto& name : names) {
+        const PartitionView* part = find_partition(name);
+        if (!static_reason(job, part, req, false).empty()) continue;
+        const std::vector<int>& nodes = candidates(*part, req);
+        std::set<int> on_nodes(nodes.begin(), nodes.end());
+        // Jobs already on their way out count as gone: if that is enough, just wait.
+        std::unordered_map<int, Amount> extra;
+        struct Victim {
+          const core::Job* job;
+          Preemption how;
+          int tier;
+        };
+        std::vector<Victim> victims;
+        for (const core::Job* r : view.running) {
+          const bool leaving = r->completing || preempted_ids.count(r->id) > 0;
+          bool here = false;
+          for (const auto& [slot, held] : holdings(*r)) here = here || on_nodes.count(slot) > 0;
+          if (!here) continue;
+          if (leaving) {
+            for (const auto& [slot, held] : holdings(*r)) extra[slot] += held;
+            continue;
+          }
+          if (auto how = preemption_of(job, *part, *r)) {
+            const PartitionView* vp = find_partition(r->partition);
+            victims.push_back({r, *how, vp ? vp->priority_tier : 0});
+          }
+        }
+        std::vector<Share> shares;
+        if (victims.empty() || fits_now_with(req, nodes, extra, shares)) continue;
+        std::sort(victims.begin(), victims.end(), [](const Victim& a, const Victim& b) {
+          if (a.tier != b.tier) return a.tier < b.tier;
+          if (a.job->priority != b.job->priority) return a.job->priority < b.job->priority;
+          if (a.job->start_time != b.job->start_time) return a.job->start_time > b.job->start_time;
+          return a.job->id > b.job->id;
+        });
+        std::vector<const Victim*> chosen;
+        bool fits = false;
+        for (const Victim& v : victims) {
+          chosen.push_back(&v);
+          for (const auto& [slot, held] : holdings(*v.job)) extra[slot] += held;
+          if ((fits = fits_now_with(req, nodes, extra, shares))) break;
+        }
+        if (!fits) continue;
+        // Spare any victim the job can do without (the last chosen is needed).
+        for (size_t i = chosen.size(); i-- > 1;) {
+          for (const auto& [slot, held] : holdings(*chosen[i - 1]->job)) extra[slot] -= held;
+          if (fits_now_with(req, nodes, extra, shares)) {
+            chosen.erase(chosen.begin() + static_cast<std::ptrdiff_t>(i - 1));
+          } else {
+            for (const auto& [slot, held] : holdings(*chosen[i - 1]->job)) extra[slot] += held;
+          }
+        }
+        fits_now_with(req, nodes, extra, shares);
+        for (const Victim* v : chosen) {
+          preempted_ids.insert(v->job->id);
+          d.preempted.push_back(v->how);
+          // In the plan their resources come back now rather than at their expected end.
+          const int64_t end = expected_end(*v->job, now);
+          for (const auto& [slot, held] : holdings(*v->job)) {
+            profile.release_at(slot, now, held);
+            if (end < kNever && policy != Policy::Fifo) {  // FIFO's profile has no ends
+              const int64_t at = profile.round_up(end);
+              if (at < kNever) profile.reserve(slot, at, kNever, held);
+            }
+          }
+        }
+        Found f;
+        f.start = now;
+        f.shares = std::move(shares);
+        reserve(job, *part, req, f, duration);
+        return true;
+      }
+      return false;
     }
 
     // Whether a reservation the job may not use holds any of `nodes` now.
@@ -607,6 +758,11 @@ class Engine final : public Scheduler {
             --limit;
             continue;
           }
+          if (!bounded_by_resv || resv->start <= now)
+            if (preempt_for(job, names, req, duration)) {
+              reason = "Resources";  // until the jobs it preempts are gone
+              break;
+            }
           // Blocked: the first job blocked in a partition waits for Resources, the ones
           // behind it for Priority; the first partition listed gives the reason.
           for (const auto& name : names) {

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -10,6 +11,9 @@
 #include "core/node.hpp"
 
 namespace drover::sched {
+
+// What happens to a preempted job (PreemptMode; SUSPEND is not supported yet).
+enum class PreemptMode : uint8_t { Off, Cancel, Requeue };
 
 // A partition as the engine sees it: which nodes (indices into ClusterView::nodes) it holds.
 struct PartitionView {
@@ -21,6 +25,24 @@ struct PartitionView {
   int64_t max_time_min = -1;  // -1: unlimited
   int max_nodes = -1;
   int priority_tier = 1;  // higher tiers are scheduled first
+  // preempt/partition_prio: what happens to this partition's jobs when preempted (unset:
+  // the cluster's PreemptMode) and how long they get to end (GraceTime, seconds).
+  std::optional<PreemptMode> preempt_mode = std::nullopt;
+  int64_t grace_time_s = 0;
+};
+
+// Which running jobs a pending one may preempt (PreemptType), and how.
+struct PreemptionView {
+  enum class Type : uint8_t { None, PartitionPrio, Qos } type = Type::None;
+  PreemptMode mode = PreemptMode::Off;  // the cluster's PreemptMode; Off: no preemption
+  int64_t exempt_time_s = -1;           // PreemptExemptTime (-1: none)
+  struct Qos {
+    std::vector<std::string> preempts;  // the QOS its jobs may preempt (Preempt=)
+    std::optional<PreemptMode> mode;    // for its jobs when preempted
+    int64_t grace_time_s = 0;
+    int64_t exempt_time_s = -1;  // -1: the cluster's
+  };
+  std::unordered_map<std::string, Qos> qos;  // preempt/qos: by QOS name
 };
 
 // An advance reservation as the engine sees it: its nodes are kept for its members over
@@ -79,12 +101,21 @@ struct ClusterView {
   // Association and QOS limits (AccountingStorageEnforce); null: none. A job a limit holds
   // back gets the limit's reason and no reservation, and does not hold up the jobs behind it.
   const Limits* limits = nullptr;
+  PreemptionView preemption;
 };
 
 struct Start {
   uint64_t job_id;
   std::string partition;
   std::vector<core::NodeAlloc> alloc;
+};
+
+// A running job to stop so that a pending one can start (it starts once they are gone).
+struct Preemption {
+  uint64_t job_id;       // the job preempted
+  uint64_t for_job;      // the pending job it makes room for
+  PreemptMode mode;      // Cancel or Requeue
+  int64_t grace_time_s;  // SIGTERM, then SIGKILL after this long (0: KillWait)
 };
 
 struct PendingReason {
@@ -104,6 +135,7 @@ struct Decisions {
   std::vector<Start> starts;
   std::vector<PendingReason> reasons;        // for every pending job not started
   std::vector<PlannedStart> planned;         // jobs given a reservation in the plan
+  std::vector<Preemption> preempted;         // running jobs to stop
   std::set<std::string> blocked_partitions;  // where a job could not start, so none behind it may
   uint64_t work = 0;                         // node timeline examinations this pass
 };

@@ -15,6 +15,7 @@ struct Cluster {
   std::vector<PartitionView> partitions;
   SchedulerParams params;
   std::vector<ReservationView> reservations;
+  PreemptionView preemption;
 
   Cluster() { jobs.reserve(4096); }
 
@@ -84,6 +85,7 @@ struct Cluster {
     }
     v.params = params;
     v.reservations = reservations;
+    v.preemption = preemption;
     return v;
   }
   Decisions pass(int64_t now) {
