@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
 
@@ -55,16 +56,48 @@ Config load_config_text(const std::string& text, const std::string& source_name)
         if (eq == std::string::npos || used != p.size() - eq - 1 || v < 0) throw 0;
         return v;
       } catch (...) {
-        throw core::ParseError(source_name + ": SchedulerParameters: invalid value in '" + p +
-                               "'");
+        throw core::ParseError(source_name + ": SchedulerParameters: invalid value in '" + p + "'");
       }
     };
-    if (key == "kill_invalid_depend") c.kill_invalid_depend = true;
-    else if (key == "bf_resolution") c.sched_params.bf_resolution_s = std::max<int64_t>(1, number());
-    else if (key == "bf_window") c.sched_params.bf_window_s = number() * 60;
-    else if (key == "bf_max_job_test") c.sched_params.bf_max_job_test = static_cast<int>(number());
-    else if (key == "bf_max_job_user") c.sched_params.bf_max_job_user = static_cast<int>(number());
-    else if (key == "bf_interval") c.bf_interval_s = std::max<int64_t>(1, number());
+    if (key == "kill_invalid_depend")
+      c.kill_invalid_depend = true;
+    else if (key == "bf_resolution")
+      c.sched_params.bf_resolution_s = std::max<int64_t>(1, number());
+    else if (key == "bf_window")
+      c.sched_params.bf_window_s = number() * 60;
+    else if (key == "bf_max_job_test")
+      c.sched_params.bf_max_job_test = static_cast<int>(number());
+    else if (key == "bf_max_job_user")
+      c.sched_params.bf_max_job_user = static_cast<int>(number());
+    else if (key == "bf_interval")
+      c.bf_interval_s = std::max<int64_t>(1, number());
+  }
+  const std::string preempt_type = s.get("PreemptType", "preempt/none");
+  if (preempt_type == "preempt/partition_prio")
+    c.preemption.type = sched::PreemptionView::Type::PartitionPrio;
+  else if (preempt_type == "preempt/qos")
+    c.preemption.type = sched::PreemptionView::Type::Qos;
+  else if (preempt_type != "preempt/none")
+    throw core::ParseError(source_name + ": PreemptType=" + preempt_type +
+                           " is not supported (preempt/none, preempt/partition_prio, preempt/qos)");
+  c.preemption.mode = parse_preempt_mode(s.get("PreemptMode", "OFF"), source_name);
+  if (const std::string exempt = s.get("PreemptExemptTime", ""); !exempt.empty()) {
+    const int64_t min = core::parse_time_limit_minutes(exempt, "PreemptExemptTime");
+    c.preemption.exempt_time_s = min < 0 ? -1 : min * 60;
+  }
+  for (auto& p : c.conf.partitions) {
+    // Checked here so that a bad value stops the controller with the file's name.
+    if (auto it = p.other.find("PreemptMode"); it != p.other.end())
+      parse_preempt_mode(it->second, source_name + ": partition " + p.name);
+    if (auto it = p.other.find("GraceTime"); it != p.other.end()) {
+      try {
+        size_t used = 0;
+        if (std::stoll(it->second, &used) < 0 || used != it->second.size()) throw 0;
+      } catch (...) {
+        throw core::ParseError(source_name + ": partition " + p.name + ": invalid GraceTime '" +
+                               it->second + "'");
+      }
+    }
   }
   try {
     c.enforce = sched::parse_enforce(s.get("AccountingStorageEnforce", ""));
@@ -75,6 +108,28 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   // Name lookup is configuration loading, not part of the state machine.
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;
   return c;
+}
+
+sched::PreemptMode parse_preempt_mode(const std::string& text, const std::string& where) {
+  sched::PreemptMode mode = sched::PreemptMode::Off;
+  for (const auto& word : core::split_list(text, ',')) {
+    const std::string w = core::to_upper(word);
+    if (w == "OFF")
+      mode = sched::PreemptMode::Off;
+    else if (w == "CANCEL")
+      mode = sched::PreemptMode::Cancel;
+    else if (w == "REQUEUE")
+      mode = sched::PreemptMode::Requeue;
+    else if (w == "GANG" || w == "WITHIN")
+      continue;  // gang scheduling only matters with SUSPEND
+    else if (w == "SUSPEND")
+      throw core::ParseError(where +
+                             ": PreemptMode=SUSPEND is not supported yet (CANCEL or "
+                             "REQUEUE)");
+    else
+      throw core::ParseError(where + ": invalid PreemptMode '" + word + "'");
+  }
+  return mode;
 }
 
 std::string accounting_path(const std::string& slurm_conf_path) {
@@ -88,6 +143,19 @@ void load_accounting(Config& c, const std::string& text, const std::string& sour
       partition_qos.emplace(p.name, it->second);
   c.limits = std::make_shared<const sched::Limits>(core::parse_acct_dump(text, source_name),
                                                    c.enforce, partition_qos);
+  // preempt/qos reads the QOS' Preempt lists, modes, GraceTime and PreemptExemptTime.
+  c.preemption.qos.clear();
+  for (const auto& q : c.limits->qos()) {
+    sched::PreemptionView::Qos& pq = c.preemption.qos[q.name];
+    pq.preempts = q.preempt;
+    if (!q.preempt_mode.empty()) {
+      std::string words;
+      for (const auto& w : q.preempt_mode) words += (words.empty() ? "" : ",") + w;
+      pq.mode = parse_preempt_mode(words, source_name + ": QOS " + q.name);
+    }
+    pq.grace_time_s = q.grace_time_s;
+    pq.exempt_time_s = q.preempt_exempt_time_s;
+  }
 }
 
 std::string load_accounting_file(Config& c, const std::string& slurm_conf_path) {
@@ -95,9 +163,9 @@ std::string load_accounting_file(Config& c, const std::string& slurm_conf_path) 
   std::ifstream in(path);
   if (!in) {
     if (c.enforce.any())
-      throw core::ParseError("AccountingStorageEnforce=" +
-                             c.conf.get("AccountingStorageEnforce", "") + " needs " + path +
-                             " (accounts, users and QOS in sacctmgr dump format)");
+      throw core::ParseError(
+          "AccountingStorageEnforce=" + c.conf.get("AccountingStorageEnforce", "") + " needs " +
+          path + " (accounts, users and QOS in sacctmgr dump format)");
     return "";
   }
   std::stringstream text;

@@ -37,13 +37,20 @@ struct Config {
   // FIFO) and the bf_* SchedulerParameters.
   sched::SchedulerParams sched_params;
   sched::PriorityConfig priority;  // PriorityType, PriorityWeight*, ...
-  uint32_t slurm_user_uid = 0;  // an operator besides root
+  uint32_t slurm_user_uid = 0;     // an operator besides root
   // AccountingStorageEnforce, and the accounts, users and QOS of the accounting file (null
   // without one: every user is an association under root and nothing is enforced).
   sched::Enforce enforce;
   std::shared_ptr<const sched::Limits> limits;
+  // PreemptType, PreemptMode, PreemptExemptTime, and the QOS' Preempt lists and modes once
+  // the accounting file is loaded; partitions' PreemptMode and GraceTime are per partition.
+  sched::PreemptionView preemption;
   std::string slurm_user = "root";
 };
+
+// "CANCEL", "requeue", "OFF", ... as PreemptMode= gives it; SUSPEND (and GANG alone) are
+// not supported yet. Throws core::ParseError.
+sched::PreemptMode parse_preempt_mode(const std::string& text, const std::string& where);
 
 // Throws core::ParseError for a bad file; unknown keys end up in conf.warnings.
 Config load_config_text(const std::string& text, const std::string& source_name);

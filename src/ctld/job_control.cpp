@@ -29,7 +29,7 @@ bool StateMachine::requeue_allowed(const core::Job& job) const {
 }
 
 void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive,
-                               Effects& fx) {
+                               Effects& fx, int64_t kill_wait, const std::string& notice) {
   const bool was_running =
       processes_alive && job.state == core::JobState::Running && !job.completing;
   if (was_running) {
@@ -38,8 +38,8 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
     fx.to_agents.push_back({job.batch_host,
                             {{"type", "terminate"},
                              {"job_id", job.id},
-                             {"kill_wait", config_.kill_wait_s},
-                             {"notice", ""}}});
+                             {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
+                             {"notice", notice}}});
     job.completing = true;
   } else {
     if (holds_resources(job)) release(job);

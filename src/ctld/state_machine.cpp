@@ -57,6 +57,10 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
     p.max_time_min = pc.max_time_min;
     p.default_time_min = pc.default_time_min;
     p.max_nodes = pc.max_nodes;
+    if (auto it = pc.other.find("PreemptMode"); it != pc.other.end())
+      p.preempt_mode = parse_preempt_mode(it->second, "partition " + pc.name);
+    if (auto it = pc.other.find("GraceTime"); it != pc.other.end())
+      p.grace_time_s = std::atoll(it->second.c_str());
     p.conf = pc;
     for (const auto& name : pc.nodes)
       if (auto it = node_index_.find(name); it != node_index_.end()) p.nodes.push_back(it->second);
@@ -109,11 +113,12 @@ sched::ClusterView StateMachine::view() const {
   sched::ClusterView v;
   for (const auto& n : nodes_) v.nodes.push_back(&n);
   for (const auto& p : partitions_)
-    v.partitions.push_back(
-        {p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes, p.conf.priority_tier});
+    v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes,
+                            p.conf.priority_tier, p.preempt_mode, p.grace_time_s});
   for (const auto& [id, job] : jobs_)
     if (holds_resources(job)) v.running.push_back(&job);
   v.params = config_.sched_params;
+  v.preemption = config_.preemption;
   v.limits = config_.limits.get();
   for (const auto& [name, r] : reservations_) {
     sched::ReservationView rv{r.name, r.start, r.end, {}, (r.flags & core::kResvFlex) != 0};
@@ -481,15 +486,19 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   fx.reschedule = true;
 }
 
+std::string StateMachine::cancel_notice(const core::Job& job, int64_t now,
+                                        const std::string& why) const {
+  return "*** JOB " + std::to_string(job.id) + " ON " + job.batch_host + " CANCELLED AT " +
+         core::format_timestamp(now) + why + " ***";
+}
+
 void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::string& why,
-                                  Effects& fx) {
-  const std::string notice = "*** JOB " + std::to_string(job.id) + " ON " + job.batch_host +
-                             " CANCELLED AT " + core::format_timestamp(now) + why + " ***";
+                                  Effects& fx, int64_t kill_wait) {
   fx.to_agents.push_back({job.batch_host,
                           {{"type", "terminate"},
                            {"job_id", job.id},
-                           {"kill_wait", config_.kill_wait_s},
-                           {"notice", notice}}});
+                           {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
+                           {"notice", cancel_notice(job, now, why)}}});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
@@ -731,6 +740,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     if (!job->array_pending.empty()) job = &split_array_task(*job, job->array_pending.min(), fx);
     start_job(*job, start, now, fx);
   }
+  for (const auto& p : d.preempted) preempt_job(p, now, fx);
   for (const auto& r : d.reasons) {
     auto it = jobs_.find(r.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;

@@ -102,6 +102,8 @@ class StateMachine {
     std::string state = "UP";
     int64_t max_time_min = -1, default_time_min = -1;
     int max_nodes = -1;
+    std::optional<sched::PreemptMode> preempt_mode;  // PreemptMode= (unset: the cluster's)
+    int64_t grace_time_s = 0;                        // GraceTime=
     core::PartitionConf conf;
   };
 
@@ -147,7 +149,9 @@ class StateMachine {
   std::string check_dependency_targets(const core::Dependency& dep, uint64_t self) const;
   // Back to PENDING for another run; `processes_alive`: they must be killed first (else they
   // are known gone, e.g. with their node).
-  void requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive, Effects& fx);
+  // `kill_wait` (-1: KillWait) and `notice` go to the processes being stopped.
+  void requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive, Effects& fx,
+                   int64_t kill_wait = -1, const std::string& notice = "");
   bool requeue_allowed(const core::Job& job) const;
   json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
@@ -187,7 +191,13 @@ class StateMachine {
   void processes_gone(core::Job& job);
   void finish_exit(core::Job& job, int status, int64_t now, Effects& fx);
   // `why` is appended to Slurm's cancellation notice in the job's error file ("" or " DUE TO ...").
-  void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx);
+  // `kill_wait`: seconds between SIGTERM and SIGKILL (-1: KillWait).
+  void send_terminate(const core::Job& job, int64_t now, const std::string& why, Effects& fx,
+                      int64_t kill_wait = -1);
+  // The text Slurm writes to a job's error file when it is stopped ("" for `why`: cancelled).
+  std::string cancel_notice(const core::Job& job, int64_t now, const std::string& why) const;
+  // Stops a running job the engine preempted: requeued or cancelled (preemption.cpp).
+  void preempt_job(const sched::Preemption& p, int64_t now, Effects& fx);
   json launch_message(const core::Job& job) const;
   sched::ClusterView view() const;
   // Reservations (reservations.cpp).
