@@ -33,6 +33,7 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
   const bool was_running =
       processes_alive && job.state == core::JobState::Running && !job.completing;
   if (was_running) {
+    charge_usage(job, now, fx);  // the run so far counts, as in Slurm
     // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible
     // again only once launch credentials of the old run have expired, as in Slurm.
     fx.to_agents.push_back({job.batch_host,

@@ -15,7 +15,7 @@ sched::AssocId StateMachine::charged_association(const core::Job& job) {
   return assoc_.add_user(job.user, "root");
 }
 
-void StateMachine::charge_usage(const core::Job& job, int64_t now) {
+void StateMachine::charge_usage(const core::Job& job, int64_t now, Effects& fx) {
   if (!config_.priority.multifactor() || job.start_time == core::kNoTime || now <= job.start_time)
     return;
   const sched::AssocId id = charged_association(job);
@@ -25,6 +25,33 @@ void StateMachine::charge_usage(const core::Job& job, int64_t now) {
       rate *= config_.limits->qos()[q].usage_factor;
   assoc_.decay_to(now, config_.priority.decay_half_life_s);
   assoc_.add_running_usage(id, job.start_time, now, rate, config_.priority.decay_half_life_s);
+  fx.usage_dirty = true;
+}
+
+json StateMachine::usage_record() const {
+  json users = json::array();
+  for (sched::AssocId id = 0; id < assoc_.size(); ++id) {
+    const sched::Association& a = assoc_.at(id);
+    if (a.is_user() && a.raw_usage > 0) users.push_back({a.user, a.account, a.raw_usage});
+  }
+  return {{"time", assoc_.usage_time()}, {"users", users}};
+}
+
+void StateMachine::restore_usage(const json& record) {
+  if (!record.is_object()) return;
+  const int64_t at = record.value("time", int64_t{0});
+  // Usage is valued at the tree's time: older usage is decayed to it first.
+  assoc_.decay_to(at, config_.priority.decay_half_life_s);
+  const double factor =
+      sched::decay_factor(assoc_.usage_time() - at, config_.priority.decay_half_life_s);
+  for (const auto& u : record.value("users", json::array())) {
+    const std::string user = u.at(0), account = u.at(1);
+    std::optional<sched::AssocId> id = assoc_.find_user(user, account);
+    // Without an accounting file users sit under root; a user the file no longer has is
+    // dropped, as Slurm drops the usage of a deleted association.
+    if (!id && account == "root" && !config_.limits) id = assoc_.add_user(user, "root");
+    if (id) assoc_.add_usage(*id, u.at(2).get<double>() * factor);
+  }
 }
 
 void StateMachine::update_priorities(int64_t now) {

@@ -64,6 +64,8 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
     resvs.push_back(data.get<core::Reservation>());
   spdlog::info("journal: {} reservations", resvs.size());
   machine_.restore_reservations(std::move(resvs), loaded.counters["next_resv_id"], wall_now());
+  if (auto it = loaded.records["fairshare"].find("usage"); it != loaded.records["fairshare"].end())
+    machine_.restore_usage(it->second);
 }
 
 Server::~Server() = default;
@@ -317,6 +319,7 @@ void Server::state_loop() {
         if (const core::Reservation* r = machine_.find_reservation(name))
           journal_.put_record("reservation", name, *r);
       for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
+      if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
       if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
     } catch (const std::exception& e) {

@@ -475,7 +475,7 @@ void StateMachine::processes_gone(core::Job& job) {
 void StateMachine::end_job(core::Job& job, core::JobState state, const std::string& reason,
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
-  if (held && job.state == core::JobState::Running) charge_usage(job, now);
+  if (held && job.state == core::JobState::Running) charge_usage(job, now, fx);
   submit_usage_.reset();
   job.state = state;
   job.reason = reason;

@@ -42,6 +42,7 @@ struct Effects {
   std::set<std::string> dirty_resvs;   // reservations to write
   std::set<std::string> erased_resvs;  // reservations to remove
   bool next_resv_id_dirty = false;
+  bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
   std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
   bool reschedule = false;
 };
@@ -70,6 +71,10 @@ class StateMachine {
   void restore_reservations(std::vector<core::Reservation> resvs, int64_t next_resv_id,
                             int64_t now);
   const core::Reservation* find_reservation(const std::string& name) const;
+  // Fair-share usage as the journal keeps it (each user association's own decayed usage and
+  // the time it is valued at), and back: usage survives restarts as in Slurm.
+  json usage_record() const;
+  void restore_usage(const json& record);
   int64_t next_resv_id() const { return next_resv_id_; }
   // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
   std::function<bool(const std::string&)> user_exists;
@@ -167,7 +172,7 @@ class StateMachine {
                     bool test_only);
   // Submitted (not finished) jobs per association and QOS, recounted after jobs end.
   const sched::Limits::Usage& submit_usage();
-  void charge_usage(const core::Job& job, int64_t now);
+  void charge_usage(const core::Job& job, int64_t now, Effects& fx);
   void update_priorities(int64_t now);
   // What every job's factors are normalised by; computed once per recomputation.
   struct PriorityTotals {

@@ -77,8 +77,7 @@ TEST(Scheduling, FairShareOrdersUsersByUsage) {
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.sm.find_job(heavy)->state, core::JobState::Running);
   h.now += 3600;
-  for (const char* n : {"node1", "node2"})
-    h.sm.agent_heartbeat(n, json::object(), h.now);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
   h.sm.agent_exited(h.sm.find_job(heavy)->batch_host, {{"job_id", heavy}, {"status", 0}}, h.now,
                     fx);
   // Fill the cluster, then both users queue one job each, Alice first.
@@ -100,4 +99,36 @@ TEST(Scheduling, FairShareOrdersUsersByUsage) {
   EXPECT_EQ(h.sm.find_job(b)->reason, "Resources");
   // Carol (no usage) is planned first although Alice submitted first.
   EXPECT_LT(h.sm.find_job(b)->start_time, h.sm.find_job(a)->start_time);
+}
+
+// Fair-share usage is journaled when it changes and restored after a restart, decayed to the
+// new controller's time.
+TEST(Scheduling, FairShareUsageSurvivesRestart) {
+  Config c = two_node_config();
+  c.priority.type = sched::PriorityType::Multifactor;
+  c.priority.weight_fairshare = 10000;
+  c.priority.decay_half_life_s = 3600;
+  Harness h(c);
+  Effects fx;
+  const uint64_t job = h.submit(h.alice, h.spec(4, 1), fx);
+  h.sm.schedule(h.now, fx);
+  h.now += 3600;
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
+  Effects end;
+  h.sm.agent_exited(h.sm.find_job(job)->batch_host, {{"job_id", job}, {"status", 0}}, h.now, end);
+  ASSERT_TRUE(end.usage_dirty);
+  const json record = h.sm.usage_record();
+  ASSERT_EQ(record["users"].size(), 1u);
+  EXPECT_EQ(record["users"][0][0], "alice");
+  const double used = record["users"][0][2];
+  EXPECT_GT(used, 4 * 3600 * 0.5);  // four CPUs for an hour, decaying with a one-hour half-life
+  EXPECT_LT(used, 4 * 3600);
+
+  // A new controller gets it back valued at the same time; decay goes on from there.
+  Harness again(c);
+  again.sm.restore_usage(record);
+  const json later = again.sm.usage_record();
+  ASSERT_EQ(later["users"].size(), 1u);
+  EXPECT_DOUBLE_EQ(later["users"][0][2].get<double>(), used);
+  EXPECT_EQ(later["time"], record["time"]);
 }
