@@ -223,12 +223,12 @@ class Engine final : public Scheduler {
       }
     }
 
-    // Profile::earliest, moved past the reservation windows on the node that the job being
-    // placed may not use.
-    Profile::Window window(int slot, const Request& req, int64_t from, int64_t duration) {
+    // Profile::earliest_span, moved past the reservation windows on the node that the job
+    // being placed may not use.
+    Profile::Span window(int slot, const Request& req, int64_t from, int64_t duration) {
       for (;;) {
-        const Profile::Window w =
-            profile.earliest(slot, req, slots[slot], from, duration, req.min_tasks_per_node());
+        const Profile::Span w =
+            profile.earliest_span(slot, req, slots[slot], from, duration, req.min_tasks_per_node());
         if (w.start >= kNever || blocks[slot].empty()) return w;
         int64_t past = -1;
         for (const Block& b : blocks[slot])
@@ -237,7 +237,7 @@ class Engine final : public Scheduler {
             past = std::max(past, b.end);
         if (past < 0) return w;
         from = profile.round_up(past);
-        if (from >= kNever) return Profile::Window{};
+        if (from >= kNever) return Profile::Span{};
       }
     }
 
@@ -459,10 +459,11 @@ class Engine final : public Scheduler {
         bool required_never = false;
         for (size_t i = 0; i < nodes.size(); ++i) {
           const int slot = nodes[i];
-          const Profile::Window w = window(slot, req, t, duration);
+          const Profile::Span w = window(slot, req, t, duration);
           ++d.work;
           if (w.start == t) {
-            cands.push_back({slot, w.free, w.cap});
+            const Profile::Window full = profile.fill(slot, req, slots[slot], w);
+            cands.push_back({slot, full.free, full.cap});
             // Its room may grow when its next step comes.
             if (w.next_change < kNever) growth.push_back(w.next_change);
           } else if (w.start < kNever) {
@@ -514,10 +515,10 @@ class Engine final : public Scheduler {
         b.due(t, due);
         for (const int pos : due) {
           const int slot = nodes[pos];
-          const Profile::Window w = window(slot, req, t, duration);
+          const Profile::Span w = window(slot, req, t, duration);
           ++d.work;
           if (w.start == t)
-            feas.push_back({pos, w});  // its bound (<= t) stays true
+            feas.push_back({pos, profile.fill(slot, req, slots[slot], w)});  // bound stays true
           else
             b.raise(pos, w.start);
         }

@@ -4,10 +4,22 @@
 
 namespace drover::sched {
 
-Profile::Profile(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution)
-    : now_(now), resolution_(std::max<int64_t>(1, resolution)) {
-  steps_.resize(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) steps_[i].push_back({now, slots[i].free_now});
+Profile::Profile(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution) {
+  reset(slots, now, resolution);
+}
+
+void Profile::reset(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution) {
+  now_ = now;
+  resolution_ = std::max<int64_t>(1, resolution);
+  nodes_ = slots.size();
+  if (lines_.size() < nodes_) lines_.resize(nodes_);
+  for (size_t i = 0; i < nodes_; ++i) {
+    Line& l = lines_[i];
+    l.t.clear();
+    l.free.clear();
+    l.t.push_back(now);
+    l.free.push_back(slots[i].free_now);
+  }
 }
 
 int64_t Profile::round_up(int64_t t) const {
@@ -19,81 +31,130 @@ int64_t Profile::round_up(int64_t t) const {
 
 size_t Profile::steps() const {
   size_t n = 0;
-  for (const auto& s : steps_) n += s.size();
+  for (size_t i = 0; i < nodes_; ++i) n += lines_[i].t.size();
   return n;
 }
 
-size_t Profile::step_at(const std::vector<Step>& s, int64_t t) {
+size_t Profile::step_at(const std::vector<int64_t>& times, int64_t t) {
   // Timelines are short; a linear scan from the back beats a binary search for the usual
   // two or three steps, and the binary search bounds the long ones.
-  if (s.size() <= 8) {
-    size_t i = s.size() - 1;
-    while (i > 0 && s[i].t > t) --i;
+  const size_t n = times.size();
+  if (n <= 8) {
+    size_t i = n - 1;
+    while (i > 0 && times[i] > t) --i;
     return i;
   }
-  auto it = std::upper_bound(s.begin(), s.end(), t,
-                             [](int64_t v, const Step& st) { return v < st.t; });
-  return static_cast<size_t>(it - s.begin()) - 1;
+  return static_cast<size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin()) - 1;
 }
 
-size_t Profile::split(std::vector<Step>& s, int64_t t) {
-  const size_t i = step_at(s, t);
-  if (s[i].t == t) return i;
-  s.insert(s.begin() + static_cast<std::ptrdiff_t>(i) + 1, Step{t, s[i].free});
+size_t Profile::split(Line& line, int64_t t) {
+  const size_t i = step_at(line.t, t);
+  if (line.t[i] == t) return i;
+  line.t.insert(line.t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t);
+  line.free.insert(line.free.begin() + static_cast<std::ptrdiff_t>(i) + 1, line.free[i]);
   return i + 1;
 }
 
 void Profile::release_at(int slot, int64_t when, const Amount& amount) {
   when = round_up(std::max(when, now_));
   if (when >= kNever) return;
-  auto& s = steps_[slot];
-  for (size_t i = split(s, when); i < s.size(); ++i) s[i].free += amount;
+  Line& l = lines_[slot];
+  for (size_t i = split(l, when); i < l.free.size(); ++i) l.free[i] += amount;
 }
 
 void Profile::reserve(int slot, int64_t start, int64_t end, const Amount& amount) {
-  auto& s = steps_[slot];
-  const size_t first = split(s, start);
-  size_t last = s.size();
-  if (end < kNever) last = split(s, end);
-  for (size_t i = first; i < last; ++i) s[i].free -= amount;
+  Line& l = lines_[slot];
+  const size_t first = split(l, start);
+  size_t last = l.t.size();
+  if (end < kNever) last = split(l, end);
+  for (size_t i = first; i < last; ++i) l.free[i] -= amount;
 }
 
 Profile::Window Profile::earliest(int slot, const Request& req, const NodeSlot& node, int64_t from,
                                   int64_t duration, int min_tasks) const {
-  const auto& s = steps_[slot];
+  return fill(slot, req, node, earliest_span(slot, req, node, from, duration, min_tasks));
+}
+
+Profile::Window Profile::fill(int slot, const Request& req, const NodeSlot& node,
+                              const Span& span) const {
   Window w;
-  int64_t start = std::max(from, now_);
-  size_t i = step_at(s, start);
-  // Slide a candidate start along the steps: a step that cannot hold the tasks pushes the
-  // start past it; once the window [start, start + duration) is covered, it fits.
-  bool have = false;
-  for (; i < s.size(); ++i) {
-    const int64_t step_end = i + 1 < s.size() ? s[i + 1].t : kNever;
-    if (step_end <= start) continue;
-    if (have && s[i].t >= start + duration) break;
-    const Amount free = have ? Amount::min(w.free, s[i].free) : s[i].free;
-    const int cap = req.tasks_fit(node, free);
-    if (cap < min_tasks) {
-      have = false;
-      start = step_end;
-      if (start >= kNever) return Window{};
-      continue;
-    }
-    if (!have) {
-      w.start = start;
-      w.next_change = step_end;
-    }
-    have = true;
-    w.free = free;
-    w.cap = cap;
-    if (duration >= kNever - start) {
-      if (step_end >= kNever) break;  // the last step lasts for ever
-      continue;
-    }
-    if (step_end >= start + duration) break;
-  }
-  if (!have) return Window{};
+  if (span.start >= kNever) return w;
+  const Amount* free = lines_[slot].free.data();
+  w.start = span.start;
+  w.next_change = span.next_change;
+  w.free = free[span.first];
+  for (uint32_t j = span.first + 1; j < span.end; ++j) w.free = Amount::min(w.free, free[j]);
+  w.cap = req.tasks_fit(node, w.free);
   return w;
+}
+
+namespace {
+
+// Slides a candidate start along a node's steps [i, n): a step where `fits(j, fresh)` fails
+// pushes the start past it (`fresh`: step j begins the window); once the window
+// [start, start + duration) is covered, it fits.
+template <typename Fits>
+Profile::Span slide(const int64_t* t, size_t n, size_t i, int64_t start, int64_t duration,
+                    Fits&& fits) {
+  Profile::Span sp;
+  size_t first = n;  // first step of the window so far; n: none
+  for (; i < n; ++i) {
+    const int64_t step_end = i + 1 < n ? t[i + 1] : kNever;
+    if (step_end <= start) continue;
+    if (first < n && t[i] >= start + duration) break;
+    if (!fits(i, first == n)) {
+      first = n;
+      start = step_end;
+      if (start >= kNever) return Profile::Span{};
+      continue;
+    }
+    if (first == n) {
+      first = i;
+      sp.start = start;
+      sp.next_change = step_end;
+    }
+    if (duration >= kNever - start) {
+      if (step_end >= kNever) {
+        ++i;
+        break;  // the last step lasts for ever
+      }
+      continue;
+    }
+    if (step_end >= start + duration) {
+      ++i;
+      break;
+    }
+  }
+  if (first == n) return Profile::Span{};
+  sp.first = static_cast<uint32_t>(first);
+  sp.end = static_cast<uint32_t>(std::min(i, n));
+  return sp;
+}
+
+}  // namespace
+
+Profile::Span Profile::earliest_span(int slot, const Request& req, const NodeSlot& node,
+                                     int64_t from, int64_t duration, int min_tasks) const {
+  const Line& l = lines_[slot];
+  const int64_t* t = l.t.data();
+  const Amount* free = l.free.data();
+  const size_t n = l.t.size();
+  const int64_t start = std::max(from, now_);
+  const size_t i = step_at(l.t, start);
+  // With a floor each step is checked on its own: what is free throughout the window covers
+  // it exactly when every step does. Without one, what is free so far in the window.
+  auto by_floor = [&](const Request::Floor& floor) {
+    return slide(t, n, i, start, duration,
+                 [&](size_t j, bool) { return floor.covered_by(node, free[j]); });
+  };
+  if (const Request::Floor* floor = req.kept_floor(min_tasks)) return by_floor(*floor);
+  Request::Floor scratch;
+  if (req.make_floor(min_tasks, scratch)) return by_floor(scratch);
+  Amount so_far;
+  return slide(t, n, i, start, duration, [&](size_t j, bool fresh) {
+    so_far = fresh ? free[j] : Amount::min(so_far, free[j]);
+    return req.tasks_fit(node, so_far) >= min_tasks;
+  });
 }
 
 }  // namespace drover::sched

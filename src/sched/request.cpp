@@ -73,6 +73,18 @@ Request Request::compile(const core::JobSpec& spec, const GresKinds& kinds,
     r.mem_value = def_mem_per_node_mb;
   }
 
+  r.kinds_ = static_cast<int>(kinds.size());
+  auto one_kind = [](uint32_t mask) { return mask != 0 && (mask & (mask - 1)) == 0; };
+  r.has_floor_ = r.valid && r.mem != Mem::PerGpu && r.per_job.count <= 0 &&
+                 (r.per_task.count <= 0 || one_kind(r.per_task.mask));
+  for (const auto& g : r.per_node)
+    if (!one_kind(g.mask) || g.count < 0) r.has_floor_ = false;
+  if (r.has_floor_ && r.make_floor(r.min_tasks_per_node(), r.floor_)) {
+    r.floor_tasks_ = r.min_tasks_per_node();
+  } else {
+    r.floor_tasks_ = 0;
+  }
+
   std::string& key = r.shape_key;
   key.reserve(64);
   auto add = [&key](int64_t v) {
@@ -176,6 +188,49 @@ int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
     }
   }
   return std::max(0, cap);
+}
+
+bool Request::make_floor(int min_tasks, Floor& out) const {
+  if (!has_floor_ || min_tasks < 1) return false;
+  if (ntasks_per_node > 0 && ntasks_per_node < min_tasks) return false;
+  const int64_t m = min_tasks;
+  constexpr int64_t kNone = Floor::kNone;
+  std::array<int64_t, kMaxGresKinds> need;  // the first kinds_ in use
+  std::fill_n(need.begin(), kinds_, kNone);
+  out = Floor{};
+  out.cpus = m * cpt;
+  out.whole_node = exclusive;
+  out.kinds = kinds_;
+  std::array<int64_t, kMaxGresKinds> taken{};
+  auto kind_of = [](uint32_t mask) { return __builtin_ctz(mask); };
+  for (const auto& g : per_node) {
+    const int k = kind_of(g.mask);
+    taken[k] += g.count;
+    need[k] = std::max(need[k], taken[k]);
+  }
+  if (per_task.count > 0) {
+    const int k = kind_of(per_task.mask);
+    need[k] = std::max(need[k], taken[k] + m * per_task.count);
+  }
+  switch (mem) {
+    case Mem::WholeNode:
+      out.whole_mem = true;
+      break;
+    case Mem::PerNode:
+      out.mem_mb = mem_value;
+      break;
+    case Mem::PerCpu:
+      if (mem_value > 0) out.mem_mb = m * mem_value * cpt;
+      break;
+    case Mem::PerGpu:
+      return false;
+  }
+  for (int k = 0; k < kinds_; ++k)
+    if (need[k] != kNone) {
+      out.kind[out.gres_n] = static_cast<uint8_t>(k);
+      out.gres[out.gres_n++] = need[k];
+    }
+  return true;
 }
 
 Amount Request::usage(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {

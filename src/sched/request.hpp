@@ -2,6 +2,8 @@
 // A job's resource request compiled once per pass from its JobSpec: the per-node rule
 // (tasks a node can hold given what is free there, and what those tasks use), the node
 // filter (-w/-x/-C) and the node/task counts.
+#include <array>
+#include <climits>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -38,6 +40,31 @@ struct Request {
   std::string filter_key;  // equal keys: equal node filters
   std::string shape_key;   // equal keys (and filters): equal needs on every node
 
+  // What a node must have free to hold a given number of tasks, as thresholds per
+  // component: holding them is having at least that much of each (and, for --exclusive or
+  // a whole node's memory, the node's whole capacity there).
+  struct Floor {
+    static constexpr int64_t kNone = INT64_MIN;
+    int64_t cpus = 0, mem_mb = kNone;
+    bool whole_mem = false, whole_node = false;
+    int kinds = 0;  // GRES kinds in the pass (for whole_node)
+    int gres_n = 0;
+    std::array<uint8_t, kMaxGresKinds> kind{};
+    std::array<int64_t, kMaxGresKinds> gres{};
+    bool covered_by(const NodeSlot& slot, const Amount& free) const {
+      if (free.cpus < cpus || free.mem_mb < mem_mb) return false;
+      for (int i = 0; i < gres_n; ++i)
+        if (free.gres[kind[i]] < gres[i]) return false;
+      if (whole_mem && free.mem_mb < slot.total.mem_mb) return false;
+      if (whole_node) {
+        if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return false;
+        for (int k = 0; k < kinds; ++k)
+          if (free.gres[k] < slot.total.gres[k]) return false;
+      }
+      return true;
+    }
+  };
+
   static Request compile(const core::JobSpec& spec, const GresKinds& kinds,
                          int64_t def_mem_per_cpu_mb, int64_t def_mem_per_node_mb);
 
@@ -50,12 +77,24 @@ struct Request {
   bool requires_node(const std::string& name) const;
   // Tasks a node can hold when `free` is what is left there (0: none).
   int tasks_fit(const NodeSlot& slot, const Amount& free) const;
+  // The floor for `min_tasks` tasks: tasks_fit(slot, free) >= min_tasks exactly when
+  // covered_by(slot, free). False for requests that have none (GPUs drawn from several
+  // kinds, --gpus, --mem-per-gpu): ask tasks_fit then.
+  bool make_floor(int min_tasks, Floor& out) const;
+  // The floor kept for min_tasks_per_node() (null: another count, or none).
+  const Floor* kept_floor(int min_tasks) const {
+    return floor_tasks_ > 0 && min_tasks == floor_tasks_ ? &floor_ : nullptr;
+  }
   // What `tasks` tasks (and `job_gpus` of a --gpus job's GPUs) use on the node, the GRES
   // taken from the kinds free in `free`, in kind order.
   Amount usage(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const;
 
  private:
   int64_t mem_for(const NodeSlot& slot, int tasks, int64_t gpus_here) const;
+  bool has_floor_ = false;  // make_floor() applies
+  int kinds_ = 0;           // GRES kinds in the pass
+  int floor_tasks_ = 0;     // the tasks floor_ is for (0: none kept)
+  Floor floor_;
 };
 
 // A node that can take part in a placement: its slot, what is free there (throughout the
