@@ -133,6 +133,9 @@ struct Job {
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   std::string batch_host;
   std::string sched_nodes;  // pending: the nodes the plan expects it to start on
+  // The submission whose script and environment this job runs: the controller keeps them in
+  // the journal, not in memory (0: they are in `spec`, as jobs journaled before that).
+  uint64_t payload_id = 0;
 
   // Job arrays: every task's record has array_job_id (the id sbatch printed). The pending
   // remainder is one record holding the not-yet-started indices in array_pending; a task is

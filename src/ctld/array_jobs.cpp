@@ -49,6 +49,7 @@ core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, 
   const uint64_t id = task.id;
   core::Job& stored = jobs_.emplace(id, std::move(task)).first->second;
   index_array_member(stored);
+  hold_payload(stored);
   fx.dirty_jobs.insert(id);
   return stored;
 }

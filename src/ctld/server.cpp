@@ -12,6 +12,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ctld/payload.hpp"
 #include "net/auth.hpp"
 #include "net/peercred.hpp"
 
@@ -319,6 +320,8 @@ void Server::state_loop() {
         if (const core::Reservation* r = machine_.find_reservation(name))
           journal_.put_record("reservation", name, *r);
       for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
+      for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
+      for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
       if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
       if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
@@ -329,6 +332,13 @@ void Server::state_loop() {
     }
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
     for (auto& [node, msg] : fx.to_agents) {
+      if (msg.value("type", "") == "launch" && msg.value("payload_id", uint64_t{0}) != 0) {
+        if (auto payload = journal_.get_payload(msg["payload_id"].get<uint64_t>()))
+          complete_launch(msg, *payload);
+        else
+          spdlog::error("job {}: script and environment missing from the journal",
+                        msg.value("job_id", uint64_t{0}));
+      }
       auto it = agents_.find(node);
       if (it != agents_.end()) it->second->send(msg.dump());
     }

@@ -85,8 +85,22 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
     if (job.priority != 0)
       lowest_priority_ = static_cast<uint32_t>(std::clamp<int64_t>(
           std::min<int64_t>(lowest_priority_, int64_t{job.priority} + job.nice), 1, 0xffff0000LL));
-    index_array_member(jobs_.emplace(id, std::move(job)).first->second);
+    const core::Job& stored = jobs_.emplace(id, std::move(job)).first->second;
+    index_array_member(stored);
+    hold_payload(stored);
   }
+}
+
+void StateMachine::hold_payload(const core::Job& job) {
+  if (job.payload_id != 0) ++payload_refs_[job.payload_id];
+}
+
+void StateMachine::drop_payload(const core::Job& job, Effects& fx) {
+  if (job.payload_id == 0) return;
+  auto it = payload_refs_.find(job.payload_id);
+  if (it == payload_refs_.end() || --it->second > 0) return;
+  payload_refs_.erase(it);
+  fx.erased_payloads.insert(job.payload_id);
 }
 
 bool StateMachine::is_operator(const Caller& who) const {
@@ -354,6 +368,14 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     job.array_pending = std::move(array.tasks);
     job.array_max_running = array.max_running;
   }
+  // The script and environment (kilobytes) go to the journal with this batch and stay out
+  // of memory; the launch message gets them back from there.
+  fx.new_payloads.emplace_back(
+      job.id, json{{"script", std::move(spec.script)}, {"environment", std::move(spec.environment)}});
+  spec.script.clear();
+  spec.script.shrink_to_fit();
+  spec.environment.clear();
+  job.payload_id = job.id;
   job.spec = std::move(spec);
   // Every accepted job takes a step of the priority counter, held ones too (then 0).
   job.priority = initial_priority(job, now);
@@ -361,6 +383,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   uint64_t id = job.id;
   auto& stored = jobs_.emplace(id, std::move(job)).first->second;
   index_array_member(stored);
+  hold_payload(stored);
   new_pending_.push_back(id);
   fx.dirty_jobs.insert(id);
   fx.reschedule = true;
@@ -664,6 +687,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
           job.end_time + config_.min_job_age_s <= now) {
         fx.erased_jobs.insert(it->first);
         fx.dirty_jobs.erase(it->first);
+        drop_payload(job, fx);
         if (job.array_job_id != 0) {
           auto& members = array_members_[job.array_job_id];
           members.erase(std::remove(members.begin(), members.end(), it->first), members.end());
@@ -826,6 +850,8 @@ json StateMachine::launch_message(const core::Job& job) const {
       {"gid", job.gid},
       {"user", job.user},
       {"script", job.spec.script},
+      // The server fills in the script and the submitted environment (under what this adds).
+      {"payload_id", job.payload_id},
       {"argv", job.spec.argv},
       {"env", env},
       {"get_user_env", job.spec.get_user_env},

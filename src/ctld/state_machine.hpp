@@ -43,6 +43,10 @@ struct Effects {
   std::set<std::string> erased_resvs;  // reservations to remove
   bool next_resv_id_dirty = false;
   bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
+  // Scripts and environments of new submissions ({"script", "environment"} by payload id),
+  // and those no job refers to any more.
+  std::vector<std::pair<uint64_t, json>> new_payloads;
+  std::set<uint64_t> erased_payloads;
   std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
   bool reschedule = false;
 };
@@ -135,6 +139,10 @@ class StateMachine {
   // job id, or the remainder record itself when it was the last index.
   core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
   void index_array_member(const core::Job& job);
+  // Counts the jobs that run each stored script and environment; the last one purged
+  // erases it.
+  void hold_payload(const core::Job& job);
+  void drop_payload(const core::Job& job, Effects& fx);
   // The ids of an array's records in Slurm's order: the array's own record, then its tasks
   // newest first. Empty when `array_job_id` names no array.
   std::vector<uint64_t> array_records(uint64_t array_job_id) const;
@@ -236,7 +244,8 @@ class StateMachine {
   sched::AssocTree assoc_;
   std::map<std::string, core::Reservation> reservations_;
   int64_t next_resv_id_ = 1;
-  int64_t resv_checked_at_ = 0;  // when reservation starts were last looked at
+  int64_t resv_checked_at_ = 0;
+  std::unordered_map<uint64_t, uint32_t> payload_refs_;  // when reservation starts were last looked at
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.

@@ -24,6 +24,7 @@ Journal::Journal(const std::string& path) {
   exec(
       "CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, name TEXT NOT NULL, "
       "data TEXT NOT NULL, PRIMARY KEY (kind, name))");
+  exec("CREATE TABLE IF NOT EXISTS payloads (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_,
                          nullptr) ||
       sqlite3_prepare_v2(db_, "DELETE FROM jobs WHERE id = ?", -1, &erase_, nullptr) ||
@@ -34,7 +35,12 @@ Journal::Journal(const std::string& path) {
       sqlite3_prepare_v2(db_, "DELETE FROM records WHERE kind = ? AND name = ?", -1,
                          &erase_record_, nullptr) ||
       sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
-                         &counter_, nullptr))
+                         &counter_, nullptr) ||
+      sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO payloads (id, data) VALUES (?, ?)", -1,
+                         &put_payload_, nullptr) ||
+      sqlite3_prepare_v2(db_, "SELECT data FROM payloads WHERE id = ?", -1, &get_payload_,
+                         nullptr) ||
+      sqlite3_prepare_v2(db_, "DELETE FROM payloads WHERE id = ?", -1, &erase_payload_, nullptr))
     fail(db_, "prepare");
 }
 
@@ -46,6 +52,9 @@ Journal::~Journal() {
   sqlite3_finalize(put_record_);
   sqlite3_finalize(erase_record_);
   sqlite3_finalize(counter_);
+  sqlite3_finalize(put_payload_);
+  sqlite3_finalize(get_payload_);
+  sqlite3_finalize(erase_payload_);
   sqlite3_close(db_);
 }
 
@@ -149,6 +158,34 @@ void Journal::set_counter(const std::string& key, int64_t value) {
   sqlite3_bind_text(counter_, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
   sqlite3_bind_int64(counter_, 2, value);
   if (sqlite3_step(counter_) != SQLITE_DONE) fail(db_, "write counter " + key);
+}
+
+void Journal::put_payload(uint64_t id, const nlohmann::json& data) {
+  begin();
+  const std::string text = data.dump();
+  sqlite3_reset(put_payload_);
+  sqlite3_bind_int64(put_payload_, 1, static_cast<sqlite3_int64>(id));
+  sqlite3_bind_text(put_payload_, 2, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(put_payload_) != SQLITE_DONE) fail(db_, "write payload");
+}
+
+std::optional<nlohmann::json> Journal::get_payload(uint64_t id) {
+  sqlite3_reset(get_payload_);
+  sqlite3_bind_int64(get_payload_, 1, static_cast<sqlite3_int64>(id));
+  const int rc = sqlite3_step(get_payload_);
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) fail(db_, "read payload");
+  const char* text = reinterpret_cast<const char*>(sqlite3_column_text(get_payload_, 0));
+  nlohmann::json out = nlohmann::json::parse(text);
+  sqlite3_reset(get_payload_);
+  return out;
+}
+
+void Journal::erase_payload(uint64_t id) {
+  begin();
+  sqlite3_reset(erase_payload_);
+  sqlite3_bind_int64(erase_payload_, 1, static_cast<sqlite3_int64>(id));
+  if (sqlite3_step(erase_payload_) != SQLITE_DONE) fail(db_, "erase payload");
 }
 
 void Journal::commit() {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ class Journal {
   void put_record(const std::string& kind, const std::string& name, const nlohmann::json& data);
   void erase_record(const std::string& kind, const std::string& name);
   void set_counter(const std::string& key, int64_t value);
+  // Jobs' scripts and environments, by payload id: written once at submission, read at each
+  // launch, never loaded as a whole (they are most of a queued job's bytes).
+  void put_payload(uint64_t id, const nlohmann::json& data);
+  std::optional<nlohmann::json> get_payload(uint64_t id);
+  void erase_payload(uint64_t id);
   void commit();  // durable on return
   void rollback();
   bool in_transaction() const { return in_txn_; }
@@ -51,6 +57,9 @@ class Journal {
   sqlite3_stmt* put_record_ = nullptr;
   sqlite3_stmt* erase_record_ = nullptr;
   sqlite3_stmt* counter_ = nullptr;
+  sqlite3_stmt* put_payload_ = nullptr;
+  sqlite3_stmt* get_payload_ = nullptr;
+  sqlite3_stmt* erase_payload_ = nullptr;
   bool in_txn_ = false;
 };
 

@@ -96,3 +96,22 @@ TEST(Journal, RecordsAndCountersSurviveReopen) {
   EXPECT_EQ(loaded.counters["next_resv_id"], 7);
   EXPECT_EQ(loaded.counters.count("next_job_id"), 0u);
 }
+
+TEST(Journal, PayloadsAreReadBackOneByOne) {
+  TempDir dir;
+  {
+    store::Journal j(dir.file());
+    j.put_payload(7, {{"script", "#!/bin/sh\ntrue\n"}, {"environment", {{"A", "1"}}}});
+    j.put_payload(8, {{"script", "#!/bin/sh\n"}});
+    j.commit();
+    j.erase_payload(8);
+    j.commit();
+  }
+  store::Journal j(dir.file());
+  auto p = j.get_payload(7);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ((*p)["environment"]["A"], "1");
+  EXPECT_FALSE(j.get_payload(8).has_value());
+  EXPECT_FALSE(j.get_payload(9).has_value());
+  EXPECT_TRUE(j.load().records.empty());  // not loaded with the rest
+}
