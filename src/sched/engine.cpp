@@ -141,17 +141,139 @@ class NodeBounds {
   std::vector<std::pair<int64_t, size_t>> frontier_;
 };
 
+// What Request::compile reads of a job's spec: equal keys compile to equal requests.
+struct SpecKey {
+  int ntasks, nodes_min, nodes_max, cpus_per_task, ntasks_per_node;
+  bool nodes_set, exclusive;
+  int64_t mem_per_node_mb, mem_per_cpu_mb, mem_per_gpu_mb;
+  std::string nodelist, exclude, constraint, gres, gpus, gpus_per_node, gpus_per_task;
+
+  explicit SpecKey(const core::JobSpec& s)
+      : ntasks(s.ntasks),
+        nodes_min(s.nodes_min),
+        nodes_max(s.nodes_max),
+        cpus_per_task(s.cpus_per_task),
+        ntasks_per_node(s.ntasks_per_node),
+        nodes_set(s.nodes_set),
+        exclusive(s.exclusive),
+        mem_per_node_mb(s.mem_per_node_mb),
+        mem_per_cpu_mb(s.mem_per_cpu_mb),
+        mem_per_gpu_mb(s.mem_per_gpu_mb),
+        nodelist(s.nodelist),
+        exclude(s.exclude),
+        constraint(s.constraint),
+        gres(s.gres),
+        gpus(s.gpus),
+        gpus_per_node(s.gpus_per_node),
+        gpus_per_task(s.gpus_per_task) {}
+  bool operator==(const SpecKey&) const = default;
+};
+
+inline size_t mix(size_t h, uint64_t v) {
+  return (h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdULL;
+}
+
+struct SpecKeyHash {
+  size_t operator()(const SpecKey& k) const {
+    size_t h = 0;
+    for (int64_t v : {int64_t(k.ntasks), int64_t(k.nodes_min), int64_t(k.nodes_max),
+                      int64_t(k.cpus_per_task), int64_t(k.ntasks_per_node), int64_t(k.nodes_set),
+                      int64_t(k.exclusive), k.mem_per_node_mb, k.mem_per_cpu_mb, k.mem_per_gpu_mb})
+      h = mix(h, static_cast<uint64_t>(v));
+    for (const std::string* v : {&k.nodelist, &k.exclude, &k.constraint, &k.gres, &k.gpus,
+                                 &k.gpus_per_node, &k.gpus_per_task})
+      if (!v->empty()) h = mix(h, std::hash<std::string>{}(*v));
+    return h;
+  }
+};
+
+// What the pass's lookups are keyed by: a partition (index in the view), an interned filter
+// or shape (Request::filter_id, shape_id), the reservation the job is a member of (-1:
+// none) and, for node bounds, how long the job asks the profile about and holds its nodes.
+struct PassKey {
+  int part, id, member;
+  int64_t length = 0, holds = 0;
+  bool operator==(const PassKey&) const = default;
+};
+
+struct PassKeyHash {
+  size_t operator()(const PassKey& k) const {
+    size_t h = mix(mix(mix(0, static_cast<uint64_t>(k.part)), static_cast<uint64_t>(k.id)),
+                   static_cast<uint64_t>(k.member));
+    return mix(mix(h, static_cast<uint64_t>(k.length)), static_cast<uint64_t>(k.holds));
+  }
+};
+
 class Engine final : public Scheduler {
  public:
   explicit Engine(std::optional<Policy> pinned) : pinned_(pinned) {}
 
   Decisions schedule(const ClusterView& view, int64_t now) override {
-    Pass pass(view, now, pinned_.value_or(view.params.policy));
+    Pass pass(view, now, pinned_.value_or(view.params.policy), memo_);
     return pass.run();
   }
 
  private:
   std::optional<Policy> pinned_;
+
+  // Kept from pass to pass: compiled requests by what they are compiled from (while the
+  // GRES kinds and default memory stay the same), their filters and shapes numbered; the
+  // nodes' index by name (while the nodes stay the same); the memory of the node slots and
+  // the profile.
+  struct Memo {
+    std::vector<const core::Node*> nodes;
+    std::vector<std::string> node_names;
+    std::unordered_map<std::string_view, int> slot_of_node;  // views of node_names
+    std::vector<NodeSlot> slots;
+    Profile profile;
+
+    void index_nodes(const std::vector<const core::Node*>& now) {
+      bool same = now == nodes;
+      for (size_t i = 0; same && i < now.size(); ++i) same = now[i]->name == node_names[i];
+      if (same) return;
+      nodes = now;
+      slot_of_node.clear();
+      node_names.clear();
+      node_names.reserve(now.size());
+      for (const core::Node* n : now) node_names.push_back(n->name);
+      slot_of_node.reserve(now.size());
+      for (size_t i = 0; i < now.size(); ++i)
+        slot_of_node.emplace(node_names[i], static_cast<int>(i));
+    }
+
+    static constexpr size_t kMaxRequests = 1 << 16;
+    std::unordered_map<SpecKey, Request, SpecKeyHash> requests;
+    std::unordered_map<std::string, int> filter_ids, shape_ids;
+    std::vector<std::pair<std::string, std::string>> kinds;
+    int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
+
+    // Forgets what was compiled under other GRES kinds or defaults (or too much of it).
+    void check(const GresKinds& k, int64_t def_cpu, int64_t def_node) {
+      bool same = k.size() == kinds.size() && def_cpu == def_mem_per_cpu_mb &&
+                  def_node == def_mem_per_node_mb && requests.size() < kMaxRequests;
+      for (size_t i = 0; same && i < k.size(); ++i) same = k.kind(static_cast<int>(i)) == kinds[i];
+      if (same) return;
+      requests.clear();
+      filter_ids.clear();
+      shape_ids.clear();
+      kinds.clear();
+      for (size_t i = 0; i < k.size(); ++i) kinds.push_back(k.kind(static_cast<int>(i)));
+      def_mem_per_cpu_mb = def_cpu;
+      def_mem_per_node_mb = def_node;
+    }
+    static int intern(std::unordered_map<std::string, int>& ids, const std::string& key) {
+      return ids.emplace(key, static_cast<int>(ids.size())).first->second;
+    }
+    const Request& request(const core::JobSpec& spec, const GresKinds& k) {
+      SpecKey key(spec);
+      if (auto it = requests.find(key); it != requests.end()) return it->second;
+      Request r = Request::compile(spec, k, def_mem_per_cpu_mb, def_mem_per_node_mb);
+      r.filter_id = intern(filter_ids, r.filter_key);
+      r.shape_id = intern(shape_ids, r.filter_key + '\x1e' + r.shape_key);
+      return requests.emplace(std::move(key), std::move(r)).first->second;
+    }
+  };
+  Memo memo_;
 
   struct Pass {
     struct Found {
@@ -162,14 +284,15 @@ class Engine final : public Scheduler {
     const ClusterView& view;
     const int64_t now;
     const Policy policy;
+    Memo& memo;
     GresKinds kinds;
-    std::vector<NodeSlot> slots;
-    Profile profile;
+    std::vector<NodeSlot>& slots;
+    Profile& profile;
     Decisions d;
-    std::unordered_map<std::string, std::vector<int>> cand_cache;
-    std::unordered_map<std::string, ShapeCursor> cursors;
-    std::unordered_map<std::string, bool> fits_cache;
-    std::unordered_map<std::string, NodeBounds> bounds;
+    std::unordered_map<PassKey, std::vector<int>, PassKeyHash> cand_cache;
+    std::unordered_map<PassKey, ShapeCursor, PassKeyHash> cursors;
+    std::unordered_map<PassKey, bool, PassKeyHash> fits_cache;
+    std::unordered_map<PassKey, NodeBounds, PassKeyHash> bounds;
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
     std::vector<int64_t> growth;   // scratch
@@ -185,21 +308,25 @@ class Engine final : public Scheduler {
     std::vector<std::vector<Block>> blocks;
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
-    std::unordered_map<std::string_view, int> slot_of_node;
+    const std::unordered_map<std::string_view, int>& slot_of_node;
     std::set<uint64_t> preempted_ids;  // running jobs already chosen to make room
     // How long the job being placed holds its nodes (FIFO asks the profile only about now,
     // but a job must still not run into a reservation).
     int64_t holds_for = 0;
 
-    Pass(const ClusterView& v, int64_t t, Policy p)
+    Pass(const ClusterView& v, int64_t t, Policy p, Memo& m)
         : view(v),
           now(t),
           policy(p),
-          slots(build_slots(v.nodes, v.running, kinds)),
-          profile(slots, t, v.params.bf_resolution_s) {
-      std::unordered_map<std::string_view, int>& index = slot_of_node;
-      index.reserve(slots.size());
-      for (size_t i = 0; i < slots.size(); ++i) index.emplace(slots[i].node->name, int(i));
+          memo(m),
+          slots(m.slots),
+          profile(m.profile),
+          slot_of_node(m.slot_of_node) {
+      memo.index_nodes(v.nodes);
+      build_slots(v.nodes, v.running, kinds, slot_of_node, slots);
+      profile.reset(slots, t, v.params.bf_resolution_s);
+      memo.check(kinds, v.def_mem_per_cpu_mb, v.def_mem_per_node_mb);
+      const std::unordered_map<std::string_view, int>& index = slot_of_node;
       if (policy != Policy::Fifo)
         for (const core::Job* job : v.running) {
           const int64_t end = expected_end(*job, now);
@@ -419,11 +546,8 @@ class Engine final : public Scheduler {
 
     // The partition's nodes this request may use, required nodes first.
     const std::vector<int>& candidates(const PartitionView& part, const Request& req) {
-      std::string key = part.name;
-      key += '\x1e';
-      key += req.filter_key;
+      PassKey key{index_of(part), filter_of(req), member};
       const ReservationView* resv = member >= 0 ? &view.reservations[member] : nullptr;
-      if (resv != nullptr) key += '\x1e' + resv->name;
       auto it = cand_cache.find(key);
       if (it != cand_cache.end()) return it->second;
       std::vector<int> out;
@@ -440,7 +564,7 @@ class Engine final : public Scheduler {
           out.push_back(idx);
         }
       }
-      return cand_cache.emplace(std::move(key), std::move(out)).first->second;
+      return cand_cache.emplace(key, std::move(out)).first->second;
     }
 
     // The earliest start at or after `from` where `req` fits for `duration` (kNever: not
@@ -546,17 +670,28 @@ class Engine final : public Scheduler {
       return f;
     }
 
+    int index_of(const PartitionView& part) const {
+      return static_cast<int>(&part - view.partitions.data());
+    }
+    // The request's numbered filter and shape (numbered when it was compiled).
+    int filter_of(const Request& req) {
+      return req.filter_id >= 0 ? req.filter_id : Memo::intern(memo.filter_ids, req.filter_key);
+    }
+    int shape_of(const Request& req) {
+      return req.shape_id >= 0
+                 ? req.shape_id
+                 : Memo::intern(memo.shape_ids, req.filter_key + '\x1e' + req.shape_key);
+    }
+
     // Requests with equal keys need the same on the same nodes (and may use the same
     // reservation).
-    std::string shape_key(const PartitionView& part, const Request& req) const {
-      std::string key = part.name + '\x1e' + req.filter_key + '\x1e' + req.shape_key;
-      if (member >= 0) key += '\x1e' + view.reservations[member].name;
-      return key;
+    PassKey shape_key(const PartitionView& part, const Request& req) {
+      return {index_of(part), shape_of(req), member};
     }
 
     // Whether the request fits the partition's nodes (down ones included) were they idle.
     bool fits_empty(const PartitionView& part, const Request& req) {
-      const std::string key = shape_key(part, req);
+      const PassKey key = shape_key(part, req);
       if (auto it = fits_cache.find(key); it != fits_cache.end()) return it->second;
       std::vector<Candidate> all;
       std::vector<Share> shares;
@@ -650,10 +785,23 @@ class Engine final : public Scheduler {
         return a.job->id < b.job->id;
       });
 
-      std::set<std::string>& blocked = d.blocked_partitions;
-      blocked = view.blocked_partitions;
-      std::set<std::string> reserved;  // EASY: partitions whose first blocked job has a plan
+      // Partitions where a job could not start, by name (the answer) and by index; EASY:
+      // partitions whose first blocked job has a plan.
+      std::set<std::string>& blocked_names = d.blocked_partitions;
+      blocked_names = view.blocked_partitions;
+      std::vector<char> blocked(view.partitions.size(), 0), reserved(view.partitions.size(), 0);
+      for (size_t i = 0; i < view.partitions.size(); ++i)
+        blocked[i] = blocked_names.count(view.partitions[i].name) > 0;
+      auto block = [&](const PartitionView& part) {
+        blocked_names.insert(part.name);
+        blocked[index_of(part)] = 1;
+      };
+      auto is_blocked = [&](const PartitionView* part) {
+        return part != nullptr && blocked[index_of(*part)];
+      };
       std::unordered_map<uint32_t, int> tested_per_user;
+      std::vector<const PartitionView*> parts;  // the job's partitions (null: no such one)
+      std::vector<std::string> one_name(1);
       std::optional<LimitPass> limits;  // usage of running jobs, then of those started here
       if (view.limits != nullptr)
         limits.emplace(*view.limits, view.running, view.def_mem_per_cpu_mb,
@@ -675,9 +823,8 @@ class Engine final : public Scheduler {
           continue;
         }
         ++tested;
-        ++tested_per_user[job.uid];
-        const Request req =
-            Request::compile(job.spec, kinds, view.def_mem_per_cpu_mb, view.def_mem_per_node_mb);
+        if (view.params.bf_max_job_user > 0) ++tested_per_user[job.uid];
+        const Request& req = memo.request(job.spec, kinds);
         int64_t duration = duration_s(job.time_limit_min);
         // A member of a reservation runs within its window and is expected to end by its
         // end at the latest.
@@ -698,8 +845,11 @@ class Engine final : public Scheduler {
         int limit = 1;
         if (auto it = view.start_limit.find(job.id); it != view.start_limit.end())
           limit = it->second;
-        std::vector<std::string> names = job.spec.partitions;
-        if (names.size() < 2) names = {job.partition};
+        if (job.spec.partitions.size() < 2) one_name[0] = job.partition;
+        const std::vector<std::string>& names =
+            job.spec.partitions.size() < 2 ? one_name : job.spec.partitions;
+        parts.clear();
+        for (const auto& name : names) parts.push_back(find_partition(name));
 
         std::string reason;
         while (limit > 0) {
@@ -707,18 +857,14 @@ class Engine final : public Scheduler {
           // The earliest start over the job's partitions (the first listed wins a tie).
           Found best;
           const PartitionView* best_part = nullptr;
-          for (const auto& name : names) {
-            const PartitionView* part = find_partition(name);
-            if (!static_reason(
-                     job, part, req,
-                     policy == Policy::Fifo && part != nullptr && blocked.count(part->name))
-                     .empty())
+          for (const PartitionView* part : parts) {
+            if (!static_reason(job, part, req, policy == Policy::Fifo && is_blocked(part)).empty())
               continue;
             const auto& nodes = candidates(*part, req);
             // FIFO, and EASY once the partition has its reservation, only ask "now?".
             const bool now_only =
-                policy == Policy::Fifo || (policy == Policy::Easy && reserved.count(part->name));
-            const std::string key = shape_key(*part, req);
+                policy == Policy::Fifo || (policy == Policy::Easy && reserved[index_of(*part)]);
+            const PassKey key = shape_key(*part, req);
             ShapeCursor* cursor = nullptr;
             int64_t from = now;
             if (!now_only) {
@@ -737,8 +883,9 @@ class Engine final : public Scheduler {
             } else if (req.required.empty()) {
               // Where reservations can be run into, how long the job holds its nodes
               // matters even when the profile is asked about one instant (FIFO).
-              std::string bounds_key = key + '\x1e' + std::to_string(length);
-              if (!view.reservations.empty()) bounds_key += '/' + std::to_string(holds_for);
+              PassKey bounds_key = key;
+              bounds_key.length = length;
+              if (!view.reservations.empty()) bounds_key.holds = holds_for;
               NodeBounds& b = bounds[bounds_key];
               f = find_start_bounded(req, nodes, from, length, until, b);
             } else {
@@ -766,9 +913,8 @@ class Engine final : public Scheduler {
             }
           // Blocked: the first job blocked in a partition waits for Resources, the ones
           // behind it for Priority; the first partition listed gives the reason.
-          for (const auto& name : names) {
-            const PartitionView* part = find_partition(name);
-            reason = static_reason(job, part, req, part != nullptr && blocked.count(part->name));
+          for (const PartitionView* part : parts) {
+            reason = static_reason(job, part, req, is_blocked(part));
             if (reason.empty() && bounded_by_resv && resv->start > now) reason = "Reservation";
             if (reason.empty() && part != nullptr) reason = reservation_reason(*part, req);
             if (reason.empty()) reason = "Resources";
@@ -777,18 +923,18 @@ class Engine final : public Scheduler {
           // Only a job that could run on the partition's nodes were they all up and idle
           // holds up the jobs behind it.
           // A reservation's member waits on its reservation alone.
-          for (const auto& name : bounded_by_resv ? std::vector<std::string>{} : names) {
-            const PartitionView* part = find_partition(name);
-            if (static_reason(job, part, req, false).empty() && fits_empty(*part, req)) {
-              blocked.insert(part->name);
-              break;
-            }
-          }
+          // (Nothing to do when all its partitions are held up already.)
+          if (!bounded_by_resv && !std::all_of(parts.begin(), parts.end(), is_blocked))
+            for (const PartitionView* part : parts)
+              if (static_reason(job, part, req, false).empty() && fits_empty(*part, req)) {
+                block(*part);
+                break;
+              }
           if (best_part != nullptr) {
             if (best.start < kNever && policy != Policy::Fifo &&
-                (policy == Policy::Conservative || !reserved.count(best_part->name))) {
+                (policy == Policy::Conservative || !reserved[index_of(*best_part)])) {
               reserve(job, *best_part, req, best, duration);
-              reserved.insert(best_part->name);
+              reserved[index_of(*best_part)] = 1;
             }
           }
           break;

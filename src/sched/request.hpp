@@ -37,8 +37,9 @@ struct Request {
   std::set<std::string> excluded;
   core::Constraint constraint;
   bool filtered = false;
-  std::string filter_key;  // equal keys: equal node filters
-  std::string shape_key;   // equal keys (and filters): equal needs on every node
+  std::string filter_key;             // equal keys: equal node filters
+  std::string shape_key;              // equal keys (and filters): equal needs on every node
+  int filter_id = -1, shape_id = -1;  // the keys numbered by the engine (-1: not numbered)
 
   // What a node must have free to hold a given number of tasks, as thresholds per
   // component: holding them is having at least that much of each (and, for --exclusive or
@@ -65,6 +66,8 @@ struct Request {
     }
   };
 
+  // Reads only the spec fields that engine.cpp's SpecKey lists (compiled requests are kept
+  // by those): keep the two in step.
   static Request compile(const core::JobSpec& spec, const GresKinds& kinds,
                          int64_t def_mem_per_cpu_mb, int64_t def_mem_per_node_mb);
 

@@ -72,17 +72,28 @@ Amount gres_amount(const GresKinds& kinds, const std::vector<core::GresCount>& i
 
 std::vector<NodeSlot> build_slots(const std::vector<const core::Node*>& nodes,
                                   const std::vector<const core::Job*>& running, GresKinds& kinds) {
-  std::vector<NodeSlot> slots(nodes.size());
-  std::unordered_map<std::string_view, size_t> by_name;
+  std::unordered_map<std::string_view, int> by_name;
   by_name.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) by_name.emplace(nodes[i]->name, static_cast<int>(i));
+  std::vector<NodeSlot> slots;
+  build_slots(nodes, running, kinds, by_name, slots);
+  return slots;
+}
+
+void build_slots(const std::vector<const core::Node*>& nodes,
+                 const std::vector<const core::Job*>& running, GresKinds& kinds,
+                 const std::unordered_map<std::string_view, int>& by_name,
+                 std::vector<NodeSlot>& slots) {
+  slots.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
     const core::Node& n = *nodes[i];
     NodeSlot& s = slots[i];
-    by_name.emplace(n.name, i);
     s.node = &n;
     s.usable = n.schedulable();
+    s.total = Amount{};
     s.total.cpus = n.cpus;
     s.total.mem_mb = n.real_memory_mb;
+    for (auto& d : s.devices) d.clear();
     uint16_t gpu_index = 0;
     for (const auto& g : n.gres_total) {
       const int k = kinds.intern(g.name, g.type);
@@ -105,7 +116,7 @@ std::vector<NodeSlot> build_slots(const std::vector<const core::Node*>& nodes,
     for (const auto& a : job->alloc) {
       auto it = by_name.find(a.node);
       if (it == by_name.end()) continue;
-      NodeSlot& s = slots[it->second];
+      NodeSlot& s = slots[static_cast<size_t>(it->second)];
       if (!a.cpu_ids.empty()) {
         for (uint16_t c : a.cpu_ids)
           if (c < s.cpu_taken.size()) s.cpu_taken[c] = true;
@@ -120,7 +131,6 @@ std::vector<NodeSlot> build_slots(const std::vector<const core::Node*>& nodes,
       for (uint16_t g : a.gpu_ids)
         if (g < s.gpu_taken.size()) s.gpu_taken[g] = true;
     }
-  return slots;
 }
 
 void pick_ids(NodeSlot& slot, const GresKinds& kinds, const Amount& use, core::NodeAlloc& out) {

@@ -4,6 +4,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -67,6 +69,11 @@ Amount gres_amount(const GresKinds& kinds, const std::vector<core::GresCount>& i
 // hold (counts from the nodes; CPU and GPU ids from the running jobs' allocations).
 std::vector<NodeSlot> build_slots(const std::vector<const core::Node*>& nodes,
                                   const std::vector<const core::Job*>& running, GresKinds& kinds);
+// The same into `slots`, reusing their memory, with `by_name` the index of `nodes` by name.
+void build_slots(const std::vector<const core::Node*>& nodes,
+                 const std::vector<const core::Job*>& running, GresKinds& kinds,
+                 const std::unordered_map<std::string_view, int>& by_name,
+                 std::vector<NodeSlot>& slots);
 
 // Chooses concrete ids for a share on a node: the lowest free CPU ids (whole cores first
 // where threads_per_core > 1) and, per GRES kind taken, the lowest free GPU indices.

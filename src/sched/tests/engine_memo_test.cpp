@@ -1,0 +1,114 @@
+// The engine keeps compiled requests, the node index and its buffers from pass to pass: one
+// engine used for a whole workload must decide exactly as a fresh engine per pass, also when
+// nodes, GRES kinds and default memory change between passes.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "sched/scheduler.hpp"
+#include "sched/tests/cluster_fixture.hpp"
+
+using namespace drover;
+using drover::sched::test_cluster::Cluster;
+
+namespace {
+
+std::string text(const sched::Decisions& d) {
+  std::string s;
+  for (const auto& st : d.starts) {
+    s += "S" + std::to_string(st.job_id) + " " + st.partition;
+    for (const auto& a : st.alloc) {
+      s += " [" + a.node + " " + std::to_string(a.cpus) + " " + std::to_string(a.mem_mb) + " " +
+           std::to_string(a.tasks);
+      for (auto c : a.cpu_ids) s += " c" + std::to_string(c);
+      for (auto g : a.gpu_ids) s += " g" + std::to_string(g);
+      for (const auto& g : a.gres) s += " " + g.name + ":" + g.type + ":" + std::to_string(g.count);
+      s += "]";
+    }
+    s += "\n";
+  }
+  for (const auto& p : d.planned) {
+    s += "P" + std::to_string(p.job_id) + "@" + std::to_string(p.start_time) + " " + p.partition;
+    for (const auto& n : p.nodes) s += " " + n;
+    s += "\n";
+  }
+  for (const auto& r : d.reasons) s += "R" + std::to_string(r.job_id) + " " + r.reason + "\n";
+  for (const auto& b : d.blocked_partitions) s += "B" + b + "\n";
+  s += "W" + std::to_string(d.work) + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
+  for (int seed = 0; seed < 120; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
+    Cluster c;
+    c.nodes.reserve(64);  // views point into it
+    c.add_nodes(3, 4, 4000, "gpu:a100:2");
+    c.add_nodes(2, 8, 8000, "gpu:a100:1,gpu:v100:2");
+    c.add_nodes(3, 4, 2000);
+    c.nodes[5].features = {"fast"};
+    c.one_partition();
+    c.params.policy = static_cast<sched::Policy>(seed % 3);
+    int64_t def_mem_per_cpu = 0;
+    auto kept = sched::make_scheduler();
+    const int njobs = 15 + pick(0, 25);
+    for (int i = 0; i < njobs; ++i) {
+      const int nodes = pick(1, 2);
+      core::Job& j = c.add_job(nodes + pick(0, 3), pick(1, 12), pick(1, 2), nodes, pick(0, 1));
+      switch (pick(0, 7)) {
+        case 0:
+          j.spec.gpus_per_node = std::to_string(pick(1, 2));
+          break;
+        case 1:
+          j.spec.gres = "gpu:v100:1";
+          break;
+        case 2:
+          j.spec.gpus = std::to_string(pick(1, 3));
+          j.spec.mem_per_gpu_mb = 100;
+          break;
+        case 3:
+          j.spec.exclusive = true;
+          break;
+        case 4:
+          j.spec.constraint = "fast";
+          break;
+        case 5:
+          j.spec.mem_per_cpu_mb = -1;  // DefMemPerCPU, or the whole node
+          break;
+        default:
+          break;
+      }
+      auto v = c.view();
+      if (!sched::can_ever_fit(j.spec, c.partitions[0], v)) j.state = core::JobState::Cancelled;
+    }
+    int64_t now = 0;
+    for (int step = 0; step < 60; ++step) {
+      // Between passes: a node with a GRES kind not seen before, another default memory.
+      if (step == 7) {
+        c.add_nodes(1, 4, 4000, "gpu:h100:4");
+        c.partitions[0].nodes.push_back(static_cast<int>(c.nodes.size() - 1));
+      }
+      if (step == 13) def_mem_per_cpu = 500;
+      auto v = c.view();
+      v.def_mem_per_cpu_mb = def_mem_per_cpu;
+      if (v.pending.empty() && v.running.empty()) break;
+      const sched::Decisions fresh = sched::make_scheduler()->schedule(v, now);
+      const sched::Decisions same = kept->schedule(v, now);
+      ASSERT_EQ(text(same), text(fresh)) << "seed " << seed << " step " << step;
+      for (const auto& s : fresh.starts) c.run(c.jobs[s.job_id - 1], now, s.alloc);
+      int64_t next = INT64_MAX;
+      for (const auto& j : c.jobs)
+        if (j.state == core::JobState::Running)
+          next = std::min(next, j.start_time + j.time_limit_min * 60);
+      if (next == INT64_MAX) break;
+      now = next;
+      for (auto& j : c.jobs)
+        if (j.state == core::JobState::Running && j.start_time + j.time_limit_min * 60 <= now)
+          c.finish(j);
+    }
+  }
+}
