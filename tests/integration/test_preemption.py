@@ -6,13 +6,9 @@ import time
 
 
 def tiered_cluster(make_cluster, mode):
-    c = make_cluster(nodes=1, cpus=2, mem=1000,
-                     settings=["PreemptType=preempt/partition_prio", f"PreemptMode={mode}"])
-    c.down()
-    with open(os.path.join(c.state_dir, "slurm.conf"), "a") as f:
-        f.write("PartitionName=high Nodes=ALL PriorityTier=2 GraceTime=2\n")
-    c.up()
-    return c
+    return make_cluster(nodes=1, cpus=2, mem=1000,
+                        settings=["PreemptType=preempt/partition_prio", f"PreemptMode={mode}",
+                                  "PartitionName=high Nodes=node1 PriorityTier=2 GraceTime=2"])
 
 
 def wait_for_text(path, text, timeout=30):
