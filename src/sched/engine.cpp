@@ -297,6 +297,11 @@ class Engine final : public Scheduler {
     std::vector<int64_t> later;    // scratch
     std::vector<int64_t> growth;   // scratch
     std::vector<int> due;          // scratch
+    struct Feasible {
+      int pos;
+      Profile::Span w;
+    };
+    std::vector<Feasible> feasible;  // scratch
     bool out_of_budget = false;
 
     // Reservation windows on each node (slot): only a reservation's members may run there
@@ -628,11 +633,7 @@ class Engine final : public Scheduler {
                              int64_t duration, int64_t horizon, NodeBounds& b) {
       Found f;
       if (!b.ready(nodes.size())) b.init(nodes.size(), from);
-      struct Feasible {
-        int pos;
-        Profile::Window w;
-      };
-      std::vector<Feasible> feas;
+      std::vector<Feasible>& feas = feasible;
       int64_t t = std::max(from, b.min());
       while (t <= horizon && t < kNever) {
         feas.clear();
@@ -642,18 +643,29 @@ class Engine final : public Scheduler {
           const Profile::Span w = window(slot, req, t, duration);
           ++d.work;
           if (w.start == t)
-            feas.push_back({pos, profile.fill(slot, req, slots[slot], w)});  // bound stays true
+            feas.push_back({pos, w});  // its bound (<= t) stays true
           else
             b.raise(pos, w.start);
         }
         if (static_cast<int>(feas.size()) >= req.nmin) {
-          std::sort(feas.begin(), feas.end(),
-                    [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; });
-          cands.clear();
-          for (const auto& x : feas) cands.push_back({nodes[x.pos], x.w.free, x.w.cap});
-          if (select_nodes(req, cands, f.shares)) {
-            f.start = t;
-            return f;
+          // select_nodes gives no node more tasks than it holds: unless they hold all the
+          // tasks together, it fails (and is not asked).
+          int64_t room = 0;
+          for (const auto& x : feas)
+            room += profile.fill(nodes[x.pos], req, slots[nodes[x.pos]], x.w).cap;
+          if (room >= req.ntasks) {
+            std::sort(feas.begin(), feas.end(),
+                      [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; });
+            cands.clear();
+            for (const auto& x : feas) {
+              const int slot = nodes[x.pos];
+              const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
+              cands.push_back({slot, w.free, w.cap});
+            }
+            if (select_nodes(req, cands, f.shares)) {
+              f.start = t;
+              return f;
+            }
           }
         }
         int64_t next;
