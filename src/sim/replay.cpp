@@ -5,11 +5,13 @@
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
 #include "core/gres.hpp"
+#include "sim/multifactor.hpp"
 
 namespace drover::sim {
 namespace {
@@ -87,7 +89,6 @@ sched::Policy engine_policy(SimPolicy p) {
   return sched::Policy::Fifo;
 }
 
-// MULTIFACTOR HOOK placeholder (see replay.hpp).
 uint32_t age_priority(const core::Job& job, int64_t now) {
   int64_t age = std::clamp<int64_t>(now - job.submit_time, 0, kMaxAgeS);
   return static_cast<uint32_t>(1 + kAgeWeight * age / kMaxAgeS);
@@ -229,12 +230,23 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
   view.params.policy = engine_policy(opts.policy);
 
   const bool multifactor = opts.policy == SimPolicy::Multifactor;
-  const PriorityFn priority_fn = !multifactor    ? PriorityFn{}
-                                 : opts.priority ? opts.priority
-                                                 : age_priority;
+  std::optional<SimMultifactor> mf;
+  if (multifactor && !opts.priority)
+    mf.emplace(static_cast<uint32_t>(int64_t{r.nodes} * r.cpus_per_node),
+               static_cast<uint32_t>(r.nodes));
+  const PriorityFn priority_fn =
+      !multifactor ? PriorityFn{}
+      : opts.priority
+          ? opts.priority
+          : PriorityFn([&mf](const core::Job& j, int64_t t) { return mf->priority(j, t); });
+  const EndFn end_fn = !multifactor ? EndFn{}
+                       : opts.priority
+                           ? opts.on_end
+                           : EndFn([&mf](const core::Job& j, int64_t t) { mf->job_ended(j, t); });
   r.priority = !multifactor    ? "priority/basic, submit order"
                : opts.priority ? "callback"
-                               : "callback: age only (placeholder for multifactor)";
+                               : "multifactor: age 1000, fair share 10000 (Fair Tree, users "
+                                 "under root, half-life 7 days), job size 1000";
   std::unique_ptr<sched::Scheduler> engine = sched::make_scheduler();
 
   // Live core::Job records exist from submission to end; engine job id = index + 1.
@@ -275,7 +287,10 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
       freed_since_pass = true;
       std::erase_if(view.running,
                     [](const core::Job* j) { return j->state != core::JobState::Running; });
-      for (size_t k : ended) live[k].reset();
+      for (size_t k : ended) {
+        if (end_fn) end_fn(*live[k], now);
+        live[k].reset();
+      }
     }
 
     // Then submissions.
@@ -317,6 +332,8 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
       ++r.passes_skipped;
       continue;
     }
+    if (mf)
+      for (const core::Job* p : view.pending) mf->see(*p);
     if (priority_fn)
       for (const core::Job* p : view.pending) {
         core::Job& job = *live[p->id - 1];

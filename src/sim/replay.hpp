@@ -46,21 +46,22 @@ std::optional<SimPolicy> parse_sim_policy(std::string_view name);
 std::string_view sim_policy_name(SimPolicy p);
 sched::Policy engine_policy(SimPolicy p);
 
-// ---- MULTIFACTOR HOOK ---------------------------------------------------------------------
-// A job's priority at `now` (engine clock). Called for each pending job before each pass of
-// --policy multifactor. A later change wires this to sched's multifactor module; until then
-// age_priority() stands in.
+// A job's priority at `now` (engine clock), called for each pending job before each pass of
+// --policy multifactor; and what to do as a job ends (charge its usage). Unset, multifactor
+// uses SimMultifactor (sim/multifactor.hpp): the controller's age, job size and Fair Tree
+// fair-share formulas over the trace's users.
 using PriorityFn = std::function<uint32_t(const core::Job& job, int64_t now)>;
-// Placeholder: Slurm's age factor alone, PriorityWeightAge 10000 over PriorityMaxAge 7 days:
-// 1 + 10000 * min(now - submit, 7 d) / 7 d. Order-equivalent to submit order.
+using EndFn = std::function<void(const core::Job& job, int64_t now)>;
+// Slurm's age factor alone, PriorityWeightAge 10000 over PriorityMaxAge 7 days:
+// 1 + 10000 * min(now - submit, 7 d) / 7 d. Order-equivalent to submit order (tests).
 uint32_t age_priority(const core::Job& job, int64_t now);
-// --------------------------------------------------------------------------------------------
 
 struct ReplayOptions {
   int nodes = 0;          // 0: from the trace
   int cpus_per_node = 0;  // 0: from the trace
   SimPolicy policy = SimPolicy::Fcfs;
-  PriorityFn priority;  // multifactor only; empty: age_priority
+  PriorityFn priority;  // multifactor only; empty: SimMultifactor
+  EndFn on_end;         // with `priority`
   // false: a pass at every event time with a job pending (checks that skipping is sound).
   bool skip_passes = true;
 };

@@ -218,14 +218,30 @@ TEST(Replay, MultifactorUsesThePriorityHook) {
   EXPECT_EQ(out[3].start, 10);
   EXPECT_EQ(out[2].start, 20);
   EXPECT_EQ(r.priority, "callback");
+}
 
-  // The default hook is age-based: same order as submission.
-  o.priority = nullptr;
+// Without a hook, multifactor is the controller's: the user who has used the cluster waits
+// behind one who has not, although they submitted first.
+TEST(Replay, MultifactorFairShareOrdersUsers) {
+  auto as_user = [](std::string line, int user) {
+    return line.replace(line.find(" -1 1 3 3 "), 10, " -1 1 " + std::to_string(user) + " 3 ");
+  };
+  const std::string trace =
+      "; MaxNodes: 1\n; MaxProcs: 1\n" + as_user(job_line(1, 0, 1000, 1, 1000), 7) +
+      as_user(job_line(2, 1, 10, 1, 60), 7) + as_user(job_line(3, 2, 10, 1, 60), 8);
+  ReplayOptions o;
+  o.policy = SimPolicy::Multifactor;
+  ReplayResult r = replay(parse_swf(trace), o);
+  auto out = by_id(r);
+  EXPECT_EQ(out[3].start, 1000);
+  EXPECT_EQ(out[2].start, 1010);
+  EXPECT_NE(r.priority.find("fair share"), std::string::npos);
+  // Submission order under the age-only hook.
+  o.priority = age_priority;
   r = replay(parse_swf(trace), o);
   out = by_id(r);
-  EXPECT_EQ(out[2].start, 10);
-  EXPECT_EQ(out[3].start, 20);
-  EXPECT_EQ(r.priority, "callback: age only (placeholder for multifactor)");
+  EXPECT_EQ(out[2].start, 1000);
+  EXPECT_EQ(out[3].start, 1010);
 }
 
 TEST(Replay, AgePriority) {
