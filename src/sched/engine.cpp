@@ -9,6 +9,7 @@
 // FIFO the first blocked job stops its partition.
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "sched/limits.hpp"
@@ -166,24 +167,46 @@ struct SpecKey {
         gpus(s.gpus),
         gpus_per_node(s.gpus_per_node),
         gpus_per_task(s.gpus_per_task) {}
-  bool operator==(const SpecKey&) const = default;
 };
 
 inline size_t mix(size_t h, uint64_t v) {
   return (h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2))) * 0xff51afd7ed558ccdULL;
 }
 
+// Hash and equality for keys and for specs themselves (looked up without making a key).
 struct SpecKeyHash {
-  size_t operator()(const SpecKey& k) const {
-    size_t h = 0;
-    for (int64_t v : {int64_t(k.ntasks), int64_t(k.nodes_min), int64_t(k.nodes_max),
-                      int64_t(k.cpus_per_task), int64_t(k.ntasks_per_node), int64_t(k.nodes_set),
-                      int64_t(k.exclusive), k.mem_per_node_mb, k.mem_per_cpu_mb, k.mem_per_gpu_mb})
+  using is_transparent = void;
+  template <typename S>
+  size_t operator()(const S& k) const {
+    auto pair = [](int a, int b) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32 | static_cast<uint32_t>(b);
+    };
+    size_t h = mix(mix(0, pair(k.ntasks, k.nodes_min)), pair(k.nodes_max, k.cpus_per_task));
+    h = mix(h, pair(k.ntasks_per_node, int(k.nodes_set) | int(k.exclusive) << 1));
+    for (int64_t v : {k.mem_per_node_mb, k.mem_per_cpu_mb, k.mem_per_gpu_mb})
       h = mix(h, static_cast<uint64_t>(v));
     for (const std::string* v : {&k.nodelist, &k.exclude, &k.constraint, &k.gres, &k.gpus,
                                  &k.gpus_per_node, &k.gpus_per_task})
       if (!v->empty()) h = mix(h, std::hash<std::string>{}(*v));
     return h;
+  }
+};
+
+struct SpecKeyEqual {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    auto same = [](const std::string& x, const std::string& y) {
+      return x.size() == y.size() && (x.empty() || x == y);
+    };
+    return a.ntasks == b.ntasks && a.nodes_min == b.nodes_min && a.nodes_max == b.nodes_max &&
+           a.cpus_per_task == b.cpus_per_task && a.ntasks_per_node == b.ntasks_per_node &&
+           a.nodes_set == b.nodes_set && a.exclusive == b.exclusive &&
+           a.mem_per_node_mb == b.mem_per_node_mb && a.mem_per_cpu_mb == b.mem_per_cpu_mb &&
+           a.mem_per_gpu_mb == b.mem_per_gpu_mb && same(a.nodelist, b.nodelist) &&
+           same(a.exclude, b.exclude) && same(a.constraint, b.constraint) && same(a.gres, b.gres) &&
+           same(a.gpus, b.gpus) && same(a.gpus_per_node, b.gpus_per_node) &&
+           same(a.gpus_per_task, b.gpus_per_task);
   }
 };
 
@@ -242,7 +265,7 @@ class Engine final : public Scheduler {
     }
 
     static constexpr size_t kMaxRequests = 1 << 16;
-    std::unordered_map<SpecKey, Request, SpecKeyHash> requests;
+    std::unordered_map<SpecKey, Request, SpecKeyHash, SpecKeyEqual> requests;
     std::unordered_map<std::string, int> filter_ids, shape_ids;
     std::vector<std::pair<std::string, std::string>> kinds;
     int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
@@ -265,12 +288,11 @@ class Engine final : public Scheduler {
       return ids.emplace(key, static_cast<int>(ids.size())).first->second;
     }
     const Request& request(const core::JobSpec& spec, const GresKinds& k) {
-      SpecKey key(spec);
-      if (auto it = requests.find(key); it != requests.end()) return it->second;
+      if (auto it = requests.find(spec); it != requests.end()) return it->second;
       Request r = Request::compile(spec, k, def_mem_per_cpu_mb, def_mem_per_node_mb);
       r.filter_id = intern(filter_ids, r.filter_key);
       r.shape_id = intern(shape_ids, r.filter_key + '\x1e' + r.shape_key);
-      return requests.emplace(std::move(key), std::move(r)).first->second;
+      return requests.emplace(SpecKey(spec), std::move(r)).first->second;
     }
   };
   Memo memo_;
@@ -311,6 +333,7 @@ class Engine final : public Scheduler {
       int resv;
     };
     std::vector<std::vector<Block>> blocks;
+    bool any_blocks = false;
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
     const std::unordered_map<std::string_view, int>& slot_of_node;
@@ -352,6 +375,7 @@ class Engine final : public Scheduler {
         for (int idx : r.nodes)
           if (idx >= 0 && static_cast<size_t>(idx) < slots.size())
             blocks[idx].push_back({r.start, r.end, static_cast<int>(i)});
+        any_blocks = any_blocks || !r.nodes.empty();
       }
     }
 
@@ -361,7 +385,7 @@ class Engine final : public Scheduler {
       for (;;) {
         const Profile::Span w =
             profile.earliest_span(slot, req, slots[slot], from, duration, req.min_tasks_per_node());
-        if (w.start >= kNever || blocks[slot].empty()) return w;
+        if (w.start >= kNever || !any_blocks || blocks[slot].empty()) return w;
         int64_t past = -1;
         for (const Block& b : blocks[slot])
           if (b.resv != member && b.start < w.start + std::max(duration, holds_for) &&
@@ -649,20 +673,22 @@ class Engine final : public Scheduler {
         }
         if (static_cast<int>(feas.size()) >= req.nmin) {
           // select_nodes gives no node more tasks than it holds: unless they hold all the
-          // tasks together, it fails (and is not asked).
+          // tasks together, it fails (and is not asked). What a node holds is at most what
+          // its free CPUs allow, which is cheaper to find out first.
           int64_t room = 0;
-          for (const auto& x : feas)
-            room += profile.fill(nodes[x.pos], req, slots[nodes[x.pos]], x.w).cap;
+          for (const auto& x : feas) room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
           if (room >= req.ntasks) {
             std::sort(feas.begin(), feas.end(),
                       [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; });
             cands.clear();
+            room = 0;
             for (const auto& x : feas) {
               const int slot = nodes[x.pos];
               const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
               cands.push_back({slot, w.free, w.cap});
+              room += w.cap;
             }
-            if (select_nodes(req, cands, f.shares)) {
+            if (room >= req.ntasks && select_nodes(req, cands, f.shares)) {
               f.start = t;
               return f;
             }
@@ -751,8 +777,8 @@ class Engine final : public Scheduler {
 
     // Why a job cannot start in `part` whatever the nodes are doing ("" when it may);
     // `blocked`: a job before it in the partition is waiting.
-    static std::string static_reason(const core::Job& job, const PartitionView* part,
-                                     const Request& req, bool blocked) {
+    static std::string_view static_reason(const core::Job& job, const PartitionView* part,
+                                          const Request& req, bool blocked) {
       if (part == nullptr) return "BadConstraints";
       if (!part->not_running_reason.empty()) return part->not_running_reason;
       if (part->max_time_min >= 0 &&
@@ -775,8 +801,11 @@ class Engine final : public Scheduler {
 
     Decisions run() {
       struct Entry {
-        const core::Job* job;
         int tier;
+        uint32_t priority;
+        int64_t submit_time;
+        uint64_t id;
+        const core::Job* job;
       };
       std::vector<Entry> order;
       order.reserve(view.pending.size());
@@ -787,15 +816,15 @@ class Engine final : public Scheduler {
                                     : job->spec.partitions)
           if (const PartitionView* p = find_partition(name))
             tier = std::max(tier, p->priority_tier);
-        order.push_back({job, tier});
+        order.push_back({tier, job->priority, job->submit_time, job->id, job});
       }
       std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
         if (a.tier != b.tier) return a.tier > b.tier;
-        if (a.job->priority != b.job->priority) return a.job->priority > b.job->priority;
-        if (a.job->submit_time != b.job->submit_time)
-          return a.job->submit_time < b.job->submit_time;
-        return a.job->id < b.job->id;
+        if (a.priority != b.priority) return a.priority > b.priority;
+        if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+        return a.id < b.id;
       });
+      d.reasons.reserve(order.size());
 
       // Partitions where a job could not start, by name (the answer) and by index; EASY:
       // partitions whose first blocked job has a plan.

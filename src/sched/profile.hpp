@@ -3,6 +3,7 @@
 // step function. Running jobs give back what they hold at their expected end; each job the
 // plan reserves takes its share for [start, end). All step times other than `now` lie on
 // the bf_resolution grid, which bounds how many steps there can be.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -49,6 +50,13 @@ class Profile {
                      int64_t duration, int min_tasks) const;
   // The window of a span found on `slot` (start kNever: none).
   Window fill(int slot, const Request& req, const NodeSlot& node, const Span& span) const;
+  // The fewest CPUs free over a span's steps (what fill() would find free there).
+  int32_t min_cpus(int slot, const Span& span) const {
+    const Amount* free = lines_[slot].free.data();
+    int32_t m = free[span.first].cpus;
+    for (uint32_t j = span.first + 1; j < span.end; ++j) m = std::min(m, free[j].cpus);
+    return m;
+  }
 
   int64_t round_up(int64_t t) const;
   int64_t now() const { return now_; }

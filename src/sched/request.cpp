@@ -149,7 +149,7 @@ int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
     for (int k = 0; k < kMaxGresKinds; ++k)
       if (free.gres[k] < slot.total.gres[k]) return 0;
   }
-  int cap = free.cpus / cpt;
+  int cap = cpt == 1 ? free.cpus : free.cpus / cpt;  // (a division is dear here)
   if (ntasks_per_node > 0) cap = std::min(cap, ntasks_per_node);
   if (cap <= 0) return 0;
   int64_t job_share = 0;
@@ -175,7 +175,10 @@ int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
       if (free.mem_mb < mem_value) return 0;
       break;
     case Mem::PerCpu:
-      if (mem_value > 0) cap = std::min<int64_t>(cap, free.mem_mb / (mem_value * cpt));
+      if (mem_value > 0) {
+        const int64_t per_task = mem_value * cpt;
+        cap = std::min<int64_t>(cap, per_task == 1 ? free.mem_mb : free.mem_mb / per_task);
+      }
       break;
     case Mem::PerGpu: {
       int64_t node_gpus = 0;

@@ -80,6 +80,12 @@ struct Request {
   bool requires_node(const std::string& name) const;
   // Tasks a node can hold when `free` is what is left there (0: none).
   int tasks_fit(const NodeSlot& slot, const Amount& free) const;
+  // What tasks_fit allows at most with `cpus` free (whatever else is free).
+  int tasks_by_cpus(int32_t cpus) const {
+    int cap = cpt == 1 ? cpus : cpus / cpt;
+    if (ntasks_per_node > 0) cap = std::min(cap, ntasks_per_node);
+    return std::max(0, cap);
+  }
   // The floor for `min_tasks` tasks: tasks_fit(slot, free) >= min_tasks exactly when
   // covered_by(slot, free). False for requests that have none (GPUs drawn from several
   // kinds, --gpus, --mem-per-gpu): ask tasks_fit then.
