@@ -141,6 +141,8 @@ struct Decisions {
 };
 
 // The scheduling engine's interface: state and time in, decisions out. No I/O, no clock.
+// An engine keeps what it compiled and its buffers from one call to the next (decisions are
+// the same as a fresh engine's); one engine is not to be called from two threads at once.
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
