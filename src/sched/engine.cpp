@@ -60,19 +60,35 @@ class ShapeCursor {
 // it can take part, kept for the rest of the pass (the profile only loses room as the pass
 // goes on, so a bound once true stays true), in an indexed min-heap. A search then looks
 // only at the nodes whose bound has come due instead of at every node.
+//
+// Up to kFlat nodes the bounds are a plain array instead (scanning it costs less than keeping
+// a heap in order); the answers are the same either way, `due` then lists positions in order.
 class NodeBounds {
  public:
-  bool ready(size_t n) const { return pos_at_.size() == n; }
+  static constexpr size_t kFlat = 256;
+
+  bool ready(size_t n) const { return n_ == n && (flat_ ? key_.size() == n : pos_at_.size() == n); }
   void init(size_t n, int64_t from) {
+    n_ = n;
+    flat_ = n <= kFlat;
     key_.assign(n, from);
+    if (flat_) return;
     pos_at_.resize(n);
     slot_of_.resize(n);
     for (size_t i = 0; i < n; ++i) pos_at_[i] = slot_of_[i] = static_cast<int>(i);
   }
-  int64_t min() const { return key_.empty() ? kNever : key_[0]; }
+  int64_t min() const {
+    if (key_.empty()) return kNever;
+    return flat_ ? *std::min_element(key_.begin(), key_.end()) : key_[0];
+  }
   // Positions whose bound is <= t (without taking them out).
   void due(int64_t t, std::vector<int>& out) {
     out.clear();
+    if (flat_) {
+      for (size_t i = 0; i < n_; ++i)
+        if (key_[i] <= t) out.push_back(static_cast<int>(i));
+      return;
+    }
     stack_.clear();
     if (!key_.empty() && key_[0] <= t) stack_.push_back(0);
     while (!stack_.empty()) {
@@ -85,6 +101,10 @@ class NodeBounds {
   }
   // Raises a position's bound (bounds never fall).
   void raise(int pos, int64_t bound) {
+    if (flat_) {
+      key_[pos] = bound;
+      return;
+    }
     size_t i = slot_of_[pos];
     key_[i] = bound;
     for (;;) {
@@ -98,6 +118,14 @@ class NodeBounds {
   }
   // The k-th smallest bound above t (1-based), kNever if there are fewer.
   int64_t kth_above(int64_t t, int k) {
+    if (flat_) {
+      above_.clear();
+      for (int64_t v : key_)
+        if (v > t) above_.push_back(v);
+      if (k < 1 || above_.size() < static_cast<size_t>(k)) return kNever;
+      std::nth_element(above_.begin(), above_.begin() + (k - 1), above_.end());
+      return std::min(above_[k - 1], kNever);
+    }
     // Walk down from the root through bounds <= t; the subtrees hanging off them with
     // bounds > t form a frontier whose smallest k are found with a small heap.
     frontier_.clear();
@@ -135,9 +163,12 @@ class NodeBounds {
     slot_of_[pos_at_[a]] = static_cast<int>(a);
     slot_of_[pos_at_[b]] = static_cast<int>(b);
   }
-  std::vector<int64_t> key_;  // per heap slot
-  std::vector<int> pos_at_;   // heap slot -> position in the node list
-  std::vector<int> slot_of_;  // position -> heap slot
+  size_t n_ = 0;
+  bool flat_ = false;
+  std::vector<int64_t> above_;  // flat: scratch
+  std::vector<int64_t> key_;    // per heap slot (flat: per position)
+  std::vector<int> pos_at_;     // heap slot -> position in the node list
+  std::vector<int> slot_of_;    // position -> heap slot
   std::vector<size_t> stack_;
   std::vector<std::pair<int64_t, size_t>> frontier_;
 };
@@ -678,8 +709,9 @@ class Engine final : public Scheduler {
           int64_t room = 0;
           for (const auto& x : feas) room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
           if (room >= req.ntasks) {
-            std::sort(feas.begin(), feas.end(),
-                      [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; });
+            auto by_pos = [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; };
+            if (!std::is_sorted(feas.begin(), feas.end(), by_pos))
+              std::sort(feas.begin(), feas.end(), by_pos);
             cands.clear();
             room = 0;
             for (const auto& x : feas) {

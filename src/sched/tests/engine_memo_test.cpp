@@ -112,3 +112,78 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
     }
   }
 }
+
+// Node bounds are an array up to 256 candidate nodes and a heap beyond: a workload on a few
+// nodes decides the same when 300 nodes that can hold none of its jobs (one CPU, every job
+// asks for two per task) are added after them, which puts the search on the heap.
+TEST(EngineMemo, BoundsArrayAndHeapAgree) {
+  auto decisions_text = [](const sched::Decisions& d) {
+    std::string s;
+    for (const auto& st : d.starts) {
+      s += "S" + std::to_string(st.job_id);
+      for (const auto& a : st.alloc) {
+        s += " " + a.node;
+        for (auto c : a.cpu_ids) s += " c" + std::to_string(c);
+        for (auto g : a.gpu_ids) s += " g" + std::to_string(g);
+      }
+      s += "\n";
+    }
+    for (const auto& p : d.planned) {
+      s += "P" + std::to_string(p.job_id) + "@" + std::to_string(p.start_time);
+      for (const auto& n : p.nodes) s += " " + n;
+      s += "\n";
+    }
+    for (const auto& r : d.reasons) s += "R" + std::to_string(r.job_id) + " " + r.reason + "\n";
+    return s;
+  };
+  for (int seed = 0; seed < 100; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
+    Cluster small, large;
+    for (Cluster* c : {&small, &large}) {
+      c->nodes.reserve(400);
+      c->add_nodes(4, 8, 4000, "gpu:2");
+      c->add_nodes(3, 4, 4000);
+    }
+    large.add_nodes(300, 1, 4000, "", "x");
+    const sched::Policy policy = static_cast<sched::Policy>(seed % 3);
+    for (Cluster* c : {&small, &large}) {
+      c->one_partition();
+      c->params.policy = policy;
+    }
+    const int njobs = 10 + pick(0, 30);
+    for (int i = 0; i < njobs; ++i) {
+      const int nodes = pick(1, 3);
+      const int ntasks = nodes + pick(0, 4);
+      const int64_t minutes = pick(1, 20);
+      const bool nodes_set = pick(0, 1) == 1;
+      const int gpus = pick(0, 3) == 0 ? pick(1, 2) : 0;
+      for (Cluster* c : {&small, &large}) {
+        core::Job& j = c->add_job(ntasks, minutes, 2, nodes, nodes_set);
+        if (gpus > 0) j.spec.gpus_per_node = std::to_string(gpus);
+      }
+      auto v = small.view();
+      if (!sched::can_ever_fit(small.jobs.back().spec, small.partitions[0], v)) {
+        small.jobs.back().state = core::JobState::Cancelled;
+        large.jobs.back().state = core::JobState::Cancelled;
+      }
+    }
+    int64_t now = 0;
+    for (int step = 0; step < 60; ++step) {
+      if (small.view().pending.empty() && small.view().running.empty()) break;
+      const sched::Decisions a = small.pass(now);
+      const sched::Decisions b = large.pass(now);
+      ASSERT_EQ(decisions_text(b), decisions_text(a)) << "seed " << seed << " step " << step;
+      int64_t next = INT64_MAX;
+      for (const auto& j : small.jobs)
+        if (j.state == core::JobState::Running)
+          next = std::min(next, j.start_time + j.time_limit_min * 60);
+      if (next == INT64_MAX) break;
+      now = next;
+      for (Cluster* c : {&small, &large})
+        for (auto& j : c->jobs)
+          if (j.state == core::JobState::Running && j.start_time + j.time_limit_min * 60 <= now)
+            c->finish(j);
+    }
+  }
+}
