@@ -123,6 +123,7 @@ class NodeBounds {
       for (int64_t v : key_)
         if (v > t) above_.push_back(v);
       if (k < 1 || above_.size() < static_cast<size_t>(k)) return kNever;
+      if (k == 1) return std::min(*std::min_element(above_.begin(), above_.end()), kNever);
       std::nth_element(above_.begin(), above_.begin() + (k - 1), above_.end());
       return std::min(above_[k - 1], kNever);
     }
@@ -857,6 +858,7 @@ class Engine final : public Scheduler {
         return a.id < b.id;
       });
       d.reasons.reserve(order.size());
+      if (policy != Policy::Fifo) d.planned.reserve(order.size());
 
       // Partitions where a job could not start, by name (the answer) and by index; EASY:
       // partitions whose first blocked job has a plan.

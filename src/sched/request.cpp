@@ -273,7 +273,8 @@ bool select_in_order(const Request& req, const std::vector<Candidate>& cands,
   out.clear();
   if (static_cast<int>(cands.size()) < req.nmin) return false;
   // Block distribution: the first nmin nodes get a task each, then fill in order.
-  std::vector<int> tasks(cands.size(), 0);
+  thread_local std::vector<int> tasks;  // (kept: this runs for most searches)
+  tasks.assign(cands.size(), 0);
   int remaining = req.ntasks;
   for (int i = 0; i < req.nmin; ++i) {
     tasks[i] = 1;
