@@ -37,6 +37,26 @@ int emit(const CommandResult& r) {
 
 }  // namespace
 
+std::optional<json> query_controller(const CommandEnv& env, const json& req,
+                                     const std::string& what, CommandResult& res) {
+  json reply;
+  try {
+    reply = env.call(req);
+  } catch (const ControllerUnreachable&) {
+    res.err += "Couldn't get " + what +
+               " from controller: Unable to contact slurm controller (connect failure)\n";
+    res.rc = 255;
+    return std::nullopt;
+  }
+  if (!reply.value("ok", false)) {
+    res.err += "Couldn't get " + what +
+               " from controller: " + reply.value("error", std::string("Unknown error")) + "\n";
+    res.rc = 255;
+    return std::nullopt;
+  }
+  return reply;
+}
+
 CommandEnv system_env() {
   CommandEnv e;
   e.call = call_controller;

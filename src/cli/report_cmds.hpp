@@ -32,6 +32,11 @@ struct CommandResult {
   int rc = 0;
 };
 
+// Asks the controller for what the command reports ("priority factors", "shares"). On
+// failure: Slurm's "Couldn't get <what> from controller: ..." in `res`, exit 255, nullopt.
+std::optional<json> query_controller(const CommandEnv& env, const json& req,
+                                     const std::string& what, CommandResult& res);
+
 CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& env);
 CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv& env);
 

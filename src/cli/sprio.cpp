@@ -321,22 +321,9 @@ CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& 
   if (jobs_text && !job_ids.empty()) req["job_ids"] = job_ids;
   if (users_text) req["uids"] = uids;
   if (parts_text) req["partitions"] = partitions;
-  json reply;
-  try {
-    reply = env.call(req);
-  } catch (const ControllerUnreachable&) {
-    res.err +=
-        "Couldn't get priority factors from controller: Unable to contact slurm controller "
-        "(connect failure)\n";
-    res.rc = 255;
-    return res;
-  }
-  if (!reply.value("ok", false)) {
-    res.err += "Couldn't get priority factors from controller: " +
-               reply.value("error", std::string("Unknown error")) + "\n";
-    res.rc = 255;
-    return res;
-  }
+  const std::optional<json> answer = query_controller(env, req, "priority factors", res);
+  if (!answer) return res;
+  const json& reply = *answer;
   const std::string type = reply.value("priority_type", "priority/basic");
   if (type != "priority/multifactor") {
     res.err += "You are not running a supported priority plugin\n(" + type +

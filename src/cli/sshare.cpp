@@ -240,22 +240,9 @@ CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv&
   json req = {{"op", "query"}, {"what", "shares"}};
   if (!users.empty()) req["users"] = users;
   if (!accounts.empty()) req["accounts"] = accounts;
-  json reply;
-  try {
-    reply = env.call(req);
-  } catch (const ControllerUnreachable&) {
-    res.err +=
-        "Couldn't get shares from controller: Unable to contact slurm controller (connect "
-        "failure)\n";
-    res.rc = 255;
-    return res;
-  }
-  if (!reply.value("ok", false)) {
-    res.err += "Couldn't get shares from controller: " +
-               reply.value("error", std::string("Unknown error")) + "\n";
-    res.rc = 255;
-    return res;
-  }
+  const std::optional<json> answer = query_controller(env, req, "shares", res);
+  if (!answer) return res;
+  const json& reply = *answer;
 
   opt.long_format = long_format;
   opt.fair_tree = reply.value("fair_tree", true);
