@@ -78,10 +78,10 @@ StateMachine::PriorityTotals StateMachine::priority_totals() const {
   return t;
 }
 
-uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now,
-                                               const std::vector<sched::ShareInfo>& shares,
-                                               const PriorityTotals& totals) {
-  const sched::PriorityConfig& conf = config_.priority;
+sched::JobPriorityInput StateMachine::priority_input(const core::Job& job, const Partition* part,
+                                                     int64_t now, double fairshare,
+                                                     const PriorityTotals& totals) const {
+  if (part == nullptr) part = find_partition(job.partition);
   const uint32_t cluster_cpus = totals.cluster_cpus;
   sched::JobPriorityInput in;
   in.now = now;
@@ -94,24 +94,34 @@ uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now
   in.time_limit_min = job.time_limit_min < 0 ? core::kInfinite : job.time_limit_min;
   in.cluster_cpus = cluster_cpus;
   in.cluster_nodes = static_cast<uint32_t>(nodes_.size());
-  if (const Partition* p = find_partition(job.partition))
-    in.partition_job_factor = static_cast<uint32_t>(p->conf.priority_job_factor);
+  if (part != nullptr)
+    in.partition_job_factor = static_cast<uint32_t>(part->conf.priority_job_factor);
   in.max_partition_job_factor = totals.max_partition_job_factor;
   if (const sched::Limits* limits = config_.limits.get()) {
     // QOS and association priorities, normalised by the largest of each.
     if (int q = limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
       in.qos_priority = static_cast<uint32_t>(limits->qos()[q].priority);
     in.max_qos_priority = static_cast<uint32_t>(limits->max_qos_priority());
-    if (int a = limits->find_assoc(job.user, job.spec.account, job.partition);
+    if (int a = limits->find_assoc(job.user, job.spec.account,
+                                   part != nullptr ? part->name : job.partition);
         a != sched::Limits::kNone)
       in.assoc_priority = static_cast<uint32_t>(limits->assocs()[a].priority);
     in.max_assoc_priority = static_cast<uint32_t>(limits->max_assoc_priority());
   }
-  in.fairshare = sched::job_fairshare_factor(assoc_, shares, charged_association(job),
-                                             sched::fairshare_options(conf));
+  in.fairshare = fairshare;
   in.job_tres = {{"cpu", in.cpus}};
   in.partition_tres = {{"cpu", cluster_cpus}};
   in.nice = job.nice;
+  return in;
+}
+
+uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now,
+                                               const std::vector<sched::ShareInfo>& shares,
+                                               const PriorityTotals& totals) {
+  const sched::PriorityConfig& conf = config_.priority;
+  const double fairshare = sched::job_fairshare_factor(assoc_, shares, charged_association(job),
+                                                       sched::fairshare_options(conf));
+  const sched::JobPriorityInput in = priority_input(job, nullptr, now, fairshare, totals);
   return sched::multifactor_priority(sched::compute_priority_factors(in, conf), conf);
 }
 

@@ -96,35 +96,7 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
       if (const Partition* p = find_partition(job.partition)) parts.push_back(p);
     for (const Partition* part : parts) {
       if (!listed(req, "partitions", part->name)) continue;
-      // The inputs priority/multifactor uses for this job (multifactor_priority_of in
-      // ctld/priority.cpp; keep the two alike), in `part`.
-      sched::JobPriorityInput in;
-      in.now = now;
-      in.submit_time = job.submit_time;
-      in.eligible_time = job.eligible_time;
-      in.dependency_pending = !job.dependency.empty();
-      in.cpus =
-          static_cast<uint32_t>(std::max(1, job.spec.ntasks) * std::max(1, job.spec.cpus_per_task));
-      in.min_nodes = static_cast<uint32_t>(std::max(1, job.spec.nodes_min));
-      in.time_limit_min = job.time_limit_min < 0 ? core::kInfinite : job.time_limit_min;
-      in.cluster_cpus = totals.cluster_cpus;
-      in.cluster_nodes = static_cast<uint32_t>(nodes_.size());
-      in.partition_job_factor = static_cast<uint32_t>(part->conf.priority_job_factor);
-      in.max_partition_job_factor = totals.max_partition_job_factor;
-      if (const sched::Limits* limits = config_.limits.get()) {
-        // QOS and association priorities (accounts.cfg), normalised by the largest of each.
-        if (int q = limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
-          in.qos_priority = static_cast<uint32_t>(limits->qos()[q].priority);
-        in.max_qos_priority = static_cast<uint32_t>(limits->max_qos_priority());
-        if (int a = limits->find_assoc(job.user, job.spec.account, part->name);
-            a != sched::Limits::kNone)
-          in.assoc_priority = static_cast<uint32_t>(limits->assocs()[a].priority);
-        in.max_assoc_priority = static_cast<uint32_t>(limits->max_assoc_priority());
-      }
-      in.fairshare = fairshare;
-      in.job_tres = {{"cpu", in.cpus}};
-      in.partition_tres = {{"cpu", totals.cluster_cpus}};
-      in.nice = job.nice;
+      const sched::JobPriorityInput in = priority_input(job, part, now, fairshare, totals);
       const sched::PriorityFactors f = sched::compute_priority_factors(in, conf);
       json tres = json::object();
       for (const auto& [name, v] : f.tres) tres[name] = v;

@@ -188,6 +188,11 @@ class StateMachine {
     uint32_t max_partition_job_factor = 0;
   };
   PriorityTotals priority_totals() const;
+  // What priority/multifactor computes a job's factors from, in partition `part` (the job's
+  // own when null), given its association's fair-share factor. Shared by the priorities the
+  // controller sets and by what sprio shows.
+  sched::JobPriorityInput priority_input(const core::Job& job, const Partition* part, int64_t now,
+                                         double fairshare, const PriorityTotals& totals) const;
   uint32_t multifactor_priority_of(const core::Job& job, int64_t now,
                                    const std::vector<sched::ShareInfo>& shares,
                                    const PriorityTotals& totals);
@@ -245,7 +250,8 @@ class StateMachine {
   std::map<std::string, core::Reservation> reservations_;
   int64_t next_resv_id_ = 1;
   int64_t resv_checked_at_ = 0;
-  std::unordered_map<uint64_t, uint32_t> payload_refs_;  // when reservation starts were last looked at
+  std::unordered_map<uint64_t, uint32_t>
+      payload_refs_;  // when reservation starts were last looked at
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.
