@@ -346,6 +346,7 @@ class Engine final : public Scheduler {
     std::unordered_map<PassKey, std::vector<int>, PassKeyHash> cand_cache;
     std::unordered_map<PassKey, ShapeCursor, PassKeyHash> cursors;
     std::unordered_map<PassKey, bool, PassKeyHash> fits_cache;
+    std::unordered_map<PassKey, std::string_view, PassKeyHash> resv_reason_cache;
     std::unordered_map<PassKey, NodeBounds, PassKeyHash> bounds;
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
@@ -393,10 +394,7 @@ class Engine final : public Scheduler {
           for (const auto& a : job->alloc) {
             auto it = index.find(a.node);
             if (it == index.end()) continue;
-            Amount held = gres_amount(kinds, a.gres);
-            held.cpus = a.cpus;
-            held.mem_mb = a.mem_mb;
-            profile.release_at(it->second, end, held);
+            profile.release_at(it->second, end, held_by(a));
           }
         }
       blocks.resize(slots.size());
@@ -429,17 +427,20 @@ class Engine final : public Scheduler {
       }
     }
 
+    // What a job's share of one node holds there.
+    Amount held_by(const core::NodeAlloc& a) const {
+      Amount held = gres_amount(kinds, a.gres);
+      held.cpus = a.cpus;
+      held.mem_mb = a.mem_mb;
+      return held;
+    }
+
     // What a running job holds on each node it uses, by slot.
-    std::vector<std::pair<int, Amount>> holdings(const core::Job& job) {
+    std::vector<std::pair<int, Amount>> holdings(const core::Job& job) const {
       std::vector<std::pair<int, Amount>> out;
-      for (const auto& a : job.alloc) {
-        auto it = slot_of_node.find(a.node);
-        if (it == slot_of_node.end()) continue;
-        Amount held = gres_amount(kinds, a.gres);
-        held.cpus = a.cpus;
-        held.mem_mb = a.mem_mb;
-        out.emplace_back(it->second, held);
-      }
+      for (const auto& a : job.alloc)
+        if (auto it = slot_of_node.find(a.node); it != slot_of_node.end())
+          out.emplace_back(it->second, held_by(a));
       return out;
     }
 
@@ -578,31 +579,40 @@ class Engine final : public Scheduler {
       return false;
     }
 
-    // Whether a reservation the job may not use holds any of `nodes` now.
-    bool reserved_now(const std::vector<int>& nodes) const {
-      for (int idx : nodes)
-        for (const Block& b : blocks[idx])
-          if (b.resv != member && b.start <= now && now < b.end) return true;
+    // Whether a reservation the job may not use holds the node now.
+    bool reserved_now(int idx) const {
+      for (const Block& b : blocks[idx])
+        if (b.resv != member && b.start <= now && now < b.end) return true;
       return false;
     }
 
     // Why a job that did not start is waiting when reservations are in its way: its -w
     // nodes are reserved, or what is left of the partition could not hold it even idle
-    // (Slurm's wording). "" when reservations are not the reason.
-    std::string reservation_reason(const PartitionView& part, const Request& req) {
-      if (!reserved_now(part.nodes)) return "";
-      for (const auto& name : req.required)
-        for (int idx : part.nodes)
-          if (slots[idx].node->name == name && reserved_now({idx}))
-            return "ReqNodeNotAvail, May be reserved for other job";
+    // (Slurm's wording). "" when reservations are not the reason. The same for every job of
+    // a shape in a pass, so worked out once per shape.
+    std::string_view reservation_reason(const PartitionView& part, const Request& req) {
+      if (!any_blocks) return "";
+      const PassKey key = shape_key(part, req);
+      if (auto it = resv_reason_cache.find(key); it != resv_reason_cache.end()) return it->second;
+      std::string_view why;
       std::vector<int> open;
       for (int idx : part.nodes)
-        if (!reserved_now({idx})) open.push_back(idx);
-      std::vector<Candidate> all;
-      std::vector<Share> shares;
-      if (fitting_nodes(req, open, slots, true, all) && select_nodes(req, all, shares)) return "";
-      return "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
-             "partitions";
+        if (!reserved_now(idx)) open.push_back(idx);
+      if (open.size() < part.nodes.size()) {
+        for (const auto& name : req.required)
+          for (int idx : part.nodes)
+            if (slots[idx].node->name == name && reserved_now(idx))
+              why = "ReqNodeNotAvail, May be reserved for other job";
+        std::vector<Candidate> all;
+        std::vector<Share> shares;
+        if (why.empty() &&
+            !(fitting_nodes(req, open, slots, true, all) && select_nodes(req, all, shares)))
+          why =
+              "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher "
+              "priority partitions";
+      }
+      resv_reason_cache.emplace(key, why);
+      return why;
     }
 
     // The partition's nodes this request may use, required nodes first.
