@@ -166,7 +166,7 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     full_pass_needed_ = true;
     return {{"ok", true}};
   }
-  const core::ResvRequest rq = req.at("request").get<core::ResvRequest>();
+  core::ResvRequest rq = req.at("request").get<core::ResvRequest>();
   core::Reservation r;
   bool pick_nodes = true;
   if (action == "create") {
@@ -216,13 +216,9 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     if (rq.flags) r.flags = *rq.flags | fixed;
     r.flags = (r.flags | rq.flags_add) & ~rq.flags_remove;
     pick_nodes = rq.nodes.has_value() || rq.node_cnt.has_value();
-    if (rq.node_cnt && !rq.nodes && !rq.partition && !r.partition.empty()) {
-      core::ResvRequest again = rq;
-      again.partition = r.partition;
-      if (std::string err = settle_reservation(r, again, true, now); !err.empty())
-        return error_reply(err);
-      pick_nodes = false;
-    }
+    // A new NodeCnt picks from the partition the nodes came from unless told otherwise.
+    if (rq.node_cnt && !rq.nodes && !rq.partition && !r.partition.empty())
+      rq.partition = r.partition;
   } else {
     return error_reply("Unknown reservation request");
   }

@@ -125,6 +125,15 @@ TEST(Reservations, BusyNodesAndNodeCount) {
   EXPECT_EQ(resv->partition, "debug");
   EXPECT_EQ(error_of(h.create({"StartTime=now", "Duration=10", "NodeCnt=2", "Users=bob"}, fx)),
             "Requested nodes are busy");
+  // A new NodeCnt picks again from the partition the nodes came from.
+  ASSERT_TRUE(h.remove("ign", fx).value("ok", false));
+  ASSERT_TRUE(h.remove("later", fx).value("ok", false));
+  h.sm.cancel({{"jobs", {std::to_string(job)}}}, h.root, h.now, fx);
+  h.sm.agent_exited(busy_node, {{"job_id", job}, {"status", 15}}, h.now, fx);
+  ASSERT_TRUE(h.update({"ReservationName=" + r["name"].get<std::string>(), "NodeCnt=2"}, fx)
+                  .value("ok", false));
+  EXPECT_EQ(resv->nodes.size(), 2u);
+  EXPECT_EQ(resv->partition, "debug");
 }
 
 TEST(Reservations, WhoMayUseOne) {
