@@ -8,6 +8,7 @@
 // it can delay it), under EASY only the first blocked job of a partition does, and under
 // FIFO the first blocked job stops its partition.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -370,7 +371,8 @@ class Engine final : public Scheduler {
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
     const std::unordered_map<std::string_view, int>& slot_of_node;
-    std::set<uint64_t> preempted_ids;  // running jobs already chosen to make room
+    std::set<uint64_t> preempted_ids;        // running jobs already chosen to make room
+    std::optional<int> lowest_running_tier;  // preempt/partition_prio: found when first needed
     // How long the job being placed holds its nodes (FIFO asks the profile only about now,
     // but a job must still not run into a reservation).
     int64_t holds_for = 0;
@@ -504,9 +506,22 @@ class Engine final : public Scheduler {
       if (view.preemption.type == PreemptionView::Type::None ||
           view.preemption.mode == PreemptMode::Off)
         return false;
+      // Most blocked jobs may preempt nobody: say so before looking at the running jobs.
+      if (view.preemption.type == PreemptionView::Type::Qos) {
+        auto mine = view.preemption.qos.find(job.spec.qos);
+        if (mine == view.preemption.qos.end() || mine->second.preempts.empty()) return false;
+      } else if (!lowest_running_tier) {
+        lowest_running_tier = std::numeric_limits<int>::max();
+        for (const core::Job* r : view.running)
+          if (const PartitionView* vp = find_partition(r->partition))
+            lowest_running_tier = std::min(*lowest_running_tier, vp->priority_tier);
+      }
       for (const auto& name : names) {
         const PartitionView* part = find_partition(name);
         if (!static_reason(job, part, req, false).empty()) continue;
+        if (view.preemption.type == PreemptionView::Type::PartitionPrio &&
+            part->priority_tier <= *lowest_running_tier)
+          continue;
         const std::vector<int>& nodes = candidates(*part, req);
         std::set<int> on_nodes(nodes.begin(), nodes.end());
         // Jobs already on their way out count as gone: if that is enough, just wait.
