@@ -3,6 +3,7 @@
 #include <pwd.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/hostlist.hpp"
 #include "core/text.hpp"
@@ -76,19 +77,17 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
   const bool may_overlap = (r.flags & (core::kResvOverlap | core::kResvMaint)) != 0;
   const bool ignore_jobs = (r.flags & core::kResvIgnoreJobs) != 0;
   // A node is busy for the reservation when a job on it may still run at its start.
-  auto busy = [&](const std::string& node) {
-    if (ignore_jobs) return false;
+  // Nodes where a job may still run at its start (its own members aside), found once.
+  std::set<std::string> busy_nodes;
+  if (!ignore_jobs)
     for (const auto& [id, job] : jobs_) {
-      if (!holds_resources(job)) continue;
-      if (job.spec.reservation == r.name) continue;  // its own members
+      if (!holds_resources(job) || job.spec.reservation == r.name) continue;
       if (!job.completing && job.time_limit_min >= 0 &&
           job.start_time + job.time_limit_min * 60 <= r.start)
         continue;
-      for (const auto& a : job.alloc)
-        if (a.node == node) return true;
+      for (const auto& a : job.alloc) busy_nodes.insert(a.node);
     }
-    return false;
-  };
+  auto busy = [&](const std::string& node) { return busy_nodes.count(node) > 0; };
   auto clashes = [&](const std::string& node) {
     if (may_overlap) return false;
     for (const auto& [name, other] : reservations_) {
