@@ -323,16 +323,20 @@ bool key_is(std::string_view key, std::string_view keyword, size_t min) {
 }
 
 // Applies one association option; false when the key is not an association option.
+// An old single-TRES key (GrpCPUs=, MaxNodesPerJob=, ...): sets that TRES of a TRES list, or
+// takes it out for -1.
+void set_single_tres(const LineParser& p, const Field& f, const char* tres, TresCounts& into) {
+  const int64_t n = p.count(f);
+  if (n == kNoLimit)
+    into.erase(tres);
+  else
+    into[tres] = n;
+}
+
 bool assoc_option(const LineParser& p, const Field& f, AcctAssocLine& a) {
   const std::string& k = f.key;
   AssocLimits& l = a.limits;
-  auto single = [&](const char* tres, TresCounts& into) {
-    const int64_t n = p.count(f);
-    if (n == kNoLimit)
-      into.erase(tres);
-    else
-      into[tres] = n;
-  };
+  auto single = [&](const char* tres, TresCounts& into) { set_single_tres(p, f, tres, into); };
   if (key_is(k, "DefaultQOS", 8)) {
     a.default_qos = to_lower(f.value);
   } else if (key_is(k, "FairShare", 1) || key_is(k, "Shares", 1)) {
@@ -407,13 +411,7 @@ bool assoc_option(const LineParser& p, const Field& f, AcctAssocLine& a) {
 
 void qos_option(const LineParser& p, const Field& f, QosLine& q) {
   const std::string& k = f.key;
-  auto single = [&](const char* tres, TresCounts& into) {
-    const int64_t n = p.count(f);
-    if (n == kNoLimit)
-      into.erase(tres);
-    else
-      into[tres] = n;
-  };
+  auto single = [&](const char* tres, TresCounts& into) { set_single_tres(p, f, tres, into); };
   if (key_is(k, "Description", 1)) {
     q.description = f.value;
   } else if (key_is(k, "Flags", 2)) {
