@@ -411,18 +411,23 @@ class Engine final : public Scheduler {
       }
     }
 
+    // The end of the last reservation window on the node that the job being placed may not
+    // use and that meets [from, until); -1 when none does.
+    int64_t blocked_until(int slot, int64_t from, int64_t until) const {
+      int64_t past = -1;
+      for (const Block& b : blocks[slot])
+        if (b.resv != member && b.start < until && from < b.end) past = std::max(past, b.end);
+      return past;
+    }
+
     // Profile::earliest_span, moved past the reservation windows on the node that the job
     // being placed may not use.
     Profile::Span window(int slot, const Request& req, int64_t from, int64_t duration) {
       for (;;) {
         const Profile::Span w =
             profile.earliest_span(slot, req, slots[slot], from, duration, req.min_tasks_per_node());
-        if (w.start >= kNever || !any_blocks || blocks[slot].empty()) return w;
-        int64_t past = -1;
-        for (const Block& b : blocks[slot])
-          if (b.resv != member && b.start < w.start + std::max(duration, holds_for) &&
-              w.start < b.end)
-            past = std::max(past, b.end);
+        if (w.start >= kNever || !any_blocks) return w;
+        const int64_t past = blocked_until(slot, w.start, w.start + std::max(duration, holds_for));
         if (past < 0) return w;
         from = profile.round_up(past);
         if (from >= kNever) return Profile::Span{};
@@ -484,10 +489,7 @@ class Engine final : public Scheduler {
                        const std::unordered_map<int, Amount>& extra, std::vector<Share>& shares) {
       std::vector<Candidate> cs;
       for (int idx : nodes) {
-        bool blocked_here = false;
-        for (const Block& b : blocks[idx])
-          if (b.resv != member && b.start < now + holds_for && now < b.end) blocked_here = true;
-        if (blocked_here) continue;
+        if (blocked_until(idx, now, now + holds_for) >= 0) continue;
         Amount free = slots[idx].free_now;
         if (auto it = extra.find(idx); it != extra.end()) free += it->second;
         const int cap = req.tasks_fit(slots[idx], free);
@@ -595,11 +597,7 @@ class Engine final : public Scheduler {
     }
 
     // Whether a reservation the job may not use holds the node now.
-    bool reserved_now(int idx) const {
-      for (const Block& b : blocks[idx])
-        if (b.resv != member && b.start <= now && now < b.end) return true;
-      return false;
-    }
+    bool reserved_now(int idx) const { return blocked_until(idx, now, now + 1) >= 0; }
 
     // Why a job that did not start is waiting when reservations are in its way: its -w
     // nodes are reserved, or what is left of the partition could not hold it even idle
