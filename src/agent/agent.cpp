@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <boost/asio/connect.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <filesystem>
 
 #include "agent/launch.hpp"
@@ -124,9 +125,9 @@ void Agent::on_message(const std::string& payload) {
       nonce_c_ = msg.value("nonce", "");
       nonce_a_ = net::to_hex(net::random_bytes(16));
       json running = json::array(), finished = json::array();
-      for (const auto& [id, r] : running_) running.push_back(id);
-      for (const auto& [id, status] : finished_)
-        finished.push_back({{"job_id", id}, {"status", status}});
+      for (const auto& [id, r] : running_) running.push_back({{"job_id", id}, {"run", r.run}});
+      for (const auto& [id, f] : finished_)
+        finished.push_back({{"job_id", id}, {"status", f.status}, {"run", f.run}});
       json reg = {{"type", "register"},
                   {"node", opts_.node},
                   {"nonce", nonce_a_},
@@ -151,6 +152,9 @@ void Agent::on_message(const std::string& payload) {
       reconnect_delay_ms_ = 100;
       heartbeat_interval_s_ = msg.value("heartbeat_interval", 10);
       spdlog::info("registered with controller as {}", opts_.node);
+      // Exits that came after the registration was written were not sent: send them now
+      // (the controller ignores a report it has already applied).
+      for (const auto& [id, f] : finished_) send_exit(id, f);
       heartbeat();
     } else if (type == "error") {
       spdlog::error("controller refused registration: {}", msg.value("error", ""));
@@ -167,7 +171,9 @@ void Agent::on_message(const std::string& payload) {
       signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
                  msg.value("batch_only", false));
     } else if (type == "exit_ack") {
-      finished_.erase(msg.at("job_id").get<uint64_t>());
+      auto it = finished_.find(msg.at("job_id").get<uint64_t>());
+      if (it != finished_.end() && it->second.run == msg.value("run", it->second.run))
+        finished_.erase(it);
     } else if (type == "error") {
       spdlog::error("controller: {}", msg.value("error", ""));
     }
@@ -189,7 +195,17 @@ void Agent::heartbeat() {
 void Agent::launch(const json& msg) {
   LaunchSpec spec;
   spec.job_id = msg.at("job_id").get<uint64_t>();
-  if (running_.count(spec.job_id) || finished_.count(spec.job_id)) return;  // duplicate launch
+  const uint32_t run = msg.value("run", uint32_t{0});
+  if (auto it = running_.find(spec.job_id); it != running_.end()) {
+    if (it->second.run != run)
+      spdlog::error("job {} run {} not launched: run {} still has processes", spec.job_id, run,
+                    it->second.run);
+    return;  // a duplicate launch
+  }
+  if (auto it = finished_.find(spec.job_id); it != finished_.end()) {
+    if (it->second.run == run) return send_exit(spec.job_id, it->second);  // ran already
+    finished_.erase(it);  // an earlier run's report: the controller has moved past it
+  }
   spec.uid = msg.at("uid").get<uid_t>();
   spec.gid = msg.at("gid").get<gid_t>();
   spec.user = msg.value("user", "");
@@ -216,14 +232,31 @@ void Agent::launch(const json& msg) {
     spec.script_path = dir + "/slurm_script";
     write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
-    pid_t pid = spawn_batch(spec);
+    Spawned child = spawn_batch(spec);
+    const pid_t pid = child.pid;
     running_[spec.job_id] =
-        Running{pid, spec.std_err, ::geteuid() == 0 ? spec.uid : ::geteuid(), nullptr};
+        Running{pid,  spec.std_err, ::geteuid() == 0 ? spec.uid : ::geteuid(), run, nullptr,
+                true, std::nullopt};
+    auto exec_pipe = std::make_shared<asio::posix::stream_descriptor>(io_, child.exec_fd);
+    auto byte = std::make_shared<char>();
+    exec_pipe->async_read_some(
+        asio::buffer(byte.get(), 1),
+        [this, exec_pipe, byte, id = spec.job_id, pid](auto, size_t) { on_exec(id, pid); });
     spdlog::info("job {} started, pid {}", spec.job_id, pid);
     send({{"type", "started"}, {"job_id", spec.job_id}, {"pid", pid}});
   } catch (const std::exception& e) {
     spdlog::error("job {} failed to launch: {}", spec.job_id, e.what());
-    report_exit(spec.job_id, 1 << 8);
+    report_exit(spec.job_id, run, 1 << 8);
+  }
+}
+
+void Agent::on_exec(uint64_t job_id, pid_t pid) {
+  auto it = running_.find(job_id);
+  if (it == running_.end() || it->second.pid != pid) return;  // it died before exec
+  it->second.exec_pending = false;
+  if (auto deferred = std::move(it->second.deferred_terminate)) {
+    it->second.deferred_terminate.reset();
+    terminate(job_id, deferred->first, deferred->second);
   }
 }
 
@@ -231,8 +264,12 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& n
   auto it = running_.find(job_id);
   if (it == running_.end()) {
     // Nothing runs: tell the controller again how it ended, if we know.
-    if (auto f = finished_.find(job_id); f != finished_.end())
-      send({{"type", "exited"}, {"job_id", job_id}, {"status", f->second}});
+    if (auto f = finished_.find(job_id); f != finished_.end()) send_exit(job_id, f->second);
+    return;
+  }
+  if (it->second.exec_pending) {
+    // Its output files are not open yet (a notice would be truncated away): wait for exec.
+    if (!it->second.deferred_terminate) it->second.deferred_terminate.emplace(kill_wait_s, notice);
     return;
   }
   pid_t pgid = it->second.pid;
@@ -260,13 +297,14 @@ void Agent::reap() {
     for (auto it = running_.begin(); it != running_.end(); ++it) {
       if (it->second.pid != pid) continue;
       uint64_t id = it->first;
+      const uint32_t run = it->second.run;
       // The batch shell is gone: make sure none of its children linger.
       ::kill(-pid, SIGKILL);
       running_.erase(it);
       std::error_code ignored;
       std::filesystem::remove_all(job_dir(id), ignored);
       spdlog::info("job {} ended, wait status {}", id, status);
-      report_exit(id, status);
+      report_exit(id, run, status);
       break;
     }
   }
@@ -277,9 +315,12 @@ void Agent::reap() {
   child_signals_.async_wait([this](auto, int) { reap(); });
 }
 
-void Agent::report_exit(uint64_t job_id, int status) {
-  finished_[job_id] = status;
-  send({{"type", "exited"}, {"job_id", job_id}, {"status", status}});
+void Agent::report_exit(uint64_t job_id, uint32_t run, int status) {
+  send_exit(job_id, finished_[job_id] = Finished{status, run});
+}
+
+void Agent::send_exit(uint64_t job_id, const Finished& f) {
+  send({{"type", "exited"}, {"job_id", job_id}, {"status", f.status}, {"run", f.run}});
 }
 
 void Agent::shutdown() {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "net/connection.hpp"
@@ -37,7 +38,15 @@ class Agent {
     pid_t pid;
     std::string std_err;  // where cancellation notices go
     uid_t uid;
+    uint32_t run;  // which run of the job (a requeued job runs again under the same id)
     std::unique_ptr<boost::asio::steady_timer> kill_timer;
+    bool exec_pending = true;  // forked, not yet running the script
+    // A terminate that came before the script ran: applied once it does.
+    std::optional<std::pair<int64_t, std::string>> deferred_terminate;
+  };
+  struct Finished {
+    int status;
+    uint32_t run;
   };
   void connect();
   void schedule_reconnect();
@@ -48,7 +57,9 @@ class Agent {
   void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
   void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();
-  void report_exit(uint64_t job_id, int status);
+  void on_exec(uint64_t job_id, pid_t pid);
+  void report_exit(uint64_t job_id, uint32_t run, int status);
+  void send_exit(uint64_t job_id, const Finished& f);
   void shutdown();
   std::string job_dir(uint64_t job_id) const;
 
@@ -65,7 +76,7 @@ class Agent {
   int heartbeat_interval_s_ = 10;
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
-  std::map<uint64_t, int> finished_;  // exit status, until acknowledged
+  std::map<uint64_t, Finished> finished_;  // until the controller acknowledges them
 };
 
 }  // namespace drover::agent

@@ -111,7 +111,7 @@ std::map<std::string, std::string> login_environment(const std::string& user, in
   return env;
 }
 
-pid_t spawn_batch(const LaunchSpec& spec) {
+Spawned spawn_batch(const LaunchSpec& spec) {
   // Everything the child needs is prepared before fork.
   std::vector<std::string> env_strings;
   for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
@@ -128,16 +128,33 @@ pid_t spawn_batch(const LaunchSpec& spec) {
   const bool as_root = ::geteuid() == 0;
   const bool switch_user = as_root && spec.uid != 0;
 
+  int exec_pipe[2];
+  if (::pipe2(exec_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Signals are blocked across fork so none reaches the child while it still has the agent's
+  // handlers; the child resets them and unblocks.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
   pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid > 0) return pid;
+  if (pid != 0) {
+    const int fork_errno = errno;
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    ::close(exec_pipe[1]);
+    if (pid < 0) {
+      ::close(exec_pipe[0]);
+      throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+    }
+    return {pid, exec_pipe[0]};
+  }
 
   // Child.
+  ::close(exec_pipe[0]);
   ::setsid();
+  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);  // fails harmlessly for some
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGCHLD, SIGPIPE, SIGTERM, SIGINT, SIGHUP}) ::signal(sig, SIG_DFL);
   std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
   if (as_root) {
     if (::initgroups(spec.user.c_str(), spec.gid) != 0 && ::setgroups(0, nullptr) != 0)
@@ -162,8 +179,11 @@ pid_t spawn_batch(const LaunchSpec& spec) {
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
   ::umask(022);
-  // Nothing of the agent's (its controller link, asio's descriptors) leaks into the job.
-  ::close_range(3, ~0U, 0);
+  // Nothing of the agent's (its controller link, asio's descriptors) leaks into the job; the
+  // exec pipe (close-on-exec) stays open until execve.
+  const unsigned keep = static_cast<unsigned>(exec_pipe[1]);
+  if (keep > 3) ::close_range(3, keep - 1, 0);
+  ::close_range(keep + 1, ~0U, 0);
   ::execve(spec.script_path.c_str(), argv.data(), envp.data());
   child_fail("execve");
 }

@@ -20,10 +20,18 @@ struct LaunchSpec {
   bool append = false;  // --open-mode=append (and every run after a requeue, as Slurm)
 };
 
+struct Spawned {
+  pid_t pid;
+  // Reads end of file once the child has exec'd the script (or died trying): only then are its
+  // output files opened (truncated) and its signal dispositions the defaults, so signals and
+  // notices sent before would be lost. The caller owns it.
+  int exec_fd;
+};
+
 // Forks the batch shell in its own session (so signals reach the whole process group),
 // as the job's user when the agent is root, with stdio on the requested files.
-// Returns the child's pid; throws std::runtime_error if fork fails.
-pid_t spawn_batch(const LaunchSpec& spec);
+// Throws std::runtime_error if fork fails.
+Spawned spawn_batch(const LaunchSpec& spec);
 
 // The user's login environment, as `su - USER` sets it up (what Slurm adds for
 // SLURM_GET_USER_ENV=1 / --export=NONE): runs the login shell to print it, giving up after

@@ -130,6 +130,9 @@ struct Job {
   int exit_signal = 0;
   uint32_t cancelled_by = 0xffffffff;  // uid that cancelled, if any
   uint32_t restarts = 0;
+  // How many times it has started: names each launch to its agent, so that reports of an
+  // earlier launch (the job requeued since) end nothing.
+  uint32_t launches = 0;
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   std::string batch_host;
   std::string sched_nodes;  // pending: the nodes the plan expects it to start on

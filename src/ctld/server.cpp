@@ -330,6 +330,7 @@ void Server::state_loop() {
       spdlog::critical("journal commit failed: {}", e.what());
       std::_Exit(70);
     }
+    for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
     for (auto& [node, msg] : fx.to_agents) {
       if (msg.value("type", "") == "launch" && msg.value("payload_id", uint64_t{0}) != 0) {

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/constraint.hpp"
 #include "core/duration.hpp"
@@ -370,8 +371,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
   // The script and environment (kilobytes) go to the journal with this batch and stay out
   // of memory; the launch message gets them back from there.
-  fx.new_payloads.emplace_back(
-      job.id, json{{"script", std::move(spec.script)}, {"environment", std::move(spec.environment)}});
+  fx.new_payloads.emplace_back(job.id, json{{"script", std::move(spec.script)},
+                                            {"environment", std::move(spec.environment)}});
   spec.script.clear();
   spec.script.shrink_to_fit();
   spec.environment.clear();
@@ -564,22 +565,37 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   node.cpu_load = msg.value("cpu_load", -1.0);
   node.free_mem_mb = msg.value("free_mem", int64_t{-1});
 
-  std::set<uint64_t> agent_running, agent_finished;
-  for (const auto& id : msg.value("running", json::array()))
-    agent_running.insert(id.get<uint64_t>());
+  // What the agent runs and has finished, each with the run of the job it belongs to (an
+  // entry without one is taken as the current run).
+  std::map<uint64_t, std::optional<uint32_t>> agent_running;
+  std::set<uint64_t> agent_finished;
+  for (const auto& r : msg.value("running", json::array())) {
+    if (r.is_object())
+      agent_running[r.at("job_id").get<uint64_t>()] = r.value("run", uint32_t{0});
+    else
+      agent_running[r.get<uint64_t>()] = std::nullopt;
+  }
   for (const auto& f : msg.value("finished", json::array())) {
     uint64_t id = f.at("job_id").get<uint64_t>();
-    agent_finished.insert(id);
+    if (current_run(id, f)) agent_finished.insert(id);
     agent_exited(node_name, f, now, fx);
   }
+  auto runs_current = [&](uint64_t id) {
+    auto it = agent_running.find(id);
+    if (it == agent_running.end()) return false;
+    auto jt = jobs_.find(id);
+    return !it->second || (jt != jobs_.end() && jt->second.launches == *it->second);
+  };
   // Reconcile: jobs we believe run there but the agent does not know never started (the
   // launch was lost) or vanished with an agent restart: requeue them so they run once.
   for (auto& [id, job] : jobs_) {
     if (job.batch_host != node_name || !holds_resources(job)) continue;
-    if (agent_running.count(id) || agent_finished.count(id)) continue;
+    if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
       processes_gone(job);
     } else {
+      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
+                            " does not know launch " + std::to_string(job.launches) + "; requeued");
       release(job);
       job.state = core::JobState::Pending;
       job.alloc.clear();
@@ -587,15 +603,20 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
       job.start_time = core::kNoTime;
       job.restarts += 1;
       job.reason = "None";
+      if (agent_running.count(id)) {
+        // It still runs an earlier run, which is stopped: the new run waits, as after a requeue.
+        job.eligible_time = now + config_.requeue_delay_s;
+        job.reason = "BeginTime";
+      }
     }
     fx.dirty_jobs.insert(id);
     fx.reschedule = true;
   }
   // Processes the agent runs that should not be running any more are killed.
-  for (uint64_t id : agent_running) {
+  for (const auto& [id, run] : agent_running) {
     auto jt = jobs_.find(id);
     bool wanted = jt != jobs_.end() && jt->second.batch_host == node_name &&
-                  jt->second.state == core::JobState::Running;
+                  jt->second.state == core::JobState::Running && runs_current(id);
     if (!wanted)
       fx.to_agents.push_back(
           {node_name, {{"type", "terminate"}, {"job_id", id}, {"kill_wait", config_.kill_wait_s}}});
@@ -618,10 +639,20 @@ void StateMachine::agent_exited(const std::string& node_name, const json& msg, i
                                 Effects& fx) {
   uint64_t id = msg.at("job_id").get<uint64_t>();
   auto it = jobs_.find(id);
-  if (it != jobs_.end() && it->second.batch_host == node_name && holds_resources(it->second))
+  // A report of an earlier run (the job was requeued since) ends nothing.
+  if (it != jobs_.end() && it->second.batch_host == node_name && holds_resources(it->second) &&
+      current_run(id, msg))
     finish_exit(it->second, msg.value("status", 0), now, fx);
   // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
-  fx.to_agents.push_back({node_name, {{"type", "exit_ack"}, {"job_id", id}}});
+  json ack = {{"type", "exit_ack"}, {"job_id", id}};
+  if (msg.contains("run")) ack["run"] = msg["run"];
+  fx.to_agents.push_back({node_name, std::move(ack)});
+}
+
+bool StateMachine::current_run(uint64_t id, const json& report) const {
+  auto it = jobs_.find(id);
+  return it != jobs_.end() &&
+         (!report.contains("run") || report["run"].get<uint32_t>() == it->second.launches);
 }
 
 void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
@@ -794,6 +825,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.sched_nodes.clear();
   job.last_sched_eval = now;
   job.end_time = core::kNoTime;
+  job.launches += 1;
   job.alloc = start.alloc;
   job.batch_host = job.alloc.front().node;
   for (const auto& a : job.alloc) {
@@ -846,6 +878,7 @@ json StateMachine::launch_message(const core::Job& job) const {
   return {
       {"type", "launch"},
       {"job_id", job.id},
+      {"run", job.launches},
       {"uid", job.uid},
       {"gid", job.gid},
       {"user", job.user},

@@ -38,6 +38,7 @@ inline bool holds_resources(const core::Job& job) {
 struct Effects {
   std::set<uint64_t> dirty_jobs;   // write these jobs' current form to the journal
   std::set<uint64_t> erased_jobs;  // remove these from the journal
+  std::vector<std::string> warnings;  // for the controller's log
   bool next_id_dirty = false;
   std::set<std::string> dirty_resvs;   // reservations to write
   std::set<std::string> erased_resvs;  // reservations to remove
@@ -87,6 +88,8 @@ class StateMachine {
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
   void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
   void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
+  // Whether an agent's report (with its "run") is about the job's current run.
+  bool current_run(uint64_t id, const json& report) const;
 
   // Time-driven duties: time limits, unresponsive nodes, purging old jobs.
   // `full_pass`: also re-plan the whole queue at the next schedule() (the server paces this

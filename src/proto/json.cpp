@@ -28,7 +28,7 @@ namespace drover::core {
   X(gid)                                                                                           \
   X(user) X(group) X(partition) X(completing) X(reason) X(submit_time) X(eligible_time)            \
       X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code)      \
-          X(exit_signal) X(cancelled_by) X(restarts) X(alloc) X(batch_host) X(sched_nodes) X(payload_id) X(array_job_id)        \
+          X(exit_signal) X(cancelled_by) X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes) X(payload_id) X(array_job_id)        \
               X(array_task_id) X(array_pending) X(array_max_running) X(held) X(dependency) X(nice) \
                   X(warning_sent)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)

@@ -129,6 +129,9 @@ def make_cluster():
                     os.killpg(int(open(os.path.join(c.work, name)).read()), signal.SIGKILL)
                 except (OSError, ValueError):
                     pass
+        if os.environ.get("DROVER_IT_KEEP"):  # keep logs and state to debug a failure
+            print(f"kept {c.state_dir} {c.work}")
+            continue
         shutil.rmtree(c.state_dir, ignore_errors=True)
         shutil.rmtree(c.work, ignore_errors=True)
 

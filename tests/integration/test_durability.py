@@ -11,6 +11,18 @@ def run_marker_script(c):
     return c.write_script("once.sh", f"#!/bin/sh\necho run >> {runs}/$SLURM_JOB_ID\nsleep 0.2\n"), runs
 
 
+def job_story(c, jid):
+    """What the daemons' logs say about a job (and any warnings), to explain a failure."""
+    lines = []
+    for name in sorted(os.listdir(c.state_dir)):
+        if name.endswith(".log"):
+            with open(os.path.join(c.state_dir, name)) as f:
+                for line in f:
+                    if f"job {jid} " in line or f"job {jid}:" in line or "[warning]" in line or "[error]" in line:
+                        lines.append(f"{name}: {line.rstrip()}")
+    return "\n".join(lines)
+
+
 def test_controller_crash_loses_no_acknowledged_job(make_cluster):
     c = make_cluster(nodes=2, cpus=2, mem=1000)
     script, runs = run_marker_script(c)
@@ -29,7 +41,7 @@ def test_controller_crash_loses_no_acknowledged_job(make_cluster):
         assert info is not None, f"job {jid} was lost"
         assert info["JobState"] == "COMPLETED", info
         with open(os.path.join(runs, str(jid))) as f:
-            assert f.read() == "run\n", f"job {jid} did not run exactly once"
+            assert f.read() == "run\n", f"job {jid} did not run exactly once:\n{job_story(c, jid)}"
 
 
 def test_crash_while_jobs_run_reports_them_after_restart(make_cluster):

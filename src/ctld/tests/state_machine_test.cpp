@@ -237,6 +237,52 @@ TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
   EXPECT_TRUE(killed_unknown);
 }
 
+// A requeued job runs again under the same id: reports about its earlier run must not end
+// the new one, and an agent still running the earlier run is told to stop it.
+TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
+  Harness h;
+  Effects fx;
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  std::string host = h.sm.find_job(id)->batch_host;
+  Effects lost;
+  h.sm.agent_register(host, {{"running", json::array()}}, h.now + 1, lost);  // launch lost
+  ASSERT_EQ(h.sm.find_job(id)->restarts, 1u);
+  Effects again;
+  h.sm.schedule(h.now + 1, again);
+  ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  json launch;
+  for (const auto& [n, m] : again.to_agents)
+    if (m["type"] == "launch") launch = m;
+  EXPECT_EQ(launch["run"], 2);  // its second launch
+  host = h.sm.find_job(id)->batch_host;
+
+  Effects stale;
+  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 1}}, h.now + 2, stale);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  ASSERT_EQ(stale.to_agents.size(), 1u);
+  EXPECT_EQ(stale.to_agents[0].second["run"], 1);  // the agent may forget that report
+
+  // An agent that registers running the earlier run: it is stopped, the job requeued again.
+  Effects reg;
+  h.sm.agent_register(host, {{"running", {{{"job_id", id}, {"run", 1}}}}}, h.now + 3, reg);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(id)->restarts, 2u);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "BeginTime");  // after the earlier run is gone
+  bool stopped = false;
+  for (const auto& [n, m] : reg.to_agents) stopped |= m["type"] == "terminate" && m["job_id"] == id;
+  EXPECT_TRUE(stopped);
+
+  // The current run's report ends the job.
+  Effects third;
+  h.sm.schedule(h.now + 200, third);
+  ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  host = h.sm.find_job(id)->batch_host;
+  Effects done;
+  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 3}}, h.now + 4, done);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
+}
+
 TEST(StateMachine, RestoreRechargesNodesAndKeepsIdCounter) {
   Harness h;
   Effects fx;
