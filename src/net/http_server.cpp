@@ -1,0 +1,196 @@
+#include "net/http_server.hpp"
+
+#include <strings.h>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+
+namespace drover::net {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+std::string HttpRequest::header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k.size() == name.size() && ::strncasecmp(k.data(), name.data(), k.size()) == 0) return v;
+  return "";
+}
+
+std::string_view http_reason(int status) {
+  auto r = http::obsolete_reason(static_cast<http::status>(status));
+  return r.empty() ? std::string_view("Unknown") : std::string_view(r.data(), r.size());
+}
+
+struct HttpServer::State {
+  explicit State(asio::io_context& io_, HttpLimits l) : io(io_), acceptor(io_), limits(l) {}
+  asio::io_context& io;
+  tcp::acceptor acceptor;
+  HttpLimits limits;
+  // path -> method -> handler
+  std::map<std::string, std::map<std::string, HttpHandler>> routes;
+  std::size_t active = 0;  // io thread only
+};
+
+namespace {
+
+HttpResponse error_response(int status, std::string_view detail) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::to_string(status) + " " + std::string(http_reason(status));
+  if (!detail.empty()) r.body += ": " + std::string(detail);
+  r.body += "\n";
+  return r;
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(std::shared_ptr<HttpServer::State> st, tcp::socket sock)
+      : st_(std::move(st)), stream_(std::move(sock)) {
+    ++st_->active;
+  }
+  ~Session() { --st_->active; }
+
+  void start() { read(); }
+
+  // Over the connection cap: one 503 and close.
+  void reject() {
+    keep_alive_ = false;
+    write(error_response(503, "too many connections"), false);
+  }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(st_->limits.max_header_bytes));
+    parser_->body_limit(st_->limits.max_body_bytes);
+    stream_.expires_after(st_->limits.timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::eof) {
+      return close();
+    }
+    if (ec == http::error::body_limit) return write(error_response(413, "body too large"), false);
+    if (ec == http::error::header_limit)
+      return write(error_response(431, "header too large"), false);
+    if (ec) return write(error_response(400, ec.message()), false);
+
+    auto msg = parser_->release();
+    keep_alive_ = msg.keep_alive();
+    HttpRequest req;
+    req.method = std::string(msg.method_string());
+    req.target = std::string(msg.target());
+    auto q = req.target.find('?');
+    req.path = req.target.substr(0, q);
+    if (q != std::string::npos) req.query = req.target.substr(q + 1);
+    for (const auto& f : msg)
+      req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    req.body = std::move(msg.body());
+
+    auto path_it = st_->routes.find(req.path);
+    if (path_it == st_->routes.end()) return write(error_response(404, req.path), keep_alive_);
+    auto h = path_it->second.find(req.method);
+    if (h == path_it->second.end()) {
+      std::string allow;
+      for (const auto& [m, _] : path_it->second) allow += (allow.empty() ? "" : ", ") + m;
+      auto r = error_response(405, req.method);
+      r.headers.emplace_back("Allow", allow);
+      return write(std::move(r), keep_alive_);
+    }
+    // The handler may answer from another thread: hop back onto the io thread.
+    auto self = shared_from_this();
+    stream_.expires_never();
+    h->second(req, [self](HttpResponse r) {
+      asio::post(self->st_->io, [self, r = std::move(r)]() mutable {
+        self->write(std::move(r), self->keep_alive_);
+      });
+    });
+  }
+
+  void write(HttpResponse r, bool keep_alive) {
+    auto res = std::make_shared<http::response<http::string_body>>();
+    res->version(11);
+    res->result(static_cast<unsigned>(r.status));
+    res->set(http::field::server, "drover");
+    res->set(http::field::content_type, r.content_type);
+    for (auto& [k, v] : r.headers) res->set(k, v);
+    res->keep_alive(keep_alive);
+    res->body() = std::move(r.body);
+    res->prepare_payload();
+    stream_.expires_after(st_->limits.timeout);
+    http::async_write(
+        stream_, *res,
+        [self = shared_from_this(), res, keep_alive](beast::error_code ec, std::size_t) {
+          if (ec || !keep_alive) return self->close();
+          self->read();
+        });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.close();
+  }
+
+  std::shared_ptr<HttpServer::State> st_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool keep_alive_ = true;
+};
+
+void accept_loop(const std::shared_ptr<HttpServer::State>& st) {
+  st->acceptor.async_accept([st](beast::error_code ec, tcp::socket sock) {
+    if (ec == asio::error::operation_aborted || !st->acceptor.is_open()) return;
+    if (!ec) {
+      beast::error_code ignored;
+      sock.set_option(tcp::no_delay(true), ignored);
+      const bool over = st->active >= st->limits.max_connections;
+      auto s = std::make_shared<Session>(st, std::move(sock));
+      if (over)
+        s->reject();
+      else
+        s->start();
+    }
+    accept_loop(st);
+  });
+}
+
+}  // namespace
+
+HttpServer::HttpServer(asio::io_context& io, HttpLimits limits)
+    : state_(std::make_shared<State>(io, limits)) {}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::route(const std::string& method, const std::string& path, HttpHandler handler) {
+  state_->routes[path][method] = std::move(handler);
+}
+
+unsigned short HttpServer::listen(const std::string& address, unsigned short port) {
+  tcp::endpoint ep(asio::ip::make_address(address), port);
+  state_->acceptor.open(ep.protocol());
+  state_->acceptor.set_option(asio::socket_base::reuse_address(true));
+  state_->acceptor.bind(ep);
+  state_->acceptor.listen(asio::socket_base::max_listen_connections);
+  accept_loop(state_);
+  return state_->acceptor.local_endpoint().port();
+}
+
+void HttpServer::stop() {
+  beast::error_code ignored;
+  if (state_->acceptor.is_open()) state_->acceptor.close(ignored);
+}
+
+std::size_t HttpServer::active_connections() const { return state_->active; }
+
+}  // namespace drover::net
