@@ -1,0 +1,83 @@
+#pragma once
+// Job accounting: one record per job (and its steps) that outlives the job in the controller.
+// The interface is backend-neutral (SQLite now, PostgreSQL later behind the same calls); the
+// SQL it uses is kept to what both accept (INSERT ... ON CONFLICT, integer times, text TRES).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace drover::store {
+
+inline constexpr uint32_t kAcctNoTask = 0xfffffffe;  // not an array task
+inline constexpr int64_t kAcctNoUid = -1;            // nobody cancelled it
+
+struct StepRecord {
+  std::string name;   // "batch", "extern", "0", ...
+  std::string state;  // "COMPLETED", "CANCELLED", ...
+  int exit_code = 0, exit_signal = 0;
+  int64_t start_time = 0, end_time = 0;
+  std::string nodelist;
+  int nnodes = 0;
+  int ncpus = 0;
+  std::string alloc_tres;
+  bool operator==(const StepRecord&) const = default;
+};
+
+struct JobRecord {
+  uint64_t job_id = 0;
+  uint64_t array_job_id = 0;  // 0: not an array task
+  uint32_t array_task_id = kAcctNoTask;
+  std::string name;
+  std::string user, group;
+  uint32_t uid = 0, gid = 0;
+  std::string account, qos, partition;
+  int64_t submit_time = 0, eligible_time = 0, start_time = 0, end_time = 0;
+  std::string state;   // Slurm's long name: "COMPLETED", "RUNNING", ...
+  std::string reason;  // pending reason or end reason
+  int exit_code = 0, exit_signal = 0;
+  int64_t cancelled_by = kAcctNoUid;
+  int req_cpus = 0;
+  int64_t req_mem_mb = 0;  // per node, or per CPU when req_mem_per_cpu
+  bool req_mem_per_cpu = false;
+  int req_nodes = 0;
+  std::string req_tres, alloc_tres;  // "cpu=2,mem=1G,node=1,billing=2"
+  int alloc_cpus = 0;
+  int nnodes = 0;
+  std::string nodelist;  // compressed hostlist ("None assigned" is the CLI's business)
+  std::string workdir;
+  int64_t time_limit_min = -1;  // -1: unlimited
+  uint32_t restarts = 0;
+  uint32_t priority = 0;
+  std::vector<StepRecord> steps;
+  bool operator==(const JobRecord&) const = default;
+};
+
+// What to select; empty lists select everything.
+struct JobFilter {
+  std::vector<uint64_t> job_ids;  // a job, or every task of the array with that id
+  std::vector<uint32_t> uids;
+  std::vector<uint32_t> gids;
+  std::vector<std::string> states;  // long names
+  std::vector<std::string> partitions;
+  std::vector<std::string> accounts;
+  std::vector<std::string> nodes;  // ran on any of these (expanded names)
+  // The window: jobs eligible before window_end that had not ended before window_start.
+  std::optional<int64_t> window_start, window_end;
+  bool include_ineligible = false;  // also jobs never eligible (held, -j)
+};
+
+class AccountingStore {
+ public:
+  virtual ~AccountingStore() = default;
+  // Inserts or replaces these jobs (and their steps) in one transaction; durable on return.
+  virtual void upsert(const std::vector<JobRecord>& jobs) = 0;
+  // Records matching the filter, in submit order (then job id), steps included.
+  virtual std::vector<JobRecord> query(const JobFilter& filter) = 0;
+};
+
+// The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).
+std::unique_ptr<AccountingStore> open_sqlite_accounting(const std::string& path);
+
+}  // namespace drover::store
