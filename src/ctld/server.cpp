@@ -12,6 +12,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ctld/acct_record.hpp"
 #include "ctld/payload.hpp"
 #include "net/auth.hpp"
 #include "net/peercred.hpp"
@@ -59,6 +60,15 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
       journal_(state_dir_ + "/ctld-state.db") {
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
+  // Accounting follows the journal: every journaled job is recorded again, so a crash
+  // between the journal's commit and the accounting write loses nothing.
+  acct_ = store::open_sqlite_accounting(state_dir_ + "/accounting.db");
+  {
+    std::vector<store::JobRecord> records;
+    records.reserve(loaded.jobs.size());
+    for (const auto& job : loaded.jobs) records.push_back(acct_record(job));
+    acct_->upsert(records);
+  }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
   for (const auto& [name, data] : loaded.records["reservation"])
@@ -215,6 +225,8 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.submit(ev.msg, ev.caller, now, fx);
         else if (op == "cancel")
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
+        else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
+          reply = acct_query(ev.msg, ev.caller);
         else if (op == "query")
           reply = machine_.query(ev.msg, now);
         else if (op == "control")
@@ -330,6 +342,7 @@ void Server::state_loop() {
       spdlog::critical("journal commit failed: {}", e.what());
       std::_Exit(70);
     }
+    record_accounting(fx);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
     for (auto& [node, msg] : fx.to_agents) {
@@ -344,6 +357,28 @@ void Server::state_loop() {
       if (it != agents_.end()) it->second->send(msg.dump());
     }
   }
+}
+
+// After the journal commit: the jobs this batch touched, in one accounting transaction.
+// Records of purged jobs stay. A failure here loses nothing the journal holds (the next
+// start records every journaled job again), so it is logged, not fatal.
+void Server::record_accounting(const Effects& fx) {
+  if (fx.dirty_jobs.empty()) return;
+  std::vector<store::JobRecord> records;
+  records.reserve(fx.dirty_jobs.size());
+  for (uint64_t id : fx.dirty_jobs)
+    if (const core::Job* job = machine_.find_job(id)) records.push_back(acct_record(*job));
+  try {
+    acct_->upsert(records);
+  } catch (const std::exception& e) {
+    spdlog::error("accounting write failed: {}", e.what());
+  }
+}
+
+json Server::acct_query(const json& req, const Caller& who) {
+  json jobs = json::array();
+  for (const auto& r : acct_->query(acct_filter(req, who.uid))) jobs.push_back(acct_record_json(r));
+  return {{"ok", true}, {"cluster_name", config_.cluster_name}, {"jobs", std::move(jobs)}};
 }
 
 }  // namespace drover::ctld

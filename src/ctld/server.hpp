@@ -9,6 +9,7 @@
 
 #include "ctld/state_machine.hpp"
 #include "net/connection.hpp"
+#include "store/accounting.hpp"
 #include "store/journal.hpp"
 
 namespace drover::ctld {
@@ -36,6 +37,8 @@ class Server {
   void state_loop();
   void handle(Event& ev, Effects& fx,
               std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
+  void record_accounting(const Effects& fx);
+  json acct_query(const json& req, const Caller& who);
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);
@@ -47,6 +50,8 @@ class Server {
   std::string key_;
   StateMachine machine_;
   store::Journal journal_;
+  // Job accounting (<state dir>/accounting.db), written after each journal commit.
+  std::unique_ptr<store::AccountingStore> acct_;
 
   std::mutex mu_;
   std::condition_variable cv_;

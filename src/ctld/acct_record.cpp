@@ -1,0 +1,190 @@
+#include "ctld/acct_record.hpp"
+
+#include "core/hostlist.hpp"
+#include "core/memsize.hpp"
+
+namespace drover::ctld {
+
+std::string acct_tres(int cpus, int64_t mem_mb, int nodes, int64_t gpus) {
+  std::string s = "billing=" + std::to_string(cpus) + ",cpu=" + std::to_string(cpus);
+  if (gpus > 0) s += ",gres/gpu=" + std::to_string(gpus);
+  if (mem_mb > 0) s += ",mem=" + core::format_mem_mb(mem_mb);
+  s += ",node=" + std::to_string(nodes);
+  return s;
+}
+
+namespace {
+
+// States in which the controller, not the batch shell, ended the job.
+bool ended_by_controller(core::JobState s) {
+  using S = core::JobState;
+  return s == S::Cancelled || s == S::Timeout || s == S::Preempted || s == S::Deadline ||
+         s == S::NodeFail || s == S::BootFail;
+}
+
+int64_t gpus_of(const std::vector<core::GresCount>& gres) {
+  int64_t n = 0;
+  for (const auto& g : gres)
+    if (g.name == "gpu") n += g.count;
+  return n;
+}
+
+}  // namespace
+
+store::JobRecord acct_record(const core::Job& job) {
+  store::JobRecord r;
+  const core::JobSpec& spec = job.spec;
+  r.job_id = job.id;
+  r.array_job_id = job.array_job_id;
+  r.array_task_id = job.array_job_id ? job.array_task_id : store::kAcctNoTask;
+  r.name = spec.name;
+  r.user = job.user;
+  r.group = job.group;
+  r.uid = job.uid;
+  r.gid = job.gid;
+  r.account = spec.account;
+  r.qos = spec.qos;
+  r.partition = job.partition;
+  r.submit_time = job.submit_time;
+  r.eligible_time = job.eligible_time;
+  r.start_time = job.start_time;
+  r.end_time = job.end_time;
+  r.state = std::string(core::job_state_name(job.state));
+  r.reason = job.reason;
+  const bool by_controller = ended_by_controller(job.state);
+  r.exit_code = by_controller ? 0 : job.exit_code;
+  r.exit_signal = by_controller ? 0 : job.exit_signal;
+  if (job.state == core::JobState::Cancelled && job.cancelled_by != 0xffffffff)
+    r.cancelled_by = job.cancelled_by;
+  r.req_cpus = std::max(1, spec.ntasks) * std::max(1, spec.cpus_per_task);
+  r.req_nodes = std::max(1, spec.nodes_min);
+  r.time_limit_min = job.time_limit_min;
+  r.restarts = job.restarts;
+  r.priority = job.priority;
+  r.workdir = spec.workdir;
+
+  const int alloc_cpus = job.alloc_cpus();
+  const int64_t alloc_mem = job.alloc_mem_mb();
+  int64_t alloc_gpus = 0;
+  for (const auto& a : job.alloc) alloc_gpus += gpus_of(a.gres);
+  int64_t req_mem = 0;
+  if (spec.mem_per_node_mb > 0)
+    req_mem = spec.mem_per_node_mb * r.req_nodes;
+  else if (spec.mem_per_cpu_mb > 0)
+    req_mem = spec.mem_per_cpu_mb * std::max(r.req_cpus, alloc_cpus);
+  else
+    req_mem = alloc_mem;  // the default the controller applied
+  r.req_mem_mb = req_mem;
+  r.req_mem_per_cpu = spec.mem_per_cpu_mb > 0;
+  r.req_tres = acct_tres(r.req_cpus, req_mem, r.req_nodes, alloc_gpus);
+  if (!job.alloc.empty()) {
+    r.alloc_cpus = alloc_cpus;
+    r.nnodes = static_cast<int>(job.alloc.size());
+    r.nodelist = core::compress_hostlist(job.node_names());
+    r.alloc_tres = acct_tres(alloc_cpus, alloc_mem, r.nnodes, alloc_gpus);
+  } else {
+    r.nnodes = r.req_nodes;
+  }
+
+  if (job.start_time != core::kNoTime && !job.alloc.empty()) {
+    store::StepRecord b;
+    b.name = "batch";
+    b.start_time = job.start_time;
+    b.end_time = core::is_finished(job.state) && !job.completing ? job.end_time : 0;
+    b.nodelist = job.batch_host.empty() ? job.alloc.front().node : job.batch_host;
+    b.nnodes = 1;
+    int64_t mem = 0, gpus = 0;
+    for (const auto& a : job.alloc)
+      if (a.node == b.nodelist) {
+        b.ncpus = a.cpus;
+        mem = a.mem_mb;
+        gpus = gpus_of(a.gres);
+      }
+    b.alloc_tres = acct_tres(b.ncpus, mem, 1, gpus);
+    if (!core::is_finished(job.state)) {
+      b.state = "RUNNING";
+    } else if (by_controller) {
+      b.state = job.state == core::JobState::NodeFail || job.state == core::JobState::BootFail
+                    ? std::string(core::job_state_name(job.state))
+                    : "CANCELLED";
+      b.exit_code = job.exit_code;
+      b.exit_signal = job.exit_signal;
+      if (b.end_time == 0 && !job.completing) b.end_time = job.end_time;
+    } else {
+      b.state = std::string(core::job_state_name(job.state));
+      b.exit_code = job.exit_code;
+      b.exit_signal = job.exit_signal;
+    }
+    if (core::is_finished(job.state) && job.completing) b.state = "RUNNING";
+    r.steps.push_back(std::move(b));
+  }
+  return r;
+}
+
+store::JobFilter acct_filter(const nlohmann::json& req, uint32_t caller_uid) {
+  store::JobFilter f;
+  f.job_ids = req.value("job_ids", std::vector<uint64_t>{});
+  f.uids = req.value("uids", std::vector<uint32_t>{});
+  if (f.uids.empty() && !req.contains("uids") && !req.value("all_users", false))
+    f.uids.push_back(caller_uid);
+  f.gids = req.value("gids", std::vector<uint32_t>{});
+  f.states = req.value("states", std::vector<std::string>{});
+  f.partitions = req.value("partitions", std::vector<std::string>{});
+  f.accounts = req.value("accounts", std::vector<std::string>{});
+  f.nodes = req.value("nodes", std::vector<std::string>{});
+  if (req.contains("start")) f.window_start = req["start"].get<int64_t>();
+  if (req.contains("end")) f.window_end = req["end"].get<int64_t>();
+  f.include_ineligible = req.value("include_ineligible", false);
+  return f;
+}
+
+nlohmann::json acct_record_json(const store::JobRecord& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.steps)
+    steps.push_back({{"name", s.name},
+                     {"state", s.state},
+                     {"exit_code", s.exit_code},
+                     {"exit_signal", s.exit_signal},
+                     {"start_time", s.start_time},
+                     {"end_time", s.end_time},
+                     {"nodelist", s.nodelist},
+                     {"nnodes", s.nnodes},
+                     {"ncpus", s.ncpus},
+                     {"alloc_tres", s.alloc_tres}});
+  return {{"job_id", r.job_id},
+          {"array_job_id", r.array_job_id},
+          {"array_task_id", r.array_task_id},
+          {"name", r.name},
+          {"user", r.user},
+          {"group", r.group},
+          {"uid", r.uid},
+          {"gid", r.gid},
+          {"account", r.account},
+          {"qos", r.qos},
+          {"partition", r.partition},
+          {"submit_time", r.submit_time},
+          {"eligible_time", r.eligible_time},
+          {"start_time", r.start_time},
+          {"end_time", r.end_time},
+          {"state", r.state},
+          {"reason", r.reason},
+          {"exit_code", r.exit_code},
+          {"exit_signal", r.exit_signal},
+          {"cancelled_by", r.cancelled_by},
+          {"req_cpus", r.req_cpus},
+          {"req_mem_mb", r.req_mem_mb},
+          {"req_mem_per_cpu", r.req_mem_per_cpu},
+          {"req_nodes", r.req_nodes},
+          {"req_tres", r.req_tres},
+          {"alloc_tres", r.alloc_tres},
+          {"alloc_cpus", r.alloc_cpus},
+          {"nnodes", r.nnodes},
+          {"nodelist", r.nodelist},
+          {"workdir", r.workdir},
+          {"time_limit_min", r.time_limit_min},
+          {"restarts", r.restarts},
+          {"priority", r.priority},
+          {"steps", std::move(steps)}};
+}
+
+}  // namespace drover::ctld

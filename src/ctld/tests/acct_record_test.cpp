@@ -1,0 +1,112 @@
+#include "ctld/acct_record.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace drover;
+
+namespace {
+core::Job ran(core::JobState state, int code, int sig) {
+  core::Job j;
+  j.id = 12;
+  j.spec.name = "wrap";
+  j.spec.ntasks = 2;
+  j.spec.account = "phys";
+  j.spec.qos = "normal";
+  j.spec.workdir = "/home/u";
+  j.uid = 1000;
+  j.gid = 1000;
+  j.user = "u";
+  j.group = "g";
+  j.partition = "debug";
+  j.state = state;
+  j.submit_time = 100;
+  j.eligible_time = 100;
+  j.start_time = 101;
+  j.end_time = 130;
+  j.time_limit_min = 60;
+  j.exit_code = code;
+  j.exit_signal = sig;
+  j.alloc.emplace_back("node1", 2, 1024, 2);
+  j.alloc.emplace_back("node2", 1, 512, 1, std::vector<core::GresCount>{{"gpu", "", 1}});
+  j.batch_host = "node1";
+  return j;
+}
+}  // namespace
+
+TEST(AcctRecord, CompletedJobAndBatchStep) {
+  auto r = ctld::acct_record(ran(core::JobState::Failed, 3, 0));
+  EXPECT_EQ(r.job_id, 12u);
+  EXPECT_EQ(r.state, "FAILED");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.alloc_cpus, 3);
+  EXPECT_EQ(r.nnodes, 2);
+  EXPECT_EQ(r.nodelist, "node[1-2]");
+  EXPECT_EQ(r.alloc_tres, "billing=3,cpu=3,gres/gpu=1,mem=1536M,node=2");
+  EXPECT_EQ(r.req_cpus, 2);
+  EXPECT_EQ(r.array_task_id, store::kAcctNoTask);
+  EXPECT_EQ(r.cancelled_by, store::kAcctNoUid);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "batch");
+  EXPECT_EQ(r.steps[0].state, "FAILED");
+  EXPECT_EQ(r.steps[0].exit_code, 3);
+  EXPECT_EQ(r.steps[0].ncpus, 2);
+  EXPECT_EQ(r.steps[0].nodelist, "node1");
+  EXPECT_EQ(r.steps[0].end_time, 130);
+}
+
+TEST(AcctRecord, CancelledKeepsSignalOnTheBatchStep) {
+  auto j = ran(core::JobState::Cancelled, 0, 15);
+  j.cancelled_by = 1000;
+  auto r = ctld::acct_record(j);
+  EXPECT_EQ(r.state, "CANCELLED");
+  EXPECT_EQ(r.cancelled_by, 1000);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.exit_signal, 0);
+  EXPECT_EQ(r.steps.at(0).state, "CANCELLED");
+  EXPECT_EQ(r.steps.at(0).exit_signal, 15);
+
+  auto t = ctld::acct_record(ran(core::JobState::Timeout, 0, 15));
+  EXPECT_EQ(t.state, "TIMEOUT");
+  EXPECT_EQ(t.steps.at(0).state, "CANCELLED");
+}
+
+TEST(AcctRecord, PendingJobHasNoStepsAndRunningStepIsOpen) {
+  core::Job p;
+  p.id = 5;
+  p.spec.nodes_min = 2;
+  p.spec.mem_per_cpu_mb = 100;
+  p.array_job_id = 4;
+  p.array_task_id = 1;
+  auto r = ctld::acct_record(p);
+  EXPECT_EQ(r.state, "PENDING");
+  EXPECT_TRUE(r.steps.empty());
+  EXPECT_EQ(r.nnodes, 2);
+  EXPECT_EQ(r.alloc_cpus, 0);
+  EXPECT_EQ(r.array_task_id, 1u);
+  EXPECT_TRUE(r.req_mem_per_cpu);
+  EXPECT_EQ(r.req_tres, "billing=1,cpu=1,mem=100M,node=2");
+
+  auto run = ran(core::JobState::Running, 0, 0);
+  run.end_time = 0;
+  auto rr = ctld::acct_record(run);
+  EXPECT_EQ(rr.steps.at(0).state, "RUNNING");
+  EXPECT_EQ(rr.steps.at(0).end_time, 0);
+}
+
+TEST(AcctRecord, FilterDefaultsToTheCallersJobs) {
+  auto f = ctld::acct_filter({{"what", "acct_jobs"}}, 1000);
+  EXPECT_EQ(f.uids, (std::vector<uint32_t>{1000}));
+  EXPECT_FALSE(f.window_start);
+  f = ctld::acct_filter({{"all_users", true}, {"start", 5}, {"end", 9}, {"states", {"FAILED"}}}, 7);
+  EXPECT_TRUE(f.uids.empty());
+  EXPECT_EQ(*f.window_start, 5);
+  EXPECT_EQ(*f.window_end, 9);
+  EXPECT_EQ(f.states, (std::vector<std::string>{"FAILED"}));
+  f = ctld::acct_filter({{"uids", {0, 1}}, {"job_ids", {3}}, {"include_ineligible", true}}, 7);
+  EXPECT_EQ(f.uids, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(f.job_ids, (std::vector<uint64_t>{3}));
+  EXPECT_TRUE(f.include_ineligible);
+  auto j = ctld::acct_record_json(ctld::acct_record(ran(core::JobState::Completed, 0, 0)));
+  EXPECT_EQ(j["steps"][0]["name"], "batch");
+  EXPECT_EQ(j["alloc_cpus"], 3);
+}
