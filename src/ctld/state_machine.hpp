@@ -104,6 +104,8 @@ class StateMachine {
   const core::Node* find_node(const std::string& name) const;
   size_t job_count() const { return jobs_.size(); }
   uint64_t next_job_id() const { return next_job_id_; }
+  // The metrics text (metrics.cpp) reads jobs, nodes and partitions directly.
+  friend class MetricsReader;
 
  private:
   struct Partition {
