@@ -12,5 +12,6 @@ int scancel_main(const std::vector<std::string>& args);
 int scontrol_main(const std::vector<std::string>& args);
 int sprio_main(const std::vector<std::string>& args);
 int sshare_main(const std::vector<std::string>& args);
+int sacct_main(const std::vector<std::string>& args);
 
 }  // namespace drover::cli

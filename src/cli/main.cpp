@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
       {"sbatch", drover::cli::sbatch_main},     {"squeue", drover::cli::squeue_main},
       {"sinfo", drover::cli::sinfo_main},       {"scancel", drover::cli::scancel_main},
       {"scontrol", drover::cli::scontrol_main}, {"sprio", drover::cli::sprio_main},
-      {"sshare", drover::cli::sshare_main},
+      {"sshare", drover::cli::sshare_main},     {"sacct", drover::cli::sacct_main},
   };
   std::string name = argv[0];
   if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);

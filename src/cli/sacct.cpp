@@ -1,0 +1,673 @@
+// sacct: job accounting records from the controller's accounting store, printed as Slurm
+// 22.05's sacct prints them (print_fields: every cell followed by a space, JobID left-justified,
+// the rest right-justified, strings too wide cut with a '+', numbers never cut).
+#include "cli/sacct.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <optional>
+
+#include "cli/getopt.hpp"
+#include "core/duration.hpp"
+#include "core/error.hpp"
+#include "core/hostlist.hpp"
+#include "core/job.hpp"
+#include "core/memsize.hpp"
+#include "core/text.hpp"
+#include "core/time_spec.hpp"
+
+namespace drover::cli {
+namespace {
+
+constexpr uint32_t kNoTask = 0xfffffffe;
+constexpr const char* kDefaultFields = "jobid,jobname,partition,account,alloccpus,state,exitcode";
+constexpr const char* kBriefFields = "jobid,state,exitcode";
+
+// One line of output: a job, or one of its steps.
+struct Row {
+  const json* job;
+  const json* step;  // null for the job's own line
+  int64_t now;
+  std::string cluster;
+};
+
+// A value: text (cut to the width), a number (never cut), or nothing (blank).
+struct Value {
+  enum Kind { Text, Number, Blank } kind = Blank;
+  std::string text;
+  long long number = 0;
+};
+Value text(std::string s) { return {Value::Text, std::move(s), 0}; }
+Value number(long long n) { return {Value::Number, {}, n}; }
+Value blank() { return {}; }
+
+int64_t i64(const json& j, const char* key) { return j.value(key, int64_t{0}); }
+std::string str(const json& j, const char* key) { return j.value(key, std::string()); }
+
+std::string job_id_text(const json& j) {
+  const uint64_t array = j.value("array_job_id", uint64_t{0});
+  const uint32_t task = j.value("array_task_id", kNoTask);
+  if (array != 0 && task != kNoTask) return std::to_string(array) + "_" + std::to_string(task);
+  return std::to_string(j.value("job_id", uint64_t{0}));
+}
+
+int64_t elapsed(const Row& r) {
+  const json& src = r.step ? *r.step : *r.job;
+  const int64_t start = i64(src, "start_time");
+  if (start == 0) return 0;
+  int64_t end = i64(src, "end_time");
+  if (end == 0) end = r.now;
+  return std::max<int64_t>(0, end - start);
+}
+
+int64_t cpus(const Row& r) { return r.step ? i64(*r.step, "ncpus") : i64(*r.job, "alloc_cpus"); }
+
+std::string exit_text(const json& j) {
+  return std::to_string(j.value("exit_code", 0)) + ":" + std::to_string(j.value("exit_signal", 0));
+}
+
+std::string time_text(int64_t t) { return core::format_timestamp(t); }
+
+Value state(const Row& r) {
+  if (r.step) return text(str(*r.step, "state"));
+  std::string s = str(*r.job, "state");
+  const int64_t by = r.job->value("cancelled_by", int64_t{-1});
+  if (s == "CANCELLED" && by >= 0) s += " by " + std::to_string(by);
+  return text(s);
+}
+
+// The highest exit code of the job's steps (and the signal that went with it).
+Value derived_exit(const Row& r) {
+  if (r.step) return blank();
+  int code = 0, sig = 0;
+  for (const auto& s : r.job->value("steps", json::array()))
+    if (s.value("exit_code", 0) > code ||
+        (s.value("exit_code", 0) == code && s.value("exit_signal", 0) > sig)) {
+      code = s.value("exit_code", 0);
+      sig = s.value("exit_signal", 0);
+    }
+  return text(std::to_string(code) + ":" + std::to_string(sig));
+}
+
+struct FieldDef {
+  const char* name;
+  int len;  // negative: left-justified
+  std::function<Value(const Row&)> get;
+};
+
+Value job_only(const Row& r, const std::function<Value(const json&)>& f) {
+  return r.step ? blank() : f(*r.job);
+}
+
+const std::vector<FieldDef>& field_defs() {
+  static const std::vector<FieldDef> defs = {
+      {"Account", 10, [](const Row& r) { return text(str(*r.job, "account")); }},
+      {"AdminComment", 15, [](const Row&) { return blank(); }},
+      {"AllocCPUS", 10, [](const Row& r) { return number(cpus(r)); }},
+      {"AllocNodes", 10,
+       [](const Row& r) {
+         if (r.step) return number(i64(*r.step, "nnodes"));
+         return number(i64(*r.job, "alloc_cpus") > 0 ? i64(*r.job, "nnodes") : 0);
+       }},
+      {"AllocTRES", 10,
+       [](const Row& r) { return text(str(r.step ? *r.step : *r.job, "alloc_tres")); }},
+      {"AveCPU", 10, [](const Row&) { return blank(); }},
+      {"AveRSS", 10, [](const Row&) { return blank(); }},
+      {"AveVMSize", 10, [](const Row&) { return blank(); }},
+      {"Cluster", 10, [](const Row& r) { return text(r.cluster); }},
+      {"Comment", 10, [](const Row&) { return blank(); }},
+      {"ConsumedEnergy", 14, [](const Row&) { return blank(); }},
+      {"CPUTime", 10, [](const Row& r) { return text(core::format_hms(elapsed(r) * cpus(r))); }},
+      {"CPUTimeRAW", 10, [](const Row& r) { return number(elapsed(r) * cpus(r)); }},
+      {"DerivedExitCode", 15, derived_exit},
+      {"Elapsed", 10, [](const Row& r) { return text(core::format_hms(elapsed(r))); }},
+      {"ElapsedRaw", 10, [](const Row& r) { return number(elapsed(r)); }},
+      {"Eligible", 19,
+       [](const Row& r) {
+         return text(time_text(r.step ? i64(*r.step, "start_time") : i64(*r.job, "eligible_time")));
+       }},
+      {"End", 19,
+       [](const Row& r) { return text(time_text(i64(r.step ? *r.step : *r.job, "end_time"))); }},
+      {"ExitCode", 8, [](const Row& r) { return text(exit_text(r.step ? *r.step : *r.job)); }},
+      {"GID", 6,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(i64(j, "gid")); });
+       }},
+      {"Group", 9,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "group")); });
+       }},
+      {"JobID", -12,
+       [](const Row& r) {
+         std::string id = job_id_text(*r.job);
+         if (r.step) id += "." + str(*r.step, "name");
+         return text(id);
+       }},
+      {"JobIDRaw", -12,
+       [](const Row& r) {
+         std::string id = std::to_string(r.job->value("job_id", uint64_t{0}));
+         if (r.step) id += "." + str(*r.step, "name");
+         return text(id);
+       }},
+      {"JobName", 10,
+       [](const Row& r) { return text(r.step ? str(*r.step, "name") : str(*r.job, "name")); }},
+      {"MaxRSS", 10, [](const Row&) { return blank(); }},
+      {"MaxVMSize", 10, [](const Row&) { return blank(); }},
+      {"NCPUS", 10, [](const Row& r) { return number(cpus(r)); }},
+      {"NNodes", 8,
+       [](const Row& r) { return text(std::to_string(i64(r.step ? *r.step : *r.job, "nnodes"))); }},
+      {"NodeList", 15,
+       [](const Row& r) {
+         std::string n = str(r.step ? *r.step : *r.job, "nodelist");
+         return text(n.empty() ? "None assigned" : n);
+       }},
+      {"NTasks", 8, [](const Row& r) { return r.step ? number(1) : blank(); }},
+      {"Partition", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "partition")); });
+       }},
+      {"Priority", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(i64(j, "priority")); });
+       }},
+      {"QOS", 10,
+       [](const Row& r) { return job_only(r, [](const json& j) { return text(str(j, "qos")); }); }},
+      {"Reason", 20,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "reason")); });
+       }},
+      {"ReqCPUS", 8,
+       [](const Row& r) {
+         return number(r.step ? i64(*r.step, "ncpus") : i64(*r.job, "req_cpus"));
+       }},
+      {"ReqMem", 10,
+       [](const Row& r) {
+         const int64_t mb = i64(*r.job, "req_mem_mb");
+         return text(mb > 0 ? core::format_mem_mb(mb) : "0");
+       }},
+      {"ReqNodes", 8,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(i64(j, "req_nodes")); });
+       }},
+      {"ReqTRES", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "req_tres")); });
+       }},
+      {"Reservation", 20, [](const Row&) { return blank(); }},
+      {"Restarts", 8,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(i64(j, "restarts")); });
+       }},
+      {"Start", 19,
+       [](const Row& r) { return text(time_text(i64(r.step ? *r.step : *r.job, "start_time"))); }},
+      {"State", 10, state},
+      {"Submit", 19,
+       [](const Row& r) {
+         return text(time_text(r.step ? i64(*r.step, "start_time") : i64(*r.job, "submit_time")));
+       }},
+      {"Suspended", 10, [](const Row&) { return text("00:00:00"); }},
+      {"SystemCPU", 10, [](const Row&) { return blank(); }},
+      {"Timelimit", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) {
+           const int64_t tl = j.value("time_limit_min", int64_t{-1});
+           return text(tl < 0 ? "UNLIMITED" : core::format_hms(tl * 60));
+         });
+       }},
+      {"TimelimitRaw", 12,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) {
+           const int64_t tl = j.value("time_limit_min", int64_t{-1});
+           return tl < 0 ? text("UNLIMITED") : number(tl);
+         });
+       }},
+      {"TotalCPU", 10, [](const Row&) { return blank(); }},
+      {"UID", 6,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(i64(j, "uid")); });
+       }},
+      {"User", 9,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "user")); });
+       }},
+      {"UserCPU", 10, [](const Row&) { return blank(); }},
+      {"WCKey", 10, [](const Row&) { return blank(); }},
+      {"WorkDir", 15,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "workdir")); });
+       }},
+  };
+  return defs;
+}
+
+struct Field {
+  const FieldDef* def;
+  int len;
+};
+
+bool iequals_prefix(const std::string& name, const std::string& given) {
+  if (given.size() > name.size()) return false;
+  for (size_t i = 0; i < given.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[i])) !=
+        std::tolower(static_cast<unsigned char>(given[i])))
+      return false;
+  return true;
+}
+
+// "jobid,state%20,jobname%-30": names matched as sacct matches them (case-insensitive, the first
+// field the given text begins), "ALL" for every field. Returns the bad name on error.
+std::optional<std::string> parse_fields(const std::string& spec, std::vector<Field>& out) {
+  for (const std::string& item : core::split_list(spec, ',')) {
+    if (item.empty()) continue;
+    std::string name = item;
+    std::optional<int> width;
+    if (auto pct = item.find('%'); pct != std::string::npos) {
+      name = item.substr(0, pct);
+      try {
+        width = std::stoi(item.substr(pct + 1));
+      } catch (const std::exception&) {
+        width = 0;
+      }
+    }
+    if (name.empty()) continue;
+    if (core::to_upper(name) == "ALL") {
+      for (const auto& d : field_defs()) out.push_back({&d, d.len});
+      continue;
+    }
+    const FieldDef* found = nullptr;
+    for (const auto& d : field_defs())
+      if (iequals_prefix(d.name, name)) {
+        found = &d;
+        break;
+      }
+    if (!found) return name;
+    out.push_back({found, width && *width != 0 ? *width : found->len});
+  }
+  return std::nullopt;
+}
+
+struct PrintOptions {
+  bool parsable = false, parsable2 = false, no_header = false;
+};
+
+std::string cell(const Field& f, const Value& v, const PrintOptions& o, bool last) {
+  if (o.parsable || o.parsable2) {
+    std::string s = v.kind == Value::Text     ? v.text
+                    : v.kind == Value::Number ? std::to_string(v.number)
+                                              : "";
+    return (o.parsable2 && last) ? s : s + "|";
+  }
+  const int w = std::abs(f.len);
+  const bool left = f.len < 0;
+  std::string s;
+  if (v.kind == Value::Number) {
+    s = std::to_string(v.number);
+  } else if (v.kind == Value::Blank) {
+    s = "";
+  } else {
+    s = v.text;
+    if (static_cast<int>(s.size()) > w) {
+      s.resize(static_cast<size_t>(w));
+      if (w > 0) s.back() = '+';
+    }
+  }
+  if (static_cast<int>(s.size()) < w) {
+    const std::string pad(static_cast<size_t>(w) - s.size(), ' ');
+    s = left ? s + pad : pad + s;
+  }
+  return s + " ";
+}
+
+std::string render(const json& jobs, const std::vector<Field>& fields, const PrintOptions& o,
+                   bool allocations, int64_t now, const std::string& cluster) {
+  std::string out;
+  if (!o.no_header) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const bool last = i + 1 == fields.size();
+      const std::string name = fields[i].def->name;
+      if (o.parsable || o.parsable2) {
+        out += (o.parsable2 && last) ? name : name + "|";
+      } else {
+        const int w = std::abs(fields[i].len);
+        std::string s = name.substr(0, static_cast<size_t>(w));
+        const std::string pad(static_cast<size_t>(w) - s.size(), ' ');
+        out += (fields[i].len < 0 ? s + pad : pad + s) + " ";
+      }
+    }
+    out += "\n";
+    if (!o.parsable && !o.parsable2) {
+      for (const auto& f : fields)
+        out += std::string(static_cast<size_t>(std::abs(f.len)), '-') + " ";
+      out += "\n";
+    }
+  }
+  auto line = [&](const Row& r) {
+    for (size_t i = 0; i < fields.size(); ++i)
+      out += cell(fields[i], fields[i].def->get(r), o, i + 1 == fields.size());
+    out += "\n";
+  };
+  for (const auto& j : jobs) {
+    line({&j, nullptr, now, cluster});
+    if (allocations) continue;
+    for (const auto& s : j.value("steps", json::array())) line({&j, &s, now, cluster});
+  }
+  return out;
+}
+
+std::string help_format() {
+  std::string out;
+  const auto& defs = field_defs();
+  for (size_t i = 0; i < defs.size(); ++i) {
+    std::string name = defs[i].name;
+    name.resize(std::max<size_t>(name.size(), 20), ' ');
+    out += name;
+    if (i % 4 == 3 || i + 1 == defs.size()) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+constexpr const char* kUsage =
+    "Usage: sacct [-a] [-b] [-D] [-E time] [-j job[.step]] [-n] [-N nodes] [-o fields]\n"
+    "             [-p|-P] [-s states] [-S time] [-u users] [-X] [--helpformat]\n";
+
+enum LongOnly { kHelpOpt = 0x100, kUsageOpt, kName, kLocal, kFederation, kNoconvert, kUnits };
+
+const std::vector<LongOption> kLongOptions = {
+    {"allusers", ArgKind::None, 'a'},
+    {"accounts", ArgKind::Required, 'A'},
+    {"brief", ArgKind::None, 'b'},
+    {"duplicates", ArgKind::None, 'D'},
+    {"endtime", ArgKind::Required, 'E'},
+    {"helpformat", ArgKind::None, 'e'},
+    {"gid", ArgKind::Required, 'g'},
+    {"group", ArgKind::Required, 'g'},
+    {"help", ArgKind::None, kHelpOpt},
+    {"jobs", ArgKind::Required, 'j'},
+    {"long", ArgKind::None, 'l'},
+    {"allclusters", ArgKind::None, 'L'},
+    {"clusters", ArgKind::Required, 'M'},
+    {"cluster", ArgKind::Required, 'M'},
+    {"nodelist", ArgKind::Required, 'N'},
+    {"noheader", ArgKind::None, 'n'},
+    {"format", ArgKind::Required, 'o'},
+    {"parsable", ArgKind::None, 'p'},
+    {"parsable2", ArgKind::None, 'P'},
+    {"partition", ArgKind::Required, 'r'},
+    {"state", ArgKind::Required, 's'},
+    {"starttime", ArgKind::Required, 'S'},
+    {"truncate", ArgKind::None, 'T'},
+    {"uid", ArgKind::Required, 'u'},
+    {"user", ArgKind::Required, 'u'},
+    {"usage", ArgKind::None, kUsageOpt},
+    {"verbose", ArgKind::None, 'v'},
+    {"version", ArgKind::None, 'V'},
+    {"allocations", ArgKind::None, 'X'},
+    {"name", ArgKind::Required, kName},
+    {"local", ArgKind::None, kLocal},
+    {"federation", ArgKind::None, kFederation},
+    {"noconvert", ArgKind::None, kNoconvert},
+    {"units", ArgKind::Required, kUnits},
+};
+
+CommandResult fail(CommandResult r, const std::string& msg, int rc = 1) {
+  r.err += msg;
+  r.rc = rc;
+  return r;
+}
+
+}  // namespace
+
+int64_t local_midnight(int64_t now) {
+  std::time_t t = static_cast<std::time_t>(now);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+  tm.tm_isdst = -1;
+  return static_cast<int64_t>(std::mktime(&tm));
+}
+
+int64_t parse_past_time(const std::string& text, int64_t now) {
+  int64_t t = core::parse_time_spec(text, now);
+  const std::string lower = core::to_lower(text);
+  if (t <= now || lower.rfind("now", 0) == 0 || lower.find("tomorrow") != std::string::npos)
+    return t;
+  // parse_time_spec moves a time of day that has passed to tomorrow and a date without a year
+  // that has passed to next year; sacct means the past ones.
+  if (t - now <= 86400) return t - 86400;
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  localtime_r(&tt, &tm);
+  tm.tm_year -= 1;
+  tm.tm_isdst = -1;
+  return static_cast<int64_t>(std::mktime(&tm));
+}
+
+CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& env, int64_t now) {
+  CommandResult res;
+  const ParsedArgs parsed = parse_options(
+      "sacct", args, "aA:bcC:DeE:f:g:hi:I:j:lLM:nN:o:pPq:r:s:S:Ttu:vVW:x:X", kLongOptions);
+  if (!parsed.error.empty())
+    return fail(std::move(res), parsed.error + "\nTry \"sacct --help\" for more information\n");
+  bool all_users = false, allocations = false, brief = false, format_set = false;
+  PrintOptions print;
+  std::string format;
+  std::optional<int64_t> start, end;
+  json req = {{"op", "query"}, {"what", "acct_jobs"}};
+  std::vector<uint64_t> job_ids;
+  std::vector<std::pair<uint64_t, uint32_t>> tasks;  // -j N_M
+  bool jobs_given = false, states_given = false;
+  std::vector<std::string> names;
+  for (const ParsedOption& o : parsed.options) {
+    const std::string v = o.value.value_or("");
+    switch (o.id) {
+      case 'a':
+        all_users = true;
+        break;
+      case 'A':
+        req["accounts"] = core::split_list(v, ',');
+        break;
+      case 'b':
+        brief = true;
+        break;
+      case 'e':
+        res.out = help_format();
+        return res;
+      case 'E':
+      case 'S':
+        try {
+          (o.id == 'S' ? start : end) = parse_past_time(v, now);
+        } catch (const core::ParseError& e) {
+          std::string why = e.what();
+          return fail(std::move(res), why.empty() ? "" : why + "\n");
+        }
+        break;
+      case 'g': {
+        std::vector<uint32_t> gids;
+        for (const auto& g : core::split_list(v, ',')) {
+          if (g.empty() || g.find_first_not_of("0123456789") != std::string::npos)
+            return fail(std::move(res), "sacct: error: Invalid group id: " + g + "\n");
+          gids.push_back(static_cast<uint32_t>(std::stoul(g)));
+        }
+        req["gids"] = gids;
+        break;
+      }
+      case kHelpOpt:
+      case 'h':
+        res.out = kUsage;
+        return res;
+      case kUsageOpt:
+        res.out = kUsage;
+        return res;
+      case 'j':
+        jobs_given = true;
+        for (const auto& item : core::split_list(v, ',')) {
+          std::string id = item.substr(0, item.find('.'));
+          std::optional<uint32_t> task;
+          if (auto us = id.find('_'); us != std::string::npos) {
+            const std::string t = id.substr(us + 1);
+            id = id.substr(0, us);
+            if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
+              return fail(std::move(res), "sacct: fatal: Bad job/step specified: " + item + "\n");
+            task = static_cast<uint32_t>(std::stoul(t));
+          }
+          if (id.empty() || id.size() > 10 ||
+              id.find_first_not_of("0123456789") != std::string::npos)
+            return fail(std::move(res), "sacct: fatal: Bad job/step specified: " + item + "\n");
+          job_ids.push_back(std::stoull(id));
+          if (task) tasks.emplace_back(job_ids.back(), *task);
+        }
+        break;
+      case 'l':
+        return fail(std::move(res), "sacct: error: --long is not supported by drover yet\n");
+      case 'M':
+        if (v != "all" && v != "-1")
+          return fail(std::move(res),
+                      "sacct: error: Problem talking to the database: Connection refused\n");
+        break;
+      case 'n':
+        print.no_header = true;
+        break;
+      case 'N': {
+        try {
+          req["nodes"] = core::expand_hostlist(v);
+        } catch (const std::exception&) {
+          return fail(std::move(res), "sacct: error: Invalid node list: " + v + "\n");
+        }
+        break;
+      }
+      case 'o':
+        format += (format.empty() ? "" : ",") + v;
+        format_set = true;
+        break;
+      case 'p':
+        print.parsable = true;
+        break;
+      case 'P':
+        print.parsable2 = true;
+        break;
+      case 'r':
+        req["partitions"] = core::split_list(v, ',');
+        break;
+      case 's': {
+        states_given = true;
+        std::vector<std::string> states;
+        for (const auto& s : core::split_list(v, ',')) {
+          auto st = core::parse_job_state(s);
+          if (!st) return fail(std::move(res), "sacct: fatal: unrecognized job state value\n");
+          states.emplace_back(core::job_state_name(*st));
+        }
+        req["states"] = states;
+        break;
+      }
+      case 'u': {
+        std::vector<uint32_t> uids;
+        for (const auto& name : core::split_list(v, ',')) {
+          if (name == "-1") {
+            all_users = true;
+            continue;
+          }
+          auto uid = env.uid_of(name);
+          if (!uid) return fail(std::move(res), "sacct: error: Invalid user id: " + name + "\n");
+          uids.push_back(*uid);
+        }
+        if (!uids.empty()) req["uids"] = uids;
+        break;
+      }
+      case 'V':
+        res.out = "slurm 22.05.8 (drover)\n";
+        return res;
+      case 'X':
+        allocations = true;
+        break;
+      case kName:
+        names = core::split_list(v, ',');
+        break;
+      default:  // -c -C -D -f -i -I -L -q -T -t -v -W -x, --local, --federation, --units...
+        break;
+    }
+  }
+  if (!parsed.operands.empty())
+    return fail(
+        std::move(res), "sacct: error: Unknown arguments:" + [&] {
+          std::string s;
+          for (const auto& a : parsed.operands) s += " " + a;
+          return s;
+        }() + "\n");
+
+  // Fields: -b, then -o, then SACCT_FORMAT, then the default.
+  if (brief) {
+    format = kBriefFields;
+  } else if (!format_set) {
+    auto it = env.env.find("SACCT_FORMAT");
+    format = it != env.env.end() && !it->second.empty() ? it->second : kDefaultFields;
+  }
+  std::vector<Field> fields;
+  if (auto bad = parse_fields(format, fields))
+    return fail(std::move(res), "Invalid field requested: \"" + *bad + "\"\n");
+
+  // The default window (man sacct, DEFAULT TIME WINDOW).
+  if (!start) start = jobs_given ? 0 : states_given ? now : local_midnight(now);
+  if (!end) end = states_given ? *start : now;
+  if (states_given && *end < *start) end = start;
+  if (*end < *start)
+    return fail(std::move(res), "sacct: error: Start time (" + core::format_timestamp(*start) +
+                                    ") requested is after end time (" +
+                                    core::format_timestamp(*end) + ").\n");
+  req["start"] = *start;
+  req["end"] = *end;
+  if (jobs_given) {
+    req["job_ids"] = job_ids;
+    if (!states_given) req["include_ineligible"] = true;
+  }
+  // Users see their own jobs unless -a or -u; root sees everyone's.
+  const std::optional<uint32_t> me = env.uid_of(env.user);
+  if (all_users || (me && *me == 0)) {
+    if (!req.contains("uids")) req["all_users"] = true;
+  } else if (!req.contains("uids") && me) {
+    req["uids"] = std::vector<uint32_t>{*me};
+  }
+
+  const std::optional<json> answer = query_controller(env, req, "job accounting data", res);
+  if (!answer) return res;
+  json jobs = json::array();
+  for (const auto& j : answer->value("jobs", json::array())) {
+    if (!names.empty() &&
+        std::find(names.begin(), names.end(), j.value("name", std::string())) == names.end())
+      continue;
+    if (!tasks.empty()) {
+      const uint64_t id = j.value("job_id", uint64_t{0});
+      const uint64_t array = j.value("array_job_id", uint64_t{0});
+      const uint32_t task = j.value("array_task_id", kNoTask);
+      bool keep = false;
+      for (uint64_t want : job_ids) {
+        bool whole = std::none_of(tasks.begin(), tasks.end(),
+                                  [&](const auto& t) { return t.first == want; });
+        if (whole && (id == want || array == want)) keep = true;
+      }
+      for (const auto& [a, t] : tasks)
+        if ((array == a && task == t) || (array == 0 && id == a)) keep = true;
+      if (!keep) continue;
+    }
+    jobs.push_back(j);
+  }
+  res.out =
+      render(jobs, fields, print, allocations, now, answer->value("cluster_name", std::string()));
+  return res;
+}
+
+int sacct_main(const std::vector<std::string>& args) {
+  CommandEnv env = system_env();
+  if (const char* v = std::getenv("SACCT_FORMAT")) env.env["SACCT_FORMAT"] = v;
+  const CommandResult r = run_sacct(args, env, static_cast<int64_t>(std::time(nullptr)));
+  std::fputs(r.err.c_str(), stderr);
+  std::fputs(r.out.c_str(), stdout);
+  return r.rc;
+}
+
+}  // namespace drover::cli
