@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "core/error.hpp"
 #include "core/export_env.hpp"
 #include "core/job.hpp"
+#include "core/memsize.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
@@ -235,6 +237,10 @@ int sbatch_main(const std::vector<std::string>& args) {
     for (size_t i = 1; i < script_argv.size(); ++i) spec.command += " " + script_argv[i];
   }
   spec.comment = opts.comment.value_or("");
+  if (auto it = opts.other.find("mincpus"); it != opts.other.end())
+    spec.min_cpus = std::atoi(it->second.c_str());
+  if (auto it = opts.other.find("tmp"); it != opts.other.end())
+    spec.tmp_disk_mb = core::parse_mem_mb(it->second, "--tmp");
   spec.account = opts.account.value_or("");
   spec.qos = opts.qos.value_or("");
   spec.array = opts.array.value_or("");

@@ -134,8 +134,9 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"Socks/Node=*",
           "NtasksPerN:B:S:C=" + std::to_string(spec.value("ntasks_per_node", 0)) + ":0:*:*",
           "CoreSpec=*"});
-  r.line({"MinCPUsNode=" + std::to_string(spec.value("cpus_per_task", 1)), min_mem,
-          "MinTmpDiskNode=0"});
+  r.line({"MinCPUsNode=" +
+              std::to_string(std::max(spec.value("cpus_per_task", 1), spec.value("min_cpus", 0))),
+          min_mem, "MinTmpDiskNode=" + std::to_string(spec.value("tmp_disk_mb", int64_t{0}))});
   r.line({"Features=" + or_null(spec.value("constraint", std::string())), "DelayBoot=00:00:00"});
   r.line({std::string("OverSubscribe=") + (spec.value("exclusive", false) ? "NO" : "OK"),
           "Contiguous=0", "Licenses=(null)", "Network=(null)"});

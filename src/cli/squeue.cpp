@@ -1,8 +1,15 @@
 // squeue: the job queue.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -13,7 +20,9 @@
 #include "cli/job_info.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
+#include "core/hostlist.hpp"
 #include "core/job.hpp"
+#include "core/memsize.hpp"
 #include "core/text.hpp"
 
 namespace drover::cli {
@@ -33,170 +42,309 @@ std::set<std::string> split_set(const std::string& s) {
   return out;
 }
 
-std::string header_for(char code) {
-  switch (code) {
-    case 'i':
-    case 'A':
-    case 'F':
-      return "JOBID";
-    case 'K':
-      return "ARRAY_TASK_ID";
-    case 'E':
-      return "DEPENDENCY";
-    case 'y':
-      return "NICE";
-    case 'P':
-      return "PARTITION";
-    case 'j':
-      return "NAME";
-    case 'u':
-      return "USER";
-    case 't':
-      return "ST";
-    case 'T':
-      return "STATE";
-    case 'M':
-      return "TIME";
-    case 'l':
-      return "TIME_LIMIT";
-    case 'D':
-      return "NODES";
-    case 'R':
-      return "NODELIST(REASON)";
-    case 'N':
-      return "NODELIST";
-    case 'r':
-      return "REASON";
-    case 'C':
-      return "CPUS";
-    case 'Q':
-      return "PRIORITY";
-    case 'V':
-      return "SUBMIT_TIME";
-    case 'S':
-      return "START_TIME";
-    case 'e':
-      return "END_TIME";
-    case 'Z':
-      return "WORK_DIR";
-    case 'a':
-      return "ACCOUNT";
-    case 'q':
-      return "QOS";
-    case 'U':
-      return "UID";
-    case 'g':
-      return "GROUP";
-    case 'o':
-      return "COMMAND";
-    case 'k':
-      return "COMMENT";
-    case 'Y':
-      return "SCHEDNODES";
-    case 'B':
-      return "EXEC_HOST";
-    default:
-      return std::string(1, code);
-  }
-}
-
 std::string time_or(int64_t t, const char* none) {
   return t == core::kNoTime ? none : core::format_timestamp(t);
 }
 
-std::string field(char code, const json& job) {
-  const auto& spec = job.at("spec");
-  switch (code) {
-    case 'i':
-      return job_display_id(job);
-    case 'A':  // the record's own job id (a task's, not its array's)
-      return std::to_string(job.at("id").get<uint64_t>());
-    case 'F':
-      return std::to_string(job.value("array_job_id", uint64_t{0}) != 0
-                                ? job.value("array_job_id", uint64_t{0})
-                                : job.at("id").get<uint64_t>());
-    case 'K':
-      return job.value("array_job_id", uint64_t{0}) != 0 ? array_task_field(job) : "N/A";
-    case 'E': {
-      std::string d = job.value("dependency_text", std::string());
-      return d.empty() ? "(null)" : d;
+std::string or_null(const std::string& s) { return s.empty() ? "(null)" : s; }
+
+// What a field needs besides the job.
+struct Context {
+  int64_t now = 0;
+  std::string cluster;
+};
+
+using Getter = std::string (*)(const json& job, const Context& ctx);
+
+// One column squeue can show: its -O name (lower case), title and value.
+struct FieldDef {
+  const char* name;
+  const char* header;
+  Getter get;
+};
+
+#define SPEC job.at("spec")
+// clang-format off
+const FieldDef kFields[] = {
+  {"account", "ACCOUNT", [](const json& job, const Context&) { return or_null(SPEC.value("account", "")); }},
+  {"accruetime", "ACCRUE_TIME", [](const json& job, const Context&) { return time_or(job.value("eligible_time", int64_t{0}), "N/A"); }},
+  {"allocnodes", "ALLOC_NODES", [](const json& job, const Context&) { return job.value("alloc_node", SPEC.value("submit_host", "")); }},
+  {"allocsid", "ALLOC_SID", [](const json& job, const Context&) { return std::to_string(SPEC.value("submit_sid", int64_t{0})); }},
+  {"arrayjobid", "ARRAY_JOB_ID", [](const json& job, const Context&) {
+     const uint64_t a = job.value("array_job_id", uint64_t{0});
+     return std::to_string(a != 0 ? a : job.at("id").get<uint64_t>()); }},
+  {"arraytaskid", "ARRAY_TASK_ID", [](const json& job, const Context&) {
+     return job.value("array_job_id", uint64_t{0}) != 0 ? array_task_field(job) : std::string("N/A"); }},
+  {"associd", "ASSOC_ID", [](const json&, const Context&) { return std::string("0"); }},
+  {"batchflag", "BATCH_FLAG", [](const json&, const Context&) { return std::string("1"); }},
+  {"batchhost", "EXEC_HOST", [](const json& job, const Context&) {
+     return job.value("batch_host", "").empty() ? std::string("n/a") : job.value("batch_host", ""); }},
+  {"boardspernode", "BOARDS_PER_NODE", [](const json&, const Context&) { return std::string("0"); }},
+  {"burstbuffer", "BURST_BUFFER", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"burstbufferstate", "BURST_BUFFER_STATE", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"cluster", "CLUSTER", [](const json&, const Context& ctx) { return ctx.cluster; }},
+  {"clusterfeature", "CLUSTER_FEATURES", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"command", "COMMAND", [](const json& job, const Context&) { return or_null(SPEC.value("command", "")); }},
+  {"comment", "COMMENT", [](const json& job, const Context&) { return or_null(SPEC.value("comment", "")); }},
+  {"contiguous", "CONTIGUOUS", [](const json&, const Context&) { return std::string("0"); }},
+  {"container", "CONTAINER", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"cores", "CORES_PER_SOCKET", [](const json&, const Context&) { return std::string("*"); }},
+  {"corespec", "CORE_SPEC", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"deadline", "DEADLINE", [](const json& job, const Context&) {
+     const int64_t d = SPEC.value("deadline", int64_t{0});
+     return d == 0 ? std::string("N/A") : core::format_timestamp(d); }},
+  {"delayboot", "DELAY_BOOT", [](const json&, const Context&) { return std::string("0:00"); }},
+  {"dependency", "DEPENDENCY", [](const json& job, const Context&) { return or_null(job.value("dependency_text", std::string())); }},
+  {"derivedec", "DERIVED_EC", [](const json&, const Context&) { return std::string("0"); }},
+  {"eligibletime", "ELIGIBLE_TIME", [](const json& job, const Context&) { return time_or(job.value("eligible_time", int64_t{0}), "N/A"); }},
+  {"endtime", "END_TIME", [](const json& job, const Context&) { return time_or(job.value("end_time", int64_t{0}), "N/A"); }},
+  {"feature", "FEATURES", [](const json& job, const Context&) { return or_null(SPEC.value("constraint", std::string())); }},
+  {"groupid", "GROUP", [](const json& job, const Context&) { return std::to_string(job.value("gid", 0u)); }},
+  {"groupname", "GROUP", [](const json& job, const Context&) { return job.value("group", ""); }},
+  {"hetjobid", "HET_JOB_ID", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"hetjobidset", "HET_JOB_ID_SET", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"hetjoboffset", "HET_JOB_OFFSET", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"jobarrayid", "JOBID", [](const json& job, const Context&) { return job_display_id(job); }},
+  {"jobid", "JOBID", [](const json& job, const Context&) { return std::to_string(job.at("id").get<uint64_t>()); }},
+  {"lastschedeval", "LAST_SCHED_EVAL", [](const json& job, const Context&) { return time_or(job.value("last_sched_eval", int64_t{0}), "N/A"); }},
+  {"licenses", "LICENSES", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"maxcpus", "MAX_CPUS", [](const json& job, const Context&) { return std::to_string(job_cpu_count(job)); }},
+  {"maxnodes", "MAX_NODES", [](const json& job, const Context&) {
+     const int n = SPEC.value("nodes_max", 0);
+     return std::to_string(n > 0 ? n : job_node_count(job)); }},
+  {"mcslabel", "MCSLABEL", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"mincpus", "MIN_CPUS", [](const json& job, const Context&) {
+     return std::to_string(std::max(SPEC.value("cpus_per_task", 1), SPEC.value("min_cpus", 0))); }},
+  {"minmemory", "MIN_MEMORY", [](const json& job, const Context&) {
+     const int64_t per_cpu = SPEC.value("mem_per_cpu_mb", int64_t{-1});
+     const int64_t per_node = SPEC.value("mem_per_node_mb", int64_t{-1});
+     return per_cpu > 0 ? core::format_mem_mb(per_cpu)
+                        : per_node > 0 ? core::format_mem_mb(per_node) : std::string("0"); }},
+  {"mintime", "TIME_MIN", [](const json&, const Context&) { return std::string("0:00"); }},
+  {"mintmpdisk", "MIN_TMP_DISK", [](const json& job, const Context&) { return std::to_string(SPEC.value("tmp_disk_mb", int64_t{0})); }},
+  {"name", "NAME", [](const json& job, const Context&) { return SPEC.value("name", ""); }},
+  {"network", "NETWORK", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"nice", "NICE", [](const json& job, const Context&) { return std::to_string(job.value("nice", 0)); }},
+  {"nodelist", "NODELIST", [](const json& job, const Context&) { return job.value("nodelist", ""); }},
+  {"ntperboard", "NTASKS_PER_BOARD", [](const json&, const Context&) { return std::string("0"); }},
+  {"ntpercore", "NTASKS_PER_CORE", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"ntpernode", "NTASKS_PER_NODE", [](const json& job, const Context&) { return std::to_string(SPEC.value("ntasks_per_node", 0)); }},
+  {"ntpersocket", "NTASKS_PER_SOCKET", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"numcpus", "CPUS", [](const json& job, const Context&) { return std::to_string(job_cpu_count(job)); }},
+  {"numnodes", "NODES", [](const json& job, const Context&) { return std::to_string(job_node_count(job)); }},
+  {"numtasks", "TASKS", [](const json& job, const Context&) { return std::to_string(SPEC.value("ntasks", 1)); }},
+  {"originraw", "ORIGIN_RAW", [](const json&, const Context&) { return std::string("NA"); }},
+  {"oversubscribe", "OVER_SUBSCRIBE", [](const json& job, const Context&) {
+     return std::string(SPEC.value("exclusive", false) ? "NO" : "OK"); }},
+  {"partition", "PARTITION", [](const json& job, const Context&) { return job.value("partition", ""); }},
+  {"pendingtime", "PENDING_TIME", [](const json& job, const Context& ctx) {
+     const int64_t eligible = job.value("eligible_time", int64_t{0});
+     const int64_t start = job.value("state", "") == "PENDING" ? ctx.now : job.value("start_time", int64_t{0});
+     return std::to_string(eligible == core::kNoTime || eligible == 0 || start < eligible ? 0 : start - eligible); }},
+  {"preempttime", "PREEMPT_TIME", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"priority", "PRIORITY", [](const json& job, const Context&) {
+     char buf[32];
+     std::snprintf(buf, sizeof buf, "%.14f", static_cast<double>(job.value("priority", 0u)) / 4294967295.0);
+     return std::string(buf); }},
+  {"prioritylong", "PRIORITY", [](const json& job, const Context&) { return std::to_string(job.value("priority", 0u)); }},
+  {"profile", "PROFILE", [](const json&, const Context&) { return std::string("NotSet"); }},
+  {"qos", "QOS", [](const json& job, const Context&) { return or_null(SPEC.value("qos", "")); }},
+  {"reason", "REASON", [](const json& job, const Context&) { return job.value("reason", "None"); }},
+  {"reasonlist", "NODELIST(REASON)", [](const json& job, const Context&) {
+     if (job.value("state", "") == "PENDING") return "(" + job.value("reason", "None") + ")";
+     if (!job.at("alloc").empty()) return job.value("nodelist", "");
+     std::string reason = job.value("reason", "None");
+     return reason == "None" ? std::string() : "(" + reason + ")"; }},
+  {"reqnodes", "REQ_NODES", [](const json& job, const Context&) { return SPEC.value("nodelist", std::string()); }},
+  {"reqswitch", "REQ_SWITCH", [](const json&, const Context&) { return std::string("0"); }},
+  {"requeue", "REQUEUE", [](const json& job, const Context&) { return std::to_string(job.value("requeue_effective", 1)); }},
+  {"reservation", "RESERVATION", [](const json& job, const Context&) { return or_null(SPEC.value("reservation", std::string())); }},
+  {"resizetime", "RESIZE_TIME", [](const json&, const Context&) { return std::string("N/A"); }},
+  {"restartcnt", "RESTART_COUNT", [](const json& job, const Context&) { return std::to_string(job.value("restarts", 0u)); }},
+  {"schednodes", "SCHEDNODES", [](const json& job, const Context&) { return or_null(job.value("sched_nodes", "")); }},
+  {"sct", "S:C:T", [](const json&, const Context&) { return std::string("*:*:*"); }},
+  {"selectjobinfo", "", [](const json&, const Context&) { return std::string(); }},
+  {"siblingsactive", "ACTIVE_SIBLINGS", [](const json&, const Context&) { return std::string("NA"); }},
+  {"siblingsactiveraw", "ACTIVE_SIBLINGS_RAW", [](const json&, const Context&) { return std::string("NA"); }},
+  {"siblingsviable", "VIABLE_SIBLINGS", [](const json&, const Context&) { return std::string("NA"); }},
+  // (sic) Slurm 22.05's title
+  {"siblingsviableraw", "VIALBLE_SIBLINGS_RAW", [](const json&, const Context&) { return std::string("NA"); }},
+  {"sockets", "SOCKETS_PER_NODE", [](const json&, const Context&) { return std::string("*"); }},
+  {"sperboard", "SOCKETS_PER_BOARD", [](const json&, const Context&) { return std::string("0"); }},
+  {"starttime", "START_TIME", [](const json& job, const Context&) { return time_or(job.value("start_time", int64_t{0}), "N/A"); }},
+  {"state", "STATE", [](const json& job, const Context&) { return job_state_long(job); }},
+  {"statecompact", "ST", [](const json& job, const Context&) { return job_state_short(job); }},
+  {"stdin", "STDIN", [](const json& job, const Context&) {
+     const std::string in = SPEC.value("std_in", std::string());
+     return in.empty() ? std::string("/dev/null") : in; }},
+  {"submittime", "SUBMIT_TIME", [](const json& job, const Context&) { return time_or(job.value("submit_time", int64_t{0}), "N/A"); }},
+  {"threads", "THREADS_PER_CORE", [](const json&, const Context&) { return std::string("*"); }},
+  {"timeleft", "TIME_LEFT", [](const json& job, const Context&) {
+     const int64_t limit = job.value("time_limit_min", int64_t{-1});
+     if (limit < 0) return std::string("UNLIMITED");
+     return core::format_elapsed(std::max<int64_t>(0, limit * 60 - job.value("run_time", int64_t{0}))); }},
+  {"timelimit", "TIME_LIMIT", [](const json& job, const Context&) {
+     const int64_t m = job.value("time_limit_min", int64_t{-1});
+     return m < 0 ? std::string("UNLIMITED") : core::format_elapsed(m * 60); }},
+  {"timeused", "TIME", [](const json& job, const Context&) { return core::format_elapsed(job.value("run_time", int64_t{0})); }},
+  {"userid", "UID", [](const json& job, const Context&) { return std::to_string(job.value("uid", 0u)); }},
+  {"username", "USER", [](const json& job, const Context&) { return job.value("user", ""); }},
+  {"wckey", "WCKEY", [](const json&, const Context&) { return std::string("(null)"); }},
+  {"workdir", "WORK_DIR", [](const json& job, const Context&) { return SPEC.value("workdir", ""); }},
+};
+// clang-format on
+#undef SPEC
+
+// -o's letters, each a field above.
+const std::map<char, std::string_view> kCodes = {
+    {'a', "account"},      {'A', "jobid"},         {'B', "batchhost"},  {'c', "mincpus"},
+    {'C', "numcpus"},      {'d', "mintmpdisk"},    {'D', "numnodes"},   {'e', "endtime"},
+    {'E', "dependency"},   {'f', "feature"},       {'F', "arrayjobid"}, {'g', "groupname"},
+    {'G', "groupid"},      {'h', "oversubscribe"}, {'H', "sockets"},    {'i', "jobarrayid"},
+    {'I', "cores"},        {'j', "name"},          {'J', "threads"},    {'k', "comment"},
+    {'K', "arraytaskid"},  {'l', "timelimit"},     {'L', "timeleft"},   {'m', "minmemory"},
+    {'M', "timeused"},     {'n', "reqnodes"},      {'N', "nodelist"},   {'o', "command"},
+    {'O', "contiguous"},   {'p', "priority"},      {'P', "partition"},  {'q', "qos"},
+    {'Q', "prioritylong"}, {'r', "reason"},        {'R', "reasonlist"}, {'s', "selectjobinfo"},
+    {'S', "starttime"},    {'t', "statecompact"},  {'T', "state"},      {'u', "username"},
+    {'U', "userid"},       {'v', "reservation"},   {'V', "submittime"}, {'w', "wckey"},
+    {'W', "licenses"},     {'x', "excnodes_"},     {'X', "corespec"},   {'y', "nice"},
+    {'Y', "schednodes"},   {'z', "sct"},           {'Z', "workdir"},
+};
+
+// %x has no -O name in Slurm 22.05 (ExcNodes is refused there).
+const FieldDef kExcludedNodes = {"excnodes_", "EXC_NODES", [](const json& job, const Context&) {
+                                   return job.at("spec").value("exclude", std::string());
+                                 }};
+
+const FieldDef* find_field(std::string_view name) {
+  if (name == kExcludedNodes.name) return &kExcludedNodes;
+  for (const auto& f : kFields)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+// A column of the output: literal text before it, then a field (or nothing at the end).
+struct Column {
+  std::string literal;
+  const FieldDef* field = nullptr;
+  int width = 0;  // 0: the value's own width
+  bool right = false;
+};
+
+// -o: "%[.][width]code" with text between; an unknown code is printed as written and reported.
+std::vector<Column> parse_percent_format(const std::string& spec, std::string& errors) {
+  std::vector<Column> out;
+  std::string literal;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    if (spec[i] != '%' || i + 1 >= spec.size()) {
+      literal += spec[i];
+      continue;
     }
-    case 'y':
-      return std::to_string(job.value("nice", 0));
-    case 'P':
-      return job.value("partition", "");
-    case 'j':
-      return spec.value("name", "");
-    case 'u':
-      return job.value("user", "");
-    case 'U':
-      return std::to_string(job.value("uid", 0u));
-    case 'g':
-      return job.value("group", "");
-    case 't':
-      return job_state_short(job);
-    case 'T':
-      return job_state_long(job);
-    case 'M':
-      return core::format_elapsed(job.value("run_time", int64_t{0}));
-    case 'l': {
-      int64_t m = job.value("time_limit_min", int64_t{-1});
-      return m < 0 ? "UNLIMITED" : core::format_elapsed(m * 60);
+    size_t j = i + 1;
+    if (spec[j] == '%') {
+      literal += '%';
+      i = j;
+      continue;
     }
-    case 'D':
-      return std::to_string(job_node_count(job));
-    case 'C':
-      return std::to_string(job_cpu_count(job));
-    case 'N':
-      return job.value("nodelist", "");
-    case 'r':
-      return job.value("reason", "None");
-    case 'R': {
-      if (job.value("state", "") == "PENDING") return "(" + job.value("reason", "None") + ")";
-      if (!job.at("alloc").empty()) return job.value("nodelist", "");
-      std::string reason = job.value("reason", "None");
-      return reason == "None" ? "" : "(" + reason + ")";
+    Column c;
+    if (spec[j] == '.') {
+      c.right = true;
+      ++j;
     }
-    case 'Q':
-      return std::to_string(job.value("priority", 0u));
-    case 'V':
-      return time_or(job.value("submit_time", int64_t{0}), "N/A");
-    case 'S':
-      return time_or(job.value("start_time", int64_t{0}), "N/A");
-    case 'e':
-      return time_or(job.value("end_time", int64_t{0}), "N/A");
-    case 'Z':
-      return spec.value("workdir", "");
-    case 'a':
-      return spec.value("account", "").empty() ? "(null)" : spec.value("account", "");
-    case 'q':
-      return spec.value("qos", "").empty() ? "(null)" : spec.value("qos", "");
-    case 'o':
-      return spec.value("command", "").empty() ? "(null)" : spec.value("command", "");
-    case 'k':
-      return spec.value("comment", "").empty() ? "(null)" : spec.value("comment", "");
-    case 'Y': {
-      const std::string planned = job.value("sched_nodes", "");
-      return planned.empty() ? "(null)" : planned;
+    while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
+      c.width = c.width * 10 + (spec[j++] - '0');
+    if (j >= spec.size()) {
+      literal += spec.substr(i);
+      break;
     }
-    case 'B':
-      return job.value("batch_host", "").empty() ? "n/a" : job.value("batch_host", "");
-    default:
-      return "";
+    auto it = kCodes.find(spec[j]);
+    if (it == kCodes.end()) {
+      errors +=
+          "squeue: error: Invalid job format specification: " + std::string(1, spec[j]) + "\n";
+      literal += spec.substr(i, j - i + 1);
+    } else {
+      c.field = find_field(it->second);
+      c.literal = std::move(literal);
+      literal.clear();
+      out.push_back(std::move(c));
+    }
+    i = j;
   }
+  if (!literal.empty()) out.push_back({literal, nullptr, 0, false});
+  return out;
+}
+
+// -O: "name[:[.]width]" separated by commas; 20 characters unless given; no separators.
+std::vector<Column> parse_named_format(const std::string& spec, std::string& errors) {
+  std::vector<Column> out;
+  for (const auto& item : core::split_list(spec, ',')) {
+    std::string name = item, size;
+    if (auto colon = item.find(':'); colon != std::string::npos) {
+      name = item.substr(0, colon);
+      size = item.substr(colon + 1);
+    }
+    const FieldDef* f =
+        core::to_lower(name) == kExcludedNodes.name ? nullptr : find_field(core::to_lower(name));
+    if (!f) {
+      errors += "squeue: error: Invalid job format specification: " + name + "\n";
+      continue;
+    }
+    Column c;
+    c.field = f;
+    c.width = 20;
+    if (!size.empty() && size[0] == '.') {
+      c.right = true;
+      size.erase(0, 1);
+    }
+    if (!size.empty() && std::isdigit(static_cast<unsigned char>(size[0])))
+      c.width = std::atoi(size.c_str());
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string render(const std::vector<Column>& columns, const std::vector<json>& rows,
+                   const Context& ctx, bool with_header) {
+  std::string out;
+  auto line = [&](const std::function<std::string(const FieldDef&)>& cell) {
+    for (const auto& c : columns) {
+      out += c.literal;
+      if (c.field) out += fit(cell(*c.field), c.width, c.right);
+    }
+    out += '\n';
+  };
+  if (with_header) line([](const FieldDef& f) { return std::string(f.header); });
+  for (const auto& job : rows) line([&](const FieldDef& f) { return f.get(job, ctx); });
+  return out;
 }
 
 }  // namespace
 
 int squeue_main(const std::vector<std::string>& args) {
-  std::string format = kDefaultFormat;
-  bool header = true, long_format = false, start_format = false;
-  std::set<std::string> users, partitions, states, names;
+  std::string format = kDefaultFormat, named_format;
+  bool header = true, long_format = false, start_format = false, steps = false;
+  std::set<std::string> users, partitions, states, names, accounts, qos;
+  std::vector<std::string> on_nodes;
   std::vector<core::JobRef> job_refs;
   bool expand_arrays = false;
+  int iterate_s = 0;
   std::string sort_spec;
-  if (const char* e = std::getenv("SQUEUE_SORT"); e && *e) sort_spec = e;
-  if (const char* f = std::getenv("SQUEUE_FORMAT"); f && *f) format = f;
+  auto env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return std::nullopt;
+    return std::string(v);
+  };
+  if (auto e = env("SQUEUE_SORT")) sort_spec = *e;
+  if (auto e = env("SQUEUE_FORMAT")) format = *e;
+  if (auto e = env("SQUEUE_FORMAT2")) named_format = *e;
+  if (auto e = env("SQUEUE_STATES")) states = split_set(*e);
+  if (auto e = env("SQUEUE_USERS")) users = split_set(*e);
+  if (auto e = env("SQUEUE_PARTITION")) partitions = split_set(*e);
+  if (auto e = env("SQUEUE_ACCOUNT")) accounts = split_set(*e);
+  if (auto e = env("SQUEUE_QOS")) qos = split_set(*e);
+  if (auto e = env("SQUEUE_NAMES")) names = split_set(*e);
+  if (env("SQUEUE_ARRAY")) expand_arrays = true;
   ArgReader r("squeue", args);
   while (r.next()) {
     const std::string& a = r.arg();
@@ -219,9 +367,29 @@ int squeue_main(const std::vector<std::string>& args) {
       states = split_set(value);
     else if (r.take("-n", "--name"))
       names = split_set(value);
-    else if (r.take("-o", "--format"))
+    else if (r.take("-o", "--format")) {
       format = value;
-    else if (a == "-r" || a == "--array")
+      named_format.clear();
+    } else if (r.take("-O", "--Format"))
+      named_format = value;
+    else if (r.take("-A", "--account"))
+      accounts = split_set(value);
+    else if (r.take("-q", "--qos"))
+      qos = split_set(value);
+    else if (r.take("-w", "--nodelist")) {
+      for (const auto& item : split_set(value))
+        for (auto& n : core::expand_hostlist(item)) on_nodes.push_back(std::move(n));
+    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0)
+      steps = true;
+    else if (a == "--noconvert" || a == "-v" || a == "--verbose")
+      continue;
+    else if (r.take("-i", "--iterate")) {
+      iterate_s = std::atoi(value.c_str());
+      if (iterate_s <= 0) {
+        std::cerr << "squeue: error: --iterate=" << value << "\n\n";
+        return 1;
+      }
+    } else if (a == "-r" || a == "--array")
       expand_arrays = true;
     else if (r.take("-S", "--sort"))
       sort_spec = value;
@@ -248,178 +416,214 @@ int squeue_main(const std::vector<std::string>& args) {
     if (sort_spec.empty()) sort_spec = "S";
   }
 
-  json reply;
-  try {
-    json req = {
-        {"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", states.empty()}};
-    if (job_refs.size() == 1) req["job_id"] = job_refs.front().job_id;
-    reply = call_controller(req);
-  } catch (const ControllerUnreachable&) {
-    std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
-    return 1;
-  }
-  if (!reply.value("ok", false)) {
-    std::cerr << "slurm_load_jobs error: " << reply.value("error", "Unknown error") << '\n';
-    return 1;
-  }
-
-  // State filter: names or short codes, "all" for everything; default the active states.
-  bool all_states = false;
-  std::set<std::string> want_states;
-  for (const auto& s : states) {
-    const std::string up = core::to_upper(s);
-    if (up == "ALL")
-      all_states = true;
-    else if (auto st = core::parse_job_state(up))
-      want_states.insert(std::string(core::job_state_name(*st)));
-    else if (up == "CG" || up == "COMPLETING")
-      want_states.insert("COMPLETING");
-    else {
-      std::cerr << "squeue: error: Invalid job state specified: " << s << '\n';
+  std::string errors;
+  const std::vector<Column> columns = named_format.empty()
+                                          ? parse_percent_format(format, errors)
+                                          : parse_named_format(named_format, errors);
+  std::cerr << errors;
+  for (;;) {
+    json reply;
+    try {
+      json req = {
+          {"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", states.empty()}};
+      if (job_refs.size() == 1) req["job_id"] = job_refs.front().job_id;
+      reply = call_controller(req);
+    } catch (const ControllerUnreachable&) {
+      std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
       return 1;
     }
-  }
-  std::vector<json> rows;
-  for (const auto& job : reply.at("jobs")) {
-    if (!job_refs.empty() &&
-        std::none_of(job_refs.begin(), job_refs.end(),
-                     [&](const core::JobRef& ref) { return job_matches_ref(job, ref); }))
-      continue;
-    if (!users.empty() && !users.count(job.value("user", ""))) continue;
-    if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
-    if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;
-    if (!want_states.empty()) {
-      if (!want_states.count(job.value("state", "")) &&
-          !(job.value("completing", false) && want_states.count("COMPLETING")))
+    if (!reply.value("ok", false)) {
+      std::cerr << "slurm_load_jobs error: " << reply.value("error", "Unknown error") << '\n';
+      return 1;
+    }
+    const Context ctx{reply.value("now", int64_t{0}), reply.value("cluster_name", std::string())};
+    auto value_of = [&](char code, const json& job) {
+      auto it = kCodes.find(code);
+      const FieldDef* f = it == kCodes.end() ? nullptr : find_field(it->second);
+      return f ? f->get(job, ctx) : std::string();
+    };
+
+    // State filter: names or short codes, "all" for everything; default the active states.
+    bool all_states = false;
+    std::set<std::string> want_states;
+    for (const auto& s : states) {
+      const std::string up = core::to_upper(s);
+      if (up == "ALL")
+        all_states = true;
+      else if (auto st = core::parse_job_state(up))
+        want_states.insert(std::string(core::job_state_name(*st)));
+      else if (up == "CG" || up == "COMPLETING")
+        want_states.insert("COMPLETING");
+      else {
+        std::cerr << "squeue: error: Invalid job state specified: " << s << '\n';
+        return 1;
+      }
+    }
+    std::vector<json> rows;
+    for (const auto& job : reply.at("jobs")) {
+      if (!job_refs.empty() &&
+          std::none_of(job_refs.begin(), job_refs.end(),
+                       [&](const core::JobRef& ref) { return job_matches_ref(job, ref); }))
         continue;
-    } else if (!all_states && !job_active(job)) {
-      // As Slurm: finished jobs only with -t, even when named with -j.
-      continue;
-    }
-    if (expand_arrays && !job.value("array_pending", std::string()).empty()) {
-      // -r: one line per pending task instead of the compact remainder.
-      for (uint32_t t :
-           core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20)) {
-        json task = job;
-        task["array_pending"] = "";
-        task["array_task_id"] = t;
-        rows.push_back(std::move(task));
+      if (!users.empty() && !users.count(job.value("user", ""))) continue;
+      if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
+      if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;
+      if (!accounts.empty() && !accounts.count(job.at("spec").value("account", ""))) continue;
+      if (!qos.empty() && !qos.count(job.at("spec").value("qos", ""))) continue;
+      if (!on_nodes.empty()) {
+        const auto held = core::expand_hostlist(job.value("nodelist", ""));
+        if (std::none_of(held.begin(), held.end(), [&](const std::string& n) {
+              return std::find(on_nodes.begin(), on_nodes.end(), n) != on_nodes.end();
+            }))
+          continue;
       }
-      continue;
-    }
-    rows.push_back(job);
-  }
-  // Slurm's default order: partition, then state, then priority (highest first).
-  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
-    auto pa = a.value("partition", ""), pb = b.value("partition", "");
-    if (pa != pb) return pa < pb;
-    auto sa = job_state_long(a), sb = job_state_long(b);
-    if (sa != sb) return sa < sb;
-    if (a.value("priority", 0u) != b.value("priority", 0u))
-      return a.value("priority", 0u) > b.value("priority", 0u);
-    // Equal priorities (an array's tasks): the array's own record, then the newest first,
-    // the order Slurm's controller keeps them in.
-    const uint64_t ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
-    const uint64_t arr_a = a.value("array_job_id", uint64_t{0});
-    if (arr_a != 0 && arr_a == b.value("array_job_id", uint64_t{0}) &&
-        (ia == arr_a) != (ib == arr_a))
-      return ia == arr_a;
-    return ia > ib;
-  });
-
-  // Without -r, the pending records of one array share a line: their tasks together and
-  // their reasons joined, oldest record first (as Slurm's squeue shows them).
-  if (!expand_arrays) {
-    std::map<uint64_t, std::vector<size_t>> pending_by_array;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (rows[i].value("array_job_id", uint64_t{0}) != 0 && job_state_long(rows[i]) == "PENDING")
-        pending_by_array[rows[i]["array_job_id"].get<uint64_t>()].push_back(i);
-    std::vector<bool> drop(rows.size(), false);
-    for (auto& [array_id, idx] : pending_by_array) {
-      if (idx.size() < 2) continue;
-      std::vector<size_t> by_age = idx;
-      std::sort(by_age.begin(), by_age.end(), [&](size_t a, size_t b) {
-        return rows[a]["id"].get<uint64_t>() < rows[b]["id"].get<uint64_t>();
-      });
-      core::IndexSet tasks;
-      std::string reasons;
-      uint32_t throttle = 0;
-      for (size_t i : by_age) {
-        const json& r = rows[i];
-        const std::string pending = r.value("array_pending", std::string());
-        if (!pending.empty()) {
-          const core::IndexSet set = core::IndexSet::parse(pending);
-          for (const auto& rg : set.ranges()) tasks.insert(rg.first, rg.last, rg.step);
-        } else {
-          tasks.insert(r.value("array_task_id", 0u));
+      if (!want_states.empty()) {
+        if (!want_states.count(job.value("state", "")) &&
+            !(job.value("completing", false) && want_states.count("COMPLETING")))
+          continue;
+      } else if (!all_states && !job_active(job)) {
+        // As Slurm: finished jobs only with -t, even when named with -j.
+        continue;
+      }
+      if (expand_arrays && !job.value("array_pending", std::string()).empty()) {
+        // -r: one line per pending task instead of the compact remainder.
+        for (uint32_t t :
+             core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20)) {
+          json task = job;
+          task["array_pending"] = "";
+          task["array_task_id"] = t;
+          rows.push_back(std::move(task));
         }
-        throttle = std::max(throttle, r.value("array_max_running", 0u));
-        const std::string reason = r.value("reason", "None");
-        if (("," + reasons + ",").find("," + reason + ",") == std::string::npos)
-          reasons += (reasons.empty() ? "" : ",") + reason;
+        continue;
       }
-      json& first = rows[idx.front()];
-      first["array_pending"] = tasks.format_ranges();
-      first["array_task_id"] = core::kNoArrayTask;
-      first["array_max_running"] = throttle;
-      first["reason"] = reasons;
-      for (size_t k = 1; k < idx.size(); ++k) drop[idx[k]] = true;
+      rows.push_back(job);
     }
-    std::vector<json> kept;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(rows[i]));
-    rows = std::move(kept);
-  }
-
-  if (!sort_spec.empty()) {
-    // -S: keys in order, each a format code, '-' for descending. Numeric keys compare as
-    // numbers.
-    struct Key {
-      char code;
-      bool desc;
-    };
-    std::vector<Key> keys;
-    for (const auto& k : core::split_list(sort_spec, ',')) {
-      bool desc = k[0] == '-';
-      std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
-      if (!code.empty()) keys.push_back({code[0], desc});
-    }
-    auto numeric = [](char c) {
-      return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' ||
-             c == 'U';
-    };
-    std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
-      for (const auto& k : keys) {
-        int cmp = 0;
-        if (k.code == 'i' || k.code == 'A') {
-          auto ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
-          cmp = ia < ib ? -1 : ia > ib ? 1 : 0;
-        } else if (numeric(k.code)) {
-          const char c = k.code == 'p' ? 'Q' : k.code;
-          double fa = std::stod("0" + field(c, a)), fb = std::stod("0" + field(c, b));
-          cmp = fa < fb ? -1 : fa > fb ? 1 : 0;
-        } else {
-          cmp = field(k.code, a).compare(field(k.code, b));
-        }
-        if (cmp != 0) return k.desc ? cmp > 0 : cmp < 0;
-      }
-      return false;
+    // Slurm's default order: partition, then state, then priority (highest first).
+    std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+      auto pa = a.value("partition", ""), pb = b.value("partition", "");
+      if (pa != pb) return pa < pb;
+      auto sa = job_state_long(a), sb = job_state_long(b);
+      if (sa != sb) return sa < sb;
+      if (a.value("priority", 0u) != b.value("priority", 0u))
+        return a.value("priority", 0u) > b.value("priority", 0u);
+      // Equal priorities (an array's tasks): the array's own record, then the newest first,
+      // the order Slurm's controller keeps them in.
+      const uint64_t ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
+      const uint64_t arr_a = a.value("array_job_id", uint64_t{0});
+      if (arr_a != 0 && arr_a == b.value("array_job_id", uint64_t{0}) &&
+          (ia == arr_a) != (ib == arr_a))
+        return ia == arr_a;
+      return ia > ib;
     });
-  }
 
-  if (long_format && header) {
-    std::time_t now = reply.value("now", int64_t{0});
-    char buf[64];
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-    std::cout << buf << '\n';
+    // Without -r, the pending records of one array share a line: their tasks together and
+    // their reasons joined, oldest record first (as Slurm's squeue shows them).
+    if (!expand_arrays) {
+      std::map<uint64_t, std::vector<size_t>> pending_by_array;
+      for (size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].value("array_job_id", uint64_t{0}) != 0 && job_state_long(rows[i]) == "PENDING")
+          pending_by_array[rows[i]["array_job_id"].get<uint64_t>()].push_back(i);
+      std::vector<bool> drop(rows.size(), false);
+      for (auto& [array_id, idx] : pending_by_array) {
+        if (idx.size() < 2) continue;
+        std::vector<size_t> by_age = idx;
+        std::sort(by_age.begin(), by_age.end(), [&](size_t a, size_t b) {
+          return rows[a]["id"].get<uint64_t>() < rows[b]["id"].get<uint64_t>();
+        });
+        core::IndexSet tasks;
+        std::string reasons;
+        uint32_t throttle = 0;
+        for (size_t i : by_age) {
+          const json& r = rows[i];
+          const std::string pending = r.value("array_pending", std::string());
+          if (!pending.empty()) {
+            const core::IndexSet set = core::IndexSet::parse(pending);
+            for (const auto& rg : set.ranges()) tasks.insert(rg.first, rg.last, rg.step);
+          } else {
+            tasks.insert(r.value("array_task_id", 0u));
+          }
+          throttle = std::max(throttle, r.value("array_max_running", 0u));
+          const std::string reason = r.value("reason", "None");
+          if (("," + reasons + ",").find("," + reason + ",") == std::string::npos)
+            reasons += (reasons.empty() ? "" : ",") + reason;
+        }
+        json& first = rows[idx.front()];
+        first["array_pending"] = tasks.format_ranges();
+        first["array_task_id"] = core::kNoArrayTask;
+        first["array_max_running"] = throttle;
+        first["reason"] = reasons;
+        for (size_t k = 1; k < idx.size(); ++k) drop[idx[k]] = true;
+      }
+      std::vector<json> kept;
+      for (size_t i = 0; i < rows.size(); ++i)
+        if (!drop[i]) kept.push_back(std::move(rows[i]));
+      rows = std::move(kept);
+    }
+
+    if (!sort_spec.empty()) {
+      // -S: keys in order, each a format code, '-' for descending. Numeric keys compare as
+      // numbers.
+      struct Key {
+        char code;
+        bool desc;
+      };
+      std::vector<Key> keys;
+      for (const auto& k : core::split_list(sort_spec, ',')) {
+        bool desc = k[0] == '-';
+        std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
+        if (!code.empty()) keys.push_back({code[0], desc});
+      }
+      auto numeric = [](char c) {
+        return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' ||
+               c == 'U';
+      };
+      std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
+        for (const auto& k : keys) {
+          int cmp = 0;
+          if (k.code == 'i' || k.code == 'A') {
+            auto ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
+            cmp = ia < ib ? -1 : ia > ib ? 1 : 0;
+          } else if (numeric(k.code)) {
+            const char c = k.code == 'p' ? 'Q' : k.code;
+            double fa = std::stod("0" + value_of(c, a)), fb = std::stod("0" + value_of(c, b));
+            cmp = fa < fb ? -1 : fa > fb ? 1 : 0;
+          } else {
+            cmp = value_of(k.code, a).compare(value_of(k.code, b));
+          }
+          if (cmp != 0) return k.desc ? cmp > 0 : cmp < 0;
+        }
+        return false;
+      });
+    }
+
+    if ((long_format || iterate_s > 0) && header) {
+      std::time_t now = ctx.now;
+      char buf[64];
+      std::tm tm{};
+      localtime_r(&now, &tm);
+      std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
+      std::cout << buf << '\n';
+    }
+    if (steps) {
+      // The batch step of each running batch job (jobs have no other steps yet).
+      std::string out;
+      if (header) out = "         STEPID     NAME PARTITION     USER      TIME NODELIST\n";
+      for (const auto& job : rows) {
+        if (job.value("state", "") != "RUNNING") continue;
+        out += fit(std::to_string(job.at("id").get<uint64_t>()) + ".batch", 15, true) + " " +
+               fit("batch", 8, true) + " " + fit(job.value("partition", ""), 9, true) + " " +
+               fit(job.value("user", ""), 8, true) + " " +
+               fit(core::format_elapsed(job.value("run_time", int64_t{0})), 9, true) + " " +
+               job.value("batch_host", "") + "\n";
+      }
+      std::cout << out;
+    } else {
+      std::cout << render(columns, rows, ctx, header);
+    }
+    std::cout << std::flush;
+    if (iterate_s <= 0) return 0;
+    ::sleep(static_cast<unsigned>(iterate_s));
   }
-  auto fields = parse_format(format);
-  std::cout << render_table(
-      fields, rows.size(), [&](char c, size_t r) { return field(c, rows[r]); },
-      [&](char c) { return header_for(c); }, header);
-  return 0;
 }
 
 }  // namespace drover::cli

@@ -51,6 +51,8 @@ struct JobSpec {
   int cpus_per_task = 1;
   bool cpus_per_task_set = false;
   int ntasks_per_node = 0;               // 0: not given
+  int min_cpus = 0;                      // --mincpus: CPUs per node at least (0: not given)
+  int64_t tmp_disk_mb = 0;               // --tmp: temporary disk per node
   int64_t mem_per_node_mb = -1;          // -1: not given; 0: all memory of each node
   int64_t mem_per_cpu_mb = -1;           // -1: not given
   int64_t time_limit_min = kTimeNotSet;  // minutes; -1 (kInfinite) unlimited

@@ -44,6 +44,8 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
       }
     }
     n.features = nc.features;
+    if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
+      n.tmp_disk_mb = std::atoll(it->second.c_str());
     node_index_[n.name] = static_cast<int>(nodes_.size());
     nodes_.push_back(std::move(n));
   }
@@ -232,6 +234,15 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     return error_reply("Required partition not available (inactive or drain)");
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
+  if (spec.tmp_disk_mb > 0) {
+    // --tmp more than any of the partition's nodes has (TmpDisk, 0 unless configured).
+    int64_t most = 0;
+    for (int i : part->nodes) most = std::max(most, nodes_[i].tmp_disk_mb);
+    if (spec.tmp_disk_mb > most)
+      return {{"ok", false},
+              {"error", "Requested node configuration is not available"},
+              {"detail", "Temporary disk specification can not be satisfied"}};
+  }
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {

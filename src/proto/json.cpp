@@ -12,7 +12,7 @@ namespace drover::core {
   X(ntasks_set) X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task) X(cpus_per_task_set)    \
       X(ntasks_per_node) X(mem_per_node_mb) X(mem_per_cpu_mb) X(time_limit_min) X(exclusive)    \
           X(workdir) X(std_out) X(std_err) X(std_in) X(argv) X(submit_host) X(submit_sid)       \
-              X(command) X(comment) X(account) X(qos) X(array) X(dependency) X(begin_time)      \
+              X(command) X(comment) X(min_cpus) X(tmp_disk_mb) X(account) X(qos) X(array) X(dependency) X(begin_time)      \
                   X(deadline) X(hold) X(nice) X(requeue) X(kill_on_invalid_dep) X(signal)       \
                       X(nodelist) X(exclude) X(constraint) X(gres) X(gpus) X(gpus_per_node)     \
                           X(gpus_per_task) X(reservation) X(licenses) X(mail_type) X(mail_user) \
