@@ -58,6 +58,8 @@ constexpr std::string_view kGlobalKeys[] = {
     "DefMemPerNode",
     "DependencyParameters",
     "DisableRootJobs",
+    "DroverHttpAddress",  // drover's own: the HTTP listener (docs/metrics.md)
+    "DroverHttpPort",
     "EioTimeout",
     "EnforcePartLimits",
     "Epilog",

@@ -29,6 +29,8 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   c.control_host = host;
   c.bind_address = s.get("SlurmctldAddr", c.bind_address);
   c.port = static_cast<int>(s.get_int("SlurmctldPort", 6817));
+  c.http_port = static_cast<int>(s.get_int("DroverHttpPort", 0));
+  c.http_address = s.get("DroverHttpAddress", "127.0.0.1");
   c.kill_wait_s = s.get_int("KillWait", 30);
   c.slurmd_timeout_s = s.get_int("SlurmdTimeout", 300);
   c.min_job_age_s = s.get_int("MinJobAge", 300);

@@ -19,6 +19,9 @@ struct Config {
   std::string control_host = "localhost";
   std::string bind_address = "127.0.0.1";
   int port = 6817;
+  // DroverHttpPort / DroverHttpAddress: the HTTP listener (GET /metrics); 0: none.
+  int http_port = 0;
+  std::string http_address = "127.0.0.1";
   int64_t kill_wait_s = 30;
   int64_t slurmd_timeout_s = 300;
   int64_t min_job_age_s = 300;

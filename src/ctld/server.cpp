@@ -13,8 +13,10 @@
 #include <thread>
 
 #include "ctld/acct_record.hpp"
+#include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
 #include "net/auth.hpp"
+#include "net/http_server.hpp"
 #include "net/peercred.hpp"
 
 namespace drover::ctld {
@@ -49,6 +51,7 @@ struct Server::Impl {
   asio::local::stream_protocol::acceptor unix_acceptor{io};
   asio::ip::tcp::acceptor tcp_acceptor{io};
   asio::signal_set signals{io, SIGTERM, SIGINT};
+  std::unique_ptr<net::HttpServer> http;
 };
 
 Server::Server(Config config, std::string state_dir, std::string cluster_key)
@@ -114,6 +117,7 @@ int Server::run() {
   });
   accept_unix();
   accept_tcp();
+  if (config_.http_port > 0) start_http();
 
   std::thread state_thread([this] { state_loop(); });
   impl_->io.run();
@@ -221,9 +225,10 @@ void Server::handle(Event& ev, Effects& fx,
       const std::string op = ev.msg.value("op", "");
       json reply;
       try {
-        if (op == "submit")
+        if (op == "submit") {
           reply = machine_.submit(ev.msg, ev.caller, now, fx);
-        else if (op == "cancel")
+          if (reply.value("ok", false)) ++sched_stats_.jobs_submitted;
+        } else if (op == "cancel")
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
         else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
@@ -280,18 +285,59 @@ void Server::handle(Event& ev, Effects& fx,
   }
 }
 
+void Server::start_http() {
+  net::HttpLimits limits;
+  limits.max_connections = 16;  // scrapers are few; a flood must not pile work on the state thread
+  limits.max_body_bytes = 64 * 1024;
+  limits.timeout = std::chrono::seconds(10);
+  impl_->http = std::make_unique<net::HttpServer>(impl_->io, limits);
+  // GET /metrics has everything; Slurm 25.11's /metrics/<group> paths have their part.
+  const std::pair<const char*, unsigned> paths[] = {
+      {"/metrics", kMetricsAll},
+      {"/metrics/jobs", kMetricsJobs},
+      {"/metrics/nodes", kMetricsNodes},
+      {"/metrics/partitions", kMetricsPartitions},
+      {"/metrics/jobs-users-accts", kMetricsUsersAccounts},
+      {"/metrics/scheduler", kMetricsScheduler},
+  };
+  for (const auto& [path, groups] : paths) {
+    impl_->http->route(
+        "GET", path,
+        [this, groups = groups](const net::HttpRequest& req, net::HttpResponder respond) {
+          const MetricsFormat f = metrics_format_for(req.header("Accept"));
+          auto task = [this, f, groups, respond = std::move(respond)] {
+            net::HttpResponse r;
+            r.content_type = std::string(metrics_content_type(f));
+            r.body = metrics_text(machine_, sched_stats_, f, groups);
+            respond(std::move(r));
+          };
+          {
+            std::lock_guard lock(mu_);
+            tasks_.push_back(std::move(task));
+          }
+          cv_.notify_one();
+        });
+  }
+  const auto port =
+      impl_->http->listen(config_.http_address, static_cast<unsigned short>(config_.http_port));
+  spdlog::info("metrics on http://{}:{}/metrics", config_.http_address, port);
+}
+
 void Server::state_loop() {
   using clock = std::chrono::steady_clock;
   auto next_tick = clock::now();
   auto last_full_pass = clock::now();
   clock::duration last_full_pass_cost{};
   std::vector<Event> batch;
+  std::vector<std::function<void()>> tasks;
   while (!stopping_) {
     {
       std::unique_lock lock(mu_);
-      cv_.wait_until(lock, next_tick, [this] { return stopping_ || !queue_.empty(); });
+      cv_.wait_until(lock, next_tick,
+                     [this] { return stopping_ || !queue_.empty() || !tasks_.empty(); });
       batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
       queue_.clear();
+      tasks.swap(tasks_);
     }
     if (stopping_) break;
     Effects fx;
@@ -311,8 +357,11 @@ void Server::state_loop() {
     }
     if (fx.reschedule) {
       const bool full = machine_.full_pass_pending();
+      const uint64_t backlog = pending_backlog(machine_);
       const auto started = clock::now();
       machine_.schedule(now, fx);
+      sched_stats_.record_pass(std::chrono::duration<double>(clock::now() - started).count(),
+                               backlog);
       if (full) {
         last_full_pass = clock::now();
         last_full_pass_cost = last_full_pass - started;
@@ -345,7 +394,10 @@ void Server::state_loop() {
     record_accounting(fx);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
+    for (auto& task : tasks) task();  // reads only (metrics): after this batch's changes
+    tasks.clear();
     for (auto& [node, msg] : fx.to_agents) {
+      if (msg.value("type", "") == "launch") ++sched_stats_.jobs_started;
       if (msg.value("type", "") == "launch" && msg.value("payload_id", uint64_t{0}) != 0) {
         if (auto payload = journal_.get_payload(msg["payload_id"].get<uint64_t>()))
           complete_launch(msg, *payload);

@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ctld/metrics.hpp"
 #include "ctld/state_machine.hpp"
 #include "net/connection.hpp"
 #include "store/accounting.hpp"
@@ -42,6 +43,8 @@ class Server {
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);
+  // DroverHttpPort: GET /metrics (and Slurm's /metrics/<group>), answered by the state thread.
+  void start_http();
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -56,6 +59,8 @@ class Server {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Event> queue_;
+  std::vector<std::function<void()>> tasks_;  // run on the state thread (metrics); under mu_
+  SchedStats sched_stats_;                    // state thread only
   std::atomic<bool> stopping_{false};
   std::unordered_map<std::string, std::shared_ptr<net::Connection>> agents_;  // state thread only
 };

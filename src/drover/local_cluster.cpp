@@ -109,7 +109,7 @@ std::string tail(const fs::path& log, size_t lines) {
   return out;
 }
 
-std::string default_conf(const UpOptions& o, int port) {
+std::string default_conf(const UpOptions& o, int port, int http_port) {
   const int nodes = o.nodes > 0 ? o.nodes : 1;
   int cpus = o.cpus > 0 ? o.cpus : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   long long mem = o.mem_mb > 0 ? o.mem_mb
@@ -125,6 +125,7 @@ std::string default_conf(const UpOptions& o, int port) {
     << "ClusterName=drover\n"
     << "SlurmctldHost=" << host << "(127.0.0.1)\n"
     << "SlurmctldPort=" << port << "\n"
+    << "DroverHttpPort=" << http_port << "\n"  // GET /metrics (docs/metrics.md)
     << "SlurmUser=" << (::geteuid() == 0 ? "root" : (user ? user : "root")) << "\n"
     << "SlurmdTimeout=300\n"
     << "KillWait=30\n"
@@ -159,7 +160,10 @@ int cluster_up(const UpOptions& opts) {
   net::load_or_create_key(key_path.string());
 
   if (!fs::exists(conf_path)) {
-    std::ofstream(conf_path) << default_conf(opts, free_tcp_port());
+    const int port = free_tcp_port();
+    int http_port = free_tcp_port();
+    while (http_port == port) http_port = free_tcp_port();
+    std::ofstream(conf_path) << default_conf(opts, port, http_port);
   } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0) {
     std::cerr << "drover: " << conf_path.string()
               << " exists; edit it instead of passing --cpus/--mem/--set\n";
@@ -236,6 +240,12 @@ int cluster_up(const UpOptions& opts) {
                                 << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
                                 << "export DROVER_SOCKET='" << socket.string() << "'\n"
                                 << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
+  if (const int64_t http_port = conf.get_int("DroverHttpPort", 0); http_port > 0) {
+    std::string addr = conf.get("DroverHttpAddress", "127.0.0.1");
+    if (addr == "0.0.0.0") addr = "127.0.0.1";
+    std::ofstream(dir / "env.sh", std::ios::app)
+        << "export DROVER_METRICS_URL=http://" << addr << ":" << http_port << "/metrics\n";
+  }
   std::vector<std::string> names;
   for (const auto& n : conf.nodes) names.push_back(n.name);
   std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name)
