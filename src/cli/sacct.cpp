@@ -357,6 +357,7 @@ std::string render(const json& jobs, const std::vector<Field>& fields, const Pri
   return out;
 }
 
+// sacct prints each name in 20 columns, a newline after every fourth, and one at the end.
 std::string help_format() {
   std::string out;
   const auto& defs = field_defs();
@@ -364,12 +365,9 @@ std::string help_format() {
     std::string name = defs[i].name;
     name.resize(std::max<size_t>(name.size(), 20), ' ');
     out += name;
-    if (i % 4 == 3 || i + 1 == defs.size()) {
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      out += "\n";
-    }
+    if ((i + 1) % 4 == 0) out += "\n";
   }
-  return out;
+  return out + "\n";
 }
 
 constexpr const char* kUsage =
