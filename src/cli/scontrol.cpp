@@ -1,8 +1,11 @@
 // scontrol: show job|node|partition, ping.
+#include <pwd.h>
 #include <sys/utsname.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "cli/client.hpp"
@@ -93,7 +96,10 @@ std::string show_job(const json& j, bool one_liner) {
           "Nice=" + std::to_string(j.value("nice", 0)),
           "Account=" + or_null(spec.value("account", "")),
           "QOS=" + or_null(spec.value("qos", ""))});
-  r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + j.value("reason", "None"),
+  // scontrol writes a reason's spaces as underscores (ReqNodeNotAvail,_UnavailableNodes:...).
+  std::string reason = j.value("reason", "None");
+  std::replace(reason.begin(), reason.end(), ' ', '_');
+  r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + reason,
           "Dependency=" + or_null(j.value("dependency_text", std::string()))});
   r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)),
           "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1", "Reboot=0",
@@ -166,6 +172,11 @@ std::string show_job(const json& j, bool one_liner) {
   return r.str(true);
 }
 
+std::string user_name(uint32_t uid) {
+  if (const passwd* pw = ::getpwuid(uid)) return pw->pw_name;
+  return std::to_string(uid);
+}
+
 std::string show_node(const json& n, bool one_liner) {
   struct utsname u {};
   uname(&u);
@@ -215,9 +226,13 @@ std::string show_node(const json& n, bool one_liner) {
   r.line({"CurrentWatts=0", "AveWatts=0"});
   r.line({"ExtSensorsJoules=n/s", "ExtSensorsWatts=0", "ExtSensorsTemp=n/s"});
   if (!n.value("reason", "").empty())
-    r.line({"Reason=" + n.value("reason", "") + " [root@" +
+    r.line({"Reason=" + n.value("reason", "") + " [" + user_name(n.value("reason_uid", 0u)) + "@" +
             ts(n.value("reason_time", int64_t{0}), "None") + "]"});
-  return r.str(false);
+  std::string out = r.str(false);
+  // Slurm's one-liner ends right after the Reason (other records end with a space).
+  if (one_liner && !n.value("reason", "").empty() && out.size() >= 2 && out[out.size() - 2] == ' ')
+    out.erase(out.size() - 2, 1);
+  return out;
 }
 
 std::string show_partition(const json& p, bool one_liner) {
@@ -342,6 +357,51 @@ int job_update(const std::vector<std::string>& args) {
   return rc;
 }
 
+// update NodeName=LIST State=... Reason=...: an operator drains, downs or resumes nodes.
+int node_update(const std::vector<std::string>& args) {
+  json req = {{"op", "node_update"}};
+  for (const auto& a : args) {
+    auto eq = a.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "Invalid input: " << a << "\nRequest aborted\n";
+      return 1;
+    }
+    const std::string key = a.substr(0, eq), value = a.substr(eq + 1);
+    if (core::iequals(key, "NodeName")) {
+      req["nodes"] = value;
+    } else if (core::iequals(key, "State")) {
+      const std::string state = core::to_upper(value);
+      static const std::set<std::string> known = {"DOWN",       "DRAIN",   "FAIL",   "RESUME",
+                                                  "UNDRAIN",    "IDLE",    "NORESP", "FUTURE",
+                                                  "POWER_DOWN", "POWER_UP"};
+      if (!known.count(state)) {
+        std::cerr << "Invalid input: " << a << "\nRequest aborted\n"
+                  << "Valid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP "
+                     "UNDRAIN\n"
+                  << "Not all states are valid given a node's prior state\n";
+        return 1;
+      }
+      req["state"] = state;
+    } else if (core::iequals(key, "Reason")) {
+      req["reason"] = value;
+    } else {
+      std::cerr << "Update of this parameter is not supported: " << a << "\nRequest aborted\n";
+      return 1;
+    }
+  }
+  const std::string state = req.value("state", "");
+  if ((state == "DOWN" || state == "DRAIN" || state == "FAIL") && req.value("reason", "").empty()) {
+    std::cerr << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
+    return 1;
+  }
+  json r = call_controller(req);
+  if (!r.value("ok", false)) {
+    std::cerr << "slurm_update error: " << r.value("error", "Unknown error") << '\n';
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int scontrol_main(const std::vector<std::string>& all_args) {
@@ -384,6 +444,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       // The record type is implied by its first key (JobId=..., ReservationName=...).
       if (args.size() > 1 && args[1].find('=') != std::string::npos && names_reservation(args[1]))
         return reservation_create_or_update(false, {args.begin() + 1, args.end()});
+      if (args.size() > 1 && core::iequals(args[1].substr(0, args[1].find('=')), "NodeName"))
+        return node_update({args.begin() + 1, args.end()});
       return job_update({args.begin() + 1, args.end()});
     }
     if (cmd == "create") {

@@ -12,8 +12,6 @@
 namespace drover::ctld {
 namespace {
 
-json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
-
 // Slurm's stand-in for an UNLIMITED duration.
 constexpr int64_t kUnlimitedResvSeconds = int64_t{365} * 86400;
 

@@ -21,8 +21,6 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
   return workdir + "/" + path;
 }
 
-json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
-
 }  // namespace
 
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
@@ -704,23 +702,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.not_responding = true;
     node.reason = "Not responding";
     node.reason_time = now;
-    for (auto& [id, job] : jobs_) {
-      if (!holds_resources(job)) continue;
-      bool on_node = false;
-      for (const auto& a : job.alloc) on_node = on_node || a.node == node.name;
-      if (!on_node) continue;
-      if (job.completing) {
-        processes_gone(job);
-        fx.dirty_jobs.insert(id);
-      } else if (requeue_allowed(job)) {
-        // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
-        requeue_job(job, now, 0, false, fx);
-        job.eligible_time = now + config_.requeue_delay_s;
-        job.reason = "BeginTime";
-      } else {
-        end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
-      }
-    }
+    fail_jobs_on(node, now, fx);
   }
   if (config_.min_job_age_s > 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {

@@ -30,17 +30,21 @@ struct Caller {
 };
 
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
+// A request refused with Slurm's message.
+inline json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+
 inline bool holds_resources(const core::Job& job) {
   return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
 }
 
 // What applying commands asks the I/O side to do once the journal batch is committed.
 struct Effects {
-  std::set<uint64_t> dirty_jobs;   // write these jobs' current form to the journal
-  std::set<uint64_t> erased_jobs;  // remove these from the journal
+  std::set<uint64_t> dirty_jobs;      // write these jobs' current form to the journal
+  std::set<uint64_t> erased_jobs;     // remove these from the journal
   std::vector<std::string> warnings;  // for the controller's log
   bool next_id_dirty = false;
   std::set<std::string> dirty_resvs;   // reservations to write
+  std::set<std::string> dirty_nodes;   // nodes whose operator-set state to write
   std::set<std::string> erased_resvs;  // reservations to remove
   bool next_resv_id_dirty = false;
   bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
@@ -72,6 +76,10 @@ class StateMachine {
   // scontrol create|update|delete reservation: {"action", "request": core::ResvRequest} or
   // {"action": "delete", "name"}. Operators only. (reservations.cpp)
   json reservation(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // scontrol update NodeName=... State=DRAIN|DOWN|RESUME|UNDRAIN Reason=...
+  json node_update(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json node_admin_record(const std::string& name) const;  // what node_update set, to journal
+  void restore_node_admin(const std::string& name, const json& record);
   // Reservations from the journal, and the counter that numbers unnamed ones.
   void restore_reservations(std::vector<core::Reservation> resvs, int64_t next_resv_id,
                             int64_t now);
@@ -212,6 +220,8 @@ class StateMachine {
   void release(core::Job& job);
   // A completing job's processes are gone: it stops completing and frees what it held.
   void processes_gone(core::Job& job);
+  // A node went down: its jobs are requeued (where allowed) or end NODE_FAIL.
+  void fail_jobs_on(const core::Node& node, int64_t now, Effects& fx);
   void finish_exit(core::Job& job, int status, int64_t now, Effects& fx);
   // `why` is appended to Slurm's cancellation notice in the job's error file ("" or " DUE TO ...").
   // `kill_wait`: seconds between SIGTERM and SIGKILL (-1: KillWait).

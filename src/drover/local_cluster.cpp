@@ -132,10 +132,18 @@ std::string default_conf(const UpOptions& o, int port, int http_port) {
     << "MinJobAge=300\n"
     // Jobs without --mem get a CPU's share of memory, so small jobs can share a node.
     << "DefMemPerCPU=" << std::max(1LL, mem / cpus) << "\n";
-  for (const auto& s : o.settings) c << s << "\n";
+  // Partitions given with --set come after the default one (the order sinfo lists them in).
+  std::vector<std::string> partitions;
+  for (const auto& s : o.settings) {
+    if (s.rfind("PartitionName=", 0) == 0)
+      partitions.push_back(s);
+    else
+      c << s << "\n";
+  }
   c << "NodeName=" << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]")
     << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n"
     << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+  for (const auto& p : partitions) c << p << "\n";
   return c.str();
 }
 

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/hostlist.hpp"
 #include "sched/limits.hpp"
 #include "sched/profile.hpp"
 #include "sched/request.hpp"
@@ -628,6 +629,17 @@ class Engine final : public Scheduler {
       return why;
     }
 
+    // Slurm's reason when -w names nodes that are down or drained: "" when none is.
+    std::string unavailable_required(const Request& req, const PartitionView* part) const {
+      if (req.required.empty() || part == nullptr) return "";
+      std::vector<std::string> out;
+      for (int idx : part->nodes)
+        if (!slots[idx].usable && req.requires_node(slots[idx].node->name))
+          out.push_back(slots[idx].node->name);
+      if (out.empty()) return "";
+      return "ReqNodeNotAvail, UnavailableNodes:" + core::compress_hostlist(out);
+    }
+
     // The partition's nodes this request may use, required nodes first.
     const std::vector<int>& candidates(const PartitionView& part, const Request& req) {
       PassKey key{index_of(part), filter_of(req), member};
@@ -648,6 +660,8 @@ class Engine final : public Scheduler {
           out.push_back(idx);
         }
       }
+      // A -w node that may not be used (down, drained) leaves the job nothing to run on.
+      if (required_found < req.required.size()) out.clear();
       return cand_cache.emplace(key, std::move(out)).first->second;
     }
 
@@ -1012,7 +1026,8 @@ class Engine final : public Scheduler {
           // Blocked: the first job blocked in a partition waits for Resources, the ones
           // behind it for Priority; the first partition listed gives the reason.
           for (const PartitionView* part : parts) {
-            reason = static_reason(job, part, req, is_blocked(part));
+            reason = unavailable_required(req, part);
+            if (reason.empty()) reason = static_reason(job, part, req, is_blocked(part));
             if (reason.empty() && bounded_by_resv && resv->start > now) reason = "Reservation";
             if (reason.empty() && part != nullptr) reason = reservation_reason(*part, req);
             if (reason.empty()) reason = "Resources";

@@ -1,0 +1,112 @@
+// Operators drain, down and resume nodes (scontrol update NodeName=... State=...). What they
+// set is journaled as a "node" record and restored, so a drain survives a restart.
+#include "core/hostlist.hpp"
+#include "ctld/state_machine.hpp"
+
+namespace drover::ctld {
+
+json StateMachine::node_update(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  if (!is_operator(who)) return error_reply("Invalid user id");
+  std::vector<std::string> names;
+  try {
+    names = core::expand_hostlist(req.value("nodes", ""));
+  } catch (const std::exception&) {
+    return error_reply("Invalid node name specified");
+  }
+  if (names.empty()) return error_reply("Invalid node name specified");
+  std::vector<core::Node*> targets;
+  for (const auto& name : names) {
+    auto it = node_index_.find(name);
+    if (it == node_index_.end()) return error_reply("Invalid node name specified");
+    targets.push_back(&nodes_[it->second]);
+  }
+  const std::string state = req.value("state", "");
+  const std::string reason = req.value("reason", "");
+  // Checked for every node before any changes, so a refused request changes nothing.
+  for (const core::Node* n : targets) {
+    if ((state == "RESUME" || state == "IDLE") && !n->drain && !n->down)
+      return error_reply("Invalid node state specified");
+    if (state == "NORESP" || state == "FUTURE" || state == "POWER_DOWN" || state == "POWER_UP")
+      return error_reply("Invalid node state specified");
+  }
+  for (core::Node* n : targets) {
+    auto set_reason = [&] {
+      n->reason = reason;
+      n->reason_uid = who.uid;
+      n->reason_time = now;
+    };
+    if (state == "DRAIN" || state == "FAIL") {
+      n->drain = true;
+      set_reason();
+    } else if (state == "DOWN") {
+      n->down = true;
+      n->not_responding = false;
+      set_reason();
+      fail_jobs_on(*n, now, fx);
+    } else if (state == "RESUME" || state == "IDLE") {
+      n->drain = false;
+      n->down = false;
+      n->reason.clear();
+      n->reason_time = 0;
+    } else if (state == "UNDRAIN") {
+      n->drain = false;
+      if (!n->down) {
+        n->reason.clear();
+        n->reason_time = 0;
+      }
+    } else if (!reason.empty() && (n->drain || n->down)) {
+      set_reason();  // a new reason for a node that is already out of service
+    }
+    fx.dirty_nodes.insert(n->name);
+  }
+  full_pass_needed_ = true;
+  fx.reschedule = true;
+  return {{"ok", true}};
+}
+
+void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx) {
+  for (auto& [id, job] : jobs_) {
+    if (!holds_resources(job)) continue;
+    bool on_node = false;
+    for (const auto& a : job.alloc) on_node = on_node || a.node == node.name;
+    if (!on_node) continue;
+    if (job.completing) {
+      processes_gone(job);
+      fx.dirty_jobs.insert(id);
+    } else if (requeue_allowed(job)) {
+      // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
+      requeue_job(job, now, 0, false, fx);
+      job.eligible_time = now + config_.requeue_delay_s;
+      job.reason = "BeginTime";
+    } else {
+      end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
+    }
+    // Whatever still runs there is stopped (the agent may be alive: an operator downed it).
+    fx.to_agents.push_back(
+        {node.name, {{"type", "terminate"}, {"job_id", id}, {"kill_wait", config_.kill_wait_s}}});
+  }
+}
+
+json StateMachine::node_admin_record(const std::string& name) const {
+  auto it = node_index_.find(name);
+  if (it == node_index_.end()) return json::object();
+  const core::Node& n = nodes_[it->second];
+  return {{"drain", n.drain},
+          {"down", n.down && !n.not_responding},
+          {"reason", n.reason},
+          {"reason_uid", n.reason_uid},
+          {"reason_time", n.reason_time}};
+}
+
+void StateMachine::restore_node_admin(const std::string& name, const json& record) {
+  auto it = node_index_.find(name);
+  if (it == node_index_.end()) return;
+  core::Node& n = nodes_[it->second];
+  n.drain = record.value("drain", false);
+  n.down = record.value("down", false);
+  n.reason = record.value("reason", "");
+  n.reason_uid = record.value("reason_uid", n.reason_uid);
+  n.reason_time = record.value("reason_time", n.reason_time);
+}
+
+}  // namespace drover::ctld
