@@ -124,14 +124,18 @@ const core::Node* StateMachine::find_node(const std::string& name) const {
   return it == node_index_.end() ? nullptr : &nodes_[it->second];
 }
 
-sched::ClusterView StateMachine::view() const {
+void StateMachine::add_running(sched::ClusterView& v) const {
+  for (const auto& [id, job] : jobs_)
+    if (holds_resources(job)) v.running.push_back(&job);
+}
+
+sched::ClusterView StateMachine::view(bool with_running) const {
   sched::ClusterView v;
   for (const auto& n : nodes_) v.nodes.push_back(&n);
   for (const auto& p : partitions_)
     v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes,
                             p.conf.priority_tier, p.preempt_mode, p.grace_time_s});
-  for (const auto& [id, job] : jobs_)
-    if (holds_resources(job)) v.running.push_back(&job);
+  if (with_running) add_running(v);
   v.params = config_.sched_params;
   v.preemption = config_.preemption;
   v.limits = config_.limits.get();
@@ -227,7 +231,9 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
             std::max<int64_t>(spec.nodes_min, (want + per_node_max - 1) / per_node_max);
     }
   }
-  sched::ClusterView v = view();
+  // What could ever fit is judged on idle nodes: the running jobs (a walk over every job,
+  // which made each submission slower as the queue grew) are added only for --test-only.
+  sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
@@ -329,6 +335,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     // partition have all reached their time limits (an upper bound; FIFO plans no further).
     std::vector<core::NodeAlloc> alloc;
     int64_t start = now;
+    add_running(v);
     if (!sched::place(spec, pv, v, false, alloc)) {
       if (!sched::place(spec, pv, v, true, alloc))
         return error_reply("Requested node configuration is not available");

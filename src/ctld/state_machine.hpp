@@ -232,7 +232,8 @@ class StateMachine {
   // Stops a running job the engine preempted: requeued or cancelled (preemption.cpp).
   void preempt_job(const sched::Preemption& p, int64_t now, Effects& fx);
   json launch_message(const core::Job& job) const;
-  sched::ClusterView view() const;
+  sched::ClusterView view(bool with_running = true) const;
+  void add_running(sched::ClusterView& v) const;
   // Reservations (reservations.cpp).
   std::string reservation_access(const core::JobSpec& spec, const std::string& user) const;
   // Ends reservations whose time is up (repeating ones move on; their running members are
