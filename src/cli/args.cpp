@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/text.hpp"
+
 namespace drover::cli {
 
 bool ArgReader::next() {
@@ -35,6 +37,11 @@ bool ArgReader::take(const char* short_form, const char* long_form) {
     return true;
   }
   return false;
+}
+
+std::set<std::string> split_set(const std::string& s) {
+  const auto items = core::split_list(s, ',');
+  return {items.begin(), items.end()};
 }
 
 }  // namespace drover::cli

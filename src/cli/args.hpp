@@ -1,4 +1,5 @@
 #pragma once
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,8 @@ class ArgReader {
   size_t index_ = 0;
   std::string current_, value_;
 };
+
+// A comma-separated option value ("-p a,b") as a set, empty items dropped.
+std::set<std::string> split_set(const std::string& s);
 
 }  // namespace drover::cli

@@ -1,11 +1,20 @@
 #include "cli/format.hpp"
 
+#include <pwd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <ctime>
 
 namespace drover::cli {
 
 std::vector<FormatField> parse_format(std::string_view spec) {
+  std::vector<char> unknown;
+  return parse_format(spec, {}, unknown);
+}
+
+std::vector<FormatField> parse_format(std::string_view spec, const std::function<bool(char)>& known,
+                                      std::vector<char>& unknown) {
   std::vector<FormatField> out;
   std::string literal;
   for (size_t i = 0; i < spec.size(); ++i) {
@@ -33,6 +42,12 @@ std::vector<FormatField> parse_format(std::string_view spec) {
     if (j >= spec.size()) {
       literal += spec.substr(i);
       break;
+    }
+    if (known && !known(spec[j])) {
+      unknown.push_back(spec[j]);
+      literal += spec.substr(i, j - i + 1);
+      i = j;
+      continue;
     }
     f.code = spec[j];
     f.literal = std::move(literal);
@@ -78,6 +93,20 @@ std::string render_table(const std::vector<FormatField>& fields, size_t rows,
   if (with_header) line(header);
   for (size_t r = 0; r < rows; ++r) line([&](char c) { return value(c, r); });
   return out;
+}
+
+std::string date_line(int64_t now) {
+  const std::time_t t = now;
+  char buf[64];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
+  return buf;
+}
+
+std::string user_name(uint32_t uid) {
+  if (const passwd* pw = ::getpwuid(uid)) return pw->pw_name;
+  return std::to_string(uid);
 }
 
 }  // namespace drover::cli

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,17 @@ struct FormatField {
 };
 
 std::vector<FormatField> parse_format(std::string_view spec);
+
+// The same for a command that knows its codes: an unknown one stays in the text as written
+// ("%-6P" prints as such) and is added to `unknown`, as Slurm's squeue reports it.
+std::vector<FormatField> parse_format(std::string_view spec, const std::function<bool(char)>& known,
+                                      std::vector<char>& unknown);
+
+// The first line of the long listings (squeue -l, sinfo -l): "Sun Nov 22 08:31:37 2026".
+std::string date_line(int64_t now);
+
+// A uid's user name (the uid as a number when it has none).
+std::string user_name(uint32_t uid);
 
 // Pads or truncates `value` to the field's width, as Slurm's printers do.
 std::string fit(const std::string& value, int width, bool right);

@@ -1,5 +1,4 @@
 // scontrol: show job|node|partition, ping.
-#include <pwd.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "cli/format.hpp"
 #include "cli/job_info.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "core/array_spec.hpp"
@@ -170,11 +170,6 @@ std::string show_job(const json& j, bool one_liner) {
   if (!spec.value("gpus_per_task", std::string()).empty())
     r.line({"TresPerTask=" + gpu(spec.value("gpus_per_task", std::string()))});
   return r.str(true);
-}
-
-std::string user_name(uint32_t uid) {
-  if (const passwd* pw = ::getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
 }
 
 std::string show_node(const json& n, bool one_liner) {

@@ -1,8 +1,6 @@
 // sinfo: partitions and nodes.
-#include <pwd.h>
 
 #include <algorithm>
-#include <ctime>
 #include <iostream>
 #include <map>
 #include <set>
@@ -37,24 +35,22 @@ int state_rank(const json& node) {
   return rank;
 }
 
+// A compact state without its flag suffixes ("idle*" -> "idle").
+std::string base_state(std::string compact) {
+  while (!compact.empty() && std::string("*~#!%$@^-").find(compact.back()) != std::string::npos)
+    compact.pop_back();
+  return compact;
+}
+
 // sinfo's long state names (%T) from the compact ones (%t).
 std::string long_state(const std::string& compact) {
   static const std::map<std::string, std::string> names = {
       {"idle", "idle"},     {"alloc", "allocated"}, {"mix", "mixed"},     {"drain", "drained"},
       {"drng", "draining"}, {"down", "down"},       {"resv", "reserved"}, {"maint", "maint"},
       {"unk", "unknown"},   {"comp", "completing"}, {"fail", "fail"},     {"plnd", "planned"}};
-  std::string base = compact, suffix;
-  while (!base.empty() && std::string("*~#!%$@^-").find(base.back()) != std::string::npos) {
-    suffix.insert(suffix.begin(), base.back());
-    base.pop_back();
-  }
+  const std::string base = base_state(compact), suffix = compact.substr(base.size());
   auto it = names.find(base);
   return (it == names.end() ? base : it->second) + suffix;
-}
-
-std::string user_name(uint32_t uid) {
-  if (const passwd* pw = ::getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
 }
 
 // A row: nodes of one partition (or none, for -R) that print alike.
@@ -227,12 +223,6 @@ std::string row_value(char code, const Row& row) {
   }
 }
 
-std::set<std::string> split_set(const std::string& s) {
-  std::set<std::string> out;
-  for (const auto& item : core::split_list(s, ',')) out.insert(item);
-  return out;
-}
-
 }  // namespace
 
 int sinfo_main(const std::vector<std::string>& args) {
@@ -303,9 +293,7 @@ int sinfo_main(const std::vector<std::string>& args) {
     if (!want_states.empty() && !want_states.count("all")) {
       // A state matches the compact form, its long name, or any part of the node's full state
       // (a drained idle node is "idle" too).
-      std::string base = st;
-      while (!base.empty() && std::string("*~#!%$@^-").find(base.back()) != std::string::npos)
-        base.pop_back();
+      const std::string base = base_state(st);
       std::set<std::string> names = {base, long_state(base)};
       for (const auto& part : core::split_list(core::to_lower(n.value("state_long", "")), '+')) {
         names.insert(part);
@@ -393,14 +381,7 @@ int sinfo_main(const std::vector<std::string>& args) {
       for (auto& [rank, row] : mine) rows.push_back(std::move(row));
     }
   }
-  if (long_format && header) {
-    std::time_t now = nodes.value("now", int64_t{0});
-    char buf[64];
-    std::tm tm{};
-    localtime_r(&now, &tm);
-    std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-    std::cout << buf << '\n';
-  }
+  if (long_format && header) std::cout << date_line(nodes.value("now", int64_t{0})) << '\n';
   std::cout << render_table(
       fields, rows.size(), [&](char code, size_t i) { return row_value(code, rows[i]); },
       header_for, header);

@@ -5,7 +5,6 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -32,15 +31,6 @@ constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 // --start: pending jobs with their expected start and the nodes planned for them.
 constexpr const char* kStartFormat = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
 constexpr const char* kLongFormat = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
-
-std::set<std::string> split_set(const std::string& s) {
-  std::set<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.insert(item);
-  return out;
-}
 
 std::string time_or(int64_t t, const char* none) {
   return t == core::kNoTime ? none : core::format_timestamp(t);
@@ -234,44 +224,14 @@ struct Column {
 
 // -o: "%[.][width]code" with text between; an unknown code is printed as written and reported.
 std::vector<Column> parse_percent_format(const std::string& spec, std::string& errors) {
+  std::vector<char> unknown;
   std::vector<Column> out;
-  std::string literal;
-  for (size_t i = 0; i < spec.size(); ++i) {
-    if (spec[i] != '%' || i + 1 >= spec.size()) {
-      literal += spec[i];
-      continue;
-    }
-    size_t j = i + 1;
-    if (spec[j] == '%') {
-      literal += '%';
-      i = j;
-      continue;
-    }
-    Column c;
-    if (spec[j] == '.') {
-      c.right = true;
-      ++j;
-    }
-    while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
-      c.width = c.width * 10 + (spec[j++] - '0');
-    if (j >= spec.size()) {
-      literal += spec.substr(i);
-      break;
-    }
-    auto it = kCodes.find(spec[j]);
-    if (it == kCodes.end()) {
-      errors +=
-          "squeue: error: Invalid job format specification: " + std::string(1, spec[j]) + "\n";
-      literal += spec.substr(i, j - i + 1);
-    } else {
-      c.field = find_field(it->second);
-      c.literal = std::move(literal);
-      literal.clear();
-      out.push_back(std::move(c));
-    }
-    i = j;
-  }
-  if (!literal.empty()) out.push_back({literal, nullptr, 0, false});
+  for (auto& f : parse_format(
+           spec, [](char c) { return kCodes.count(c) > 0; }, unknown))
+    out.push_back(
+        {std::move(f.literal), f.code ? find_field(kCodes.at(f.code)) : nullptr, f.width, f.right});
+  for (char c : unknown)
+    errors += "squeue: error: Invalid job format specification: " + std::string(1, c) + "\n";
   return out;
 }
 
@@ -596,14 +556,7 @@ int squeue_main(const std::vector<std::string>& args) {
       });
     }
 
-    if ((long_format || iterate_s > 0) && header) {
-      std::time_t now = ctx.now;
-      char buf[64];
-      std::tm tm{};
-      localtime_r(&now, &tm);
-      std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
-      std::cout << buf << '\n';
-    }
+    if ((long_format || iterate_s > 0) && header) std::cout << date_line(ctx.now) << '\n';
     if (steps) {
       // The batch step of each running batch job (jobs have no other steps yet).
       std::string out;
