@@ -8,6 +8,7 @@
 
 #include "core/hostlist.hpp"
 #include "store/accounting.hpp"
+#include "store/sqlite_file.hpp"
 
 namespace drover::store {
 namespace {
@@ -112,13 +113,7 @@ std::string placeholders(size_t n) {
 class SqliteAccounting final : public AccountingStore {
  public:
   explicit SqliteAccounting(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK)
-      fail(db_, "open " + path);
-    sqlite3_busy_timeout(db_, 5000);
-    exec("PRAGMA journal_mode=WAL");
-    exec("PRAGMA synchronous=FULL");
+    db_ = open_durable_sqlite(path, "accounting");
     for (const char* sql : kSchema) exec(sql);
     std::string upsert = std::string("INSERT INTO acct_jobs (") + kJobColumns + ") VALUES (" +
                          placeholders(kJobColumnCount) + ") ON CONFLICT (job_id) DO UPDATE SET ";

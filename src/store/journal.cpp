@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "proto/json.hpp"
+#include "store/sqlite_file.hpp"
 
 namespace drover::store {
 namespace {
@@ -12,13 +13,7 @@ namespace {
 }  // namespace
 
 Journal::Journal(const std::string& path) {
-  if (sqlite3_open_v2(path.c_str(), &db_,
-                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                      nullptr) != SQLITE_OK)
-    fail(db_, "open " + path);
-  sqlite3_busy_timeout(db_, 5000);
-  exec("PRAGMA journal_mode=WAL");
-  exec("PRAGMA synchronous=FULL");
+  db_ = open_durable_sqlite(path, "journal");
   exec("CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
   exec(
@@ -32,8 +27,8 @@ Journal::Journal(const std::string& path) {
                          -1, &meta_, nullptr) ||
       sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO records (kind, name, data) VALUES (?, ?, ?)",
                          -1, &put_record_, nullptr) ||
-      sqlite3_prepare_v2(db_, "DELETE FROM records WHERE kind = ? AND name = ?", -1,
-                         &erase_record_, nullptr) ||
+      sqlite3_prepare_v2(db_, "DELETE FROM records WHERE kind = ? AND name = ?", -1, &erase_record_,
+                         nullptr) ||
       sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", -1,
                          &counter_, nullptr) ||
       sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO payloads (id, data) VALUES (?, ?)", -1,
@@ -85,7 +80,9 @@ Journal::Loaded Journal::load() {
   if (sqlite3_prepare_v2(db_, "SELECT kind, name, data FROM records", -1, &st, nullptr))
     fail(db_, "prepare");
   while (sqlite3_step(st) == SQLITE_ROW) {
-    auto text = [st](int col) { return reinterpret_cast<const char*>(sqlite3_column_text(st, col)); };
+    auto text = [st](int col) {
+      return reinterpret_cast<const char*>(sqlite3_column_text(st, col));
+    };
     out.records[text(0)][text(1)] = nlohmann::json::parse(text(2));
   }
   sqlite3_finalize(st);
@@ -145,10 +142,8 @@ void Journal::put_record(const std::string& kind, const std::string& name,
 void Journal::erase_record(const std::string& kind, const std::string& name) {
   begin();
   sqlite3_reset(erase_record_);
-  sqlite3_bind_text(erase_record_, 1, kind.data(), static_cast<int>(kind.size()),
-                    SQLITE_TRANSIENT);
-  sqlite3_bind_text(erase_record_, 2, name.data(), static_cast<int>(name.size()),
-                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(erase_record_, 1, kind.data(), static_cast<int>(kind.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(erase_record_, 2, name.data(), static_cast<int>(name.size()), SQLITE_TRANSIENT);
   if (sqlite3_step(erase_record_) != SQLITE_DONE) fail(db_, "erase " + kind);
 }
 
