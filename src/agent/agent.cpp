@@ -57,6 +57,8 @@ Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {
 
 int Agent::run() {
   std::filesystem::create_directories(opts_.spool_dir);
+  steps_.listen(opts_.listen_address);
+  spdlog::info("listening for srun on {}", steps_.launch_addr());
   child_signals_.async_wait([this](auto, int) { reap(); });
   stop_signals_.async_wait([this](const boost::system::error_code& ec, int) {
     if (!ec) shutdown();
@@ -134,6 +136,7 @@ void Agent::on_message(const std::string& payload) {
                   {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
                   {"cpus", opts_.cpus},
                   {"real_memory", opts_.real_memory_mb},
+                  {"launch_addr", steps_.launch_addr()},
                   {"running", running},
                   {"finished", finished}};
       reg.update(node_health());
@@ -261,6 +264,7 @@ void Agent::on_exec(uint64_t job_id, pid_t pid) {
 }
 
 void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice) {
+  steps_.terminate_job(job_id, kill_wait_s);
   auto it = running_.find(job_id);
   if (it == running_.end()) {
     // Nothing runs: tell the controller again how it ended, if we know.
@@ -294,6 +298,7 @@ void Agent::reap() {
   int status = 0;
   pid_t pid;
   while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    if (steps_.child_exited(pid, status)) continue;
     for (auto it = running_.begin(); it != running_.end(); ++it) {
       if (it->second.pid != pid) continue;
       uint64_t id = it->first;
@@ -308,7 +313,7 @@ void Agent::reap() {
       break;
     }
   }
-  if (stopping_ && running_.empty()) {
+  if (stopping_ && running_.empty() && steps_.idle()) {
     io_.stop();
     return;
   }
@@ -329,7 +334,8 @@ void Agent::shutdown() {
   reconnect_timer_.cancel();
   heartbeat_timer_.cancel();
   if (conn_) conn_->close();
-  if (running_.empty()) {
+  steps_.stop_all(5);
+  if (running_.empty() && steps_.idle()) {
     io_.stop();
     return;
   }

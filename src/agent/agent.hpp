@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/steps.hpp"
 #include "net/connection.hpp"
 
 namespace drover::agent {
@@ -21,6 +22,7 @@ struct AgentOptions {
   int controller_port = 6817;
   std::string key;
   std::string spool_dir;
+  std::string listen_address = "127.0.0.1";  // where srun reaches this agent (any free port)
   int cpus = 0;  // reported resources (0: this machine's)
   int64_t real_memory_mb = 0;
 };
@@ -77,6 +79,7 @@ class Agent {
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
   std::map<uint64_t, Finished> finished_;  // until the controller acknowledges them
+  StepServer steps_{io_, opts_.node, opts_.key};
 };
 
 }  // namespace drover::agent

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
 namespace drover::agent {
 namespace {
@@ -33,6 +34,38 @@ void redirect(int target, const std::string& path, int flags) {
   if (::dup2(fd, target) < 0) child_fail("dup2");
   ::close(fd);
 }
+
+// The child's first steps: its own session, default signal handling, nothing blocked.
+void child_reset_signals() {
+  ::setsid();
+  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);  // fails harmlessly for some
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+// Takes on the job's user (its groups, gid, uid) when the agent runs as root.
+void child_become_user(const std::string& user, uid_t uid, gid_t gid) {
+  if (::geteuid() != 0) return;
+  if (::initgroups(user.c_str(), gid) != 0 && ::setgroups(0, nullptr) != 0)
+    child_fail("setgroups");
+  if (::setgid(gid) != 0) child_fail("setgid");
+  if (uid != 0 && ::setuid(uid) != 0) child_fail("setuid");
+}
+
+// Forks with every signal blocked, so none reaches the child while it still has the agent's
+// handlers (the child resets them); returns as fork does.
+pid_t fork_blocked(int& fork_errno) {
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = ::fork();
+  fork_errno = errno;
+  if (pid != 0) ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+void write_stderr(std::string_view text) { (void)!::write(2, text.data(), text.size()); }
 
 }  // namespace
 
@@ -125,21 +158,13 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  const bool as_root = ::geteuid() == 0;
-  const bool switch_user = as_root && spec.uid != 0;
 
   int exec_pipe[2];
   if (::pipe2(exec_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  // Signals are blocked across fork so none reaches the child while it still has the agent's
-  // handlers; the child resets them and unblocks.
-  sigset_t all, old;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &old);
-  pid_t pid = ::fork();
+  int fork_errno = 0;
+  pid_t pid = fork_blocked(fork_errno);
   if (pid != 0) {
-    const int fork_errno = errno;
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     ::close(exec_pipe[1]);
     if (pid < 0) {
       ::close(exec_pipe[0]);
@@ -150,18 +175,9 @@ Spawned spawn_batch(const LaunchSpec& spec) {
 
   // Child.
   ::close(exec_pipe[0]);
-  ::setsid();
-  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);  // fails harmlessly for some
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  child_reset_signals();
   std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
-  if (as_root) {
-    if (::initgroups(spec.user.c_str(), spec.gid) != 0 && ::setgroups(0, nullptr) != 0)
-      child_fail("setgroups");
-    if (::setgid(spec.gid) != 0) child_fail("setgid");
-    if (switch_user && ::setuid(spec.uid) != 0) child_fail("setuid");
-  }
+  child_become_user(spec.user, spec.uid, spec.gid);
   // Files are opened as the job's user, so permissions are theirs.
   redirect(0, spec.std_in, O_RDONLY);
   const int out_flags = O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
@@ -186,6 +202,83 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   ::close_range(keep + 1, ~0U, 0);
   ::execve(spec.script_path.c_str(), argv.data(), envp.data());
   child_fail("execve");
+}
+
+pid_t spawn_task(const TaskSpec& spec) {
+  std::vector<std::string> env_strings;
+  std::string path_var = "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& [k, v] : spec.env) {
+    env_strings.push_back(k + "=" + v);
+    if (k == "PATH") path_var = v;
+  }
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  std::string pid_var(64, '\0');  // SLURM_TASK_PID, filled in by the child
+  envp.push_back(pid_var.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  if (args.empty()) throw std::runtime_error("no program to run");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  // Where the program may be: a name with a slash as given, else each directory of PATH.
+  std::vector<std::string> candidates;
+  const std::string& prog = args.front();
+  if (prog.find('/') != std::string::npos) {
+    candidates.push_back(prog);
+  } else {
+    size_t start = 0;
+    while (start <= path_var.size()) {
+      size_t end = path_var.find(':', start);
+      if (end == std::string::npos) end = path_var.size();
+      std::string dir = path_var.substr(start, end - start);
+      candidates.push_back((dir.empty() ? "." : dir) + "/" + prog);
+      start = end + 1;
+    }
+  }
+  const std::string chdir_msg = "slurmstepd: error: couldn't chdir to `" + spec.workdir + "': ";
+  int fork_errno = 0;
+  pid_t pid = fork_blocked(fork_errno);
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+  if (pid > 0) return pid;
+
+  // Child.
+  child_reset_signals();
+  std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
+  child_become_user(spec.user, spec.uid, spec.gid);
+  for (int i = 0; i < 3; ++i) {
+    if (spec.stdio_fds[i] >= 0) {
+      if (::dup2(spec.stdio_fds[i], i) < 0) child_fail("dup2");
+    } else {
+      const int flags = i == 0 ? O_RDONLY
+                               : O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
+      if (i == 2 && spec.stdio_paths[2] == spec.stdio_paths[1] && spec.stdio_fds[1] < 0) {
+        if (::dup2(1, 2) < 0) child_fail("dup2");
+      } else {
+        redirect(i, spec.stdio_paths[i], flags);
+      }
+    }
+  }
+  if (::chdir(spec.workdir.c_str()) != 0) {
+    write_stderr(chdir_msg);
+    write_stderr(std::strerror(errno));
+    write_stderr(": going to /tmp instead\n");
+    if (::chdir("/tmp") != 0) child_fail("chdir");
+  }
+  ::umask(022);
+  ::close_range(3, ~0U, 0);
+  int err = ENOENT;
+  for (const auto& c : candidates) {
+    ::execve(c.c_str(), argv.data(), envp.data());
+    // Keep looking past missing files; remember a file that is there but cannot run.
+    if (errno != ENOENT && errno != ENOTDIR) err = errno;
+  }
+  write_stderr("slurmstepd: error: execve(): ");
+  write_stderr(prog);
+  write_stderr(": ");
+  write_stderr(std::strerror(err));
+  write_stderr("\n");
+  ::_exit(err);
 }
 
 }  // namespace drover::agent

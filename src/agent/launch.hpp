@@ -28,6 +28,25 @@ struct Spawned {
   int exec_fd;
 };
 
+// One task of an srun step: its program (argv[0] looked up in the task's PATH, as slurmstepd
+// does), environment and stdio (pipe ends, or files opened as the user).
+struct TaskSpec {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string user;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  std::string workdir;
+  int stdio_fds[3] = {-1, -1, -1};  // the child's ends; -1: open stdio_paths[i] instead
+  std::string stdio_paths[3] = {"/dev/null", "/dev/null", "/dev/null"};
+  bool append = false;
+};
+
+// Forks a task in its own session with the user's credentials. A program that cannot be run
+// ends the task with exit code errno after `slurmstepd: error: execve(): NAME: REASON` on its
+// stderr, as Slurm's tasks do. Throws std::runtime_error if fork fails.
+pid_t spawn_task(const TaskSpec& spec);
+
 // Forks the batch shell in its own session (so signals reach the whole process group),
 // as the job's user when the agent is root, with stdio on the requested files.
 // Throws std::runtime_error if fork fails.

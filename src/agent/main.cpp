@@ -9,7 +9,7 @@
 namespace {
 int usage() {
   std::cerr << "usage: droverd --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
-               "               [--cpus N] [--mem MB]\n";
+               "               [--listen ADDR] [--cpus N] [--mem MB]\n";
   return 2;
 }
 }  // namespace
@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
       key_file = next();
     else if (a == "--spool")
       opts.spool_dir = next();
+    else if (a == "--listen")
+      opts.listen_address = next();
     else if (a == "--cpus")
       opts.cpus = std::stoi(next());
     else if (a == "--mem")

@@ -52,11 +52,16 @@ int64_t Job::alloc_mem_mb() const {
   return n;
 }
 
-std::vector<std::string> Job::node_names() const {
+namespace {
+std::vector<std::string> names_of(const std::vector<NodeAlloc>& alloc) {
   std::vector<std::string> names;
   names.reserve(alloc.size());
   for (const auto& a : alloc) names.push_back(a.node);
   return names;
 }
+}  // namespace
+
+std::vector<std::string> Job::node_names() const { return names_of(alloc); }
+std::vector<std::string> Step::node_names() const { return names_of(alloc); }
 
 }  // namespace drover::core

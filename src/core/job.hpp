@@ -92,6 +92,9 @@ struct JobSpec {
   }
   bool default_name = false;  // named "sbatch" for want of one (script on stdin, no -J):
                               // Slurm then sets no SLURM_JOB_NAME
+  // An allocation without a batch shell (salloc, or srun outside an allocation): nothing is
+  // launched when it starts; it ends when its holder says so, is cancelled or times out.
+  bool interactive = false;
 };
 
 // Which resources a job holds on one node.
@@ -113,6 +116,26 @@ struct NodeAlloc {
   // GPUs in Gres= order: CUDA_VISIBLE_DEVICES) the job holds there.
   std::vector<uint16_t> cpu_ids;
   std::vector<uint16_t> gpu_ids;
+};
+
+// A job step started by srun inside an allocation (the batch shell, N.batch, is not one).
+struct Step {
+  uint32_t id = 0;
+  std::string name;  // -J, else the command's base name
+  JobState state = JobState::Running;
+  int64_t start_time = kNoTime, end_time = kNoTime;
+  int exit_code = 0, exit_signal = 0;  // the largest exit code / a signal that ended a task
+  int ntasks = 0;
+  int cpus_per_task = 1;
+  bool overlap = false;           // --overlap: shares the CPUs other steps hold
+  std::string distribution;       // "block", "cyclic"
+  std::vector<NodeAlloc> alloc;   // per node: CPUs (ids), memory, tasks, GPUs
+  std::string command;            // the command line (scontrol show step, sacct SubmitLine)
+  std::string srun_host;          // where srun runs
+  int64_t srun_pid = 0;
+  int64_t time_limit_min = -1;    // -1: the job's
+  uint32_t cancelled_by = 0xffffffff;
+  std::vector<std::string> node_names() const;
 };
 
 struct Job {
@@ -156,6 +179,10 @@ struct Job {
   Dependency dependency;      // parsed --dependency with each entry's state
   int nice = 0;               // current nice (the spec's, or as updated)
   bool warning_sent = false;  // the --signal warning has gone out for this run
+
+  // srun's steps of the current run (finished ones stay until the job is purged).
+  std::vector<Step> steps;
+  uint32_t next_step_id = 0;
 
   bool allocated() const { return !alloc.empty(); }
   int alloc_cpus() const;

@@ -18,7 +18,8 @@ struct Node {
   int64_t real_memory_mb = 1;
   std::string gres;
   std::vector<std::string> features;
-  std::string address;  // where its agent was seen
+  std::string address;      // where its agent was seen
+  std::string launch_addr;  // "ip:port" where srun reaches its agent to launch step tasks
 
   bool registered = false;  // an agent has registered since the controller started
   bool down = false;        // set by heartbeat loss or by an admin

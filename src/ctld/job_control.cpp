@@ -25,6 +25,7 @@ uint32_t StateMachine::next_priority(int nice) {
 }
 
 bool StateMachine::requeue_allowed(const core::Job& job) const {
+  if (job.spec.interactive) return false;  // its holder (salloc, srun) is gone with it
   return job.spec.requeue == 1 || (job.spec.requeue == -1 && config_.job_requeue);
 }
 

@@ -61,6 +61,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
       key_(std::move(cluster_key)),
       machine_(std::move(config), sched::make_scheduler()),
       journal_(state_dir_ + "/ctld-state.db") {
+  machine_.set_cluster_key(key_);
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
   // Accounting follows the journal: every journaled job is recorded again, so a crash
@@ -243,6 +244,12 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.reservation(ev.msg, ev.caller, now, fx);
         else if (op == "node_update")
           reply = machine_.node_update(ev.msg, ev.caller, now, fx);
+        else if (op == "step_create")
+          reply = machine_.step_create(ev.msg, ev.caller, now, fx);
+        else if (op == "step_complete")
+          reply = machine_.step_complete(ev.msg, ev.caller, now, fx);
+        else if (op == "allocation_complete")
+          reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {

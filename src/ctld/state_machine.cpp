@@ -157,7 +157,10 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   } catch (const std::exception&) {
     return error_reply("Invalid job request");
   }
-  if (spec.script.rfind("#!", 0) != 0) return error_reply("Batch script is empty or lacks #!");
+  if (spec.interactive)
+    spec.script.clear();  // salloc / srun: an allocation, nothing to launch
+  else if (spec.script.rfind("#!", 0) != 0)
+    return error_reply("Batch script is empty or lacks #!");
   if (spec.workdir.empty() || spec.workdir.front() != '/')
     return error_reply("Invalid working directory");
   if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
@@ -520,7 +523,9 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   job.state = state;
   job.reason = reason;
   job.end_time = now;
-  job.completing = completing;
+  // An allocation without a batch shell has no exit to wait for.
+  job.completing = completing && !job.spec.interactive;
+  end_steps(job, state, now);
   if (held && !holds_resources(job)) release(job);
   fx.dirty_jobs.insert(job.id);
   fx.reschedule = true;
@@ -534,11 +539,14 @@ std::string StateMachine::cancel_notice(const core::Job& job, int64_t now,
 
 void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::string& why,
                                   Effects& fx, int64_t kill_wait) {
-  fx.to_agents.push_back({job.batch_host,
-                          {{"type", "terminate"},
-                           {"job_id", job.id},
-                           {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
-                           {"notice", cancel_notice(job, now, why)}}});
+  // The batch host ends the batch shell and its steps' tasks; the other nodes their tasks.
+  for (const auto& a : job.alloc)
+    fx.to_agents.push_back(
+        {a.node,
+         {{"type", "terminate"},
+          {"job_id", job.id},
+          {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
+          {"notice", a.node == job.batch_host ? cancel_notice(job, now, why) : std::string()}}});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
@@ -578,6 +586,12 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   node.boot_time = msg.value("boot_time", now);
   node.last_heartbeat = now;
   node.address = msg.value("address", "");
+  // Where srun reaches the agent: what it listens on, or (a wildcard) where it is seen from.
+  node.launch_addr = msg.value("launch_addr", "");
+  if (node.launch_addr.rfind("0.0.0.0:", 0) == 0) {
+    const auto colon = node.address.rfind(':');
+    node.launch_addr = node.address.substr(0, colon) + node.launch_addr.substr(7);
+  }
   node.cpu_load = msg.value("cpu_load", -1.0);
   node.free_mem_mb = msg.value("free_mem", int64_t{-1});
 
@@ -605,7 +619,7 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   // Reconcile: jobs we believe run there but the agent does not know never started (the
   // launch was lost) or vanished with an agent restart: requeue them so they run once.
   for (auto& [id, job] : jobs_) {
-    if (job.batch_host != node_name || !holds_resources(job)) continue;
+    if (job.batch_host != node_name || !holds_resources(job) || job.spec.interactive) continue;
     if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
       processes_gone(job);
@@ -831,8 +845,10 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   for (const auto& a : job.alloc) {
     nodes_[node_index_.at(a.node)].charge(a);
   }
+  job.steps.clear();
+  job.next_step_id = 0;
   fx.dirty_jobs.insert(job.id);
-  fx.to_agents.push_back({job.batch_host, launch_message(job)});
+  if (!job.spec.interactive) fx.to_agents.push_back({job.batch_host, launch_message(job)});
 }
 
 namespace {

@@ -92,6 +92,15 @@ class StateMachine {
   // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
   std::function<bool(const std::string&)> user_exists;
 
+  // srun (steps.cpp): a step inside a running allocation ({"job_id", sizes, "nodelist", ...};
+  // the reply has the layout, the agents' addresses and the signed credential), its end,
+  // and the end of an allocation that has no batch shell (salloc, srun outside one).
+  json step_create(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json step_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json allocation_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // The key that signs step credentials (the cluster key, which agents also hold).
+  void set_cluster_key(std::string key) { cluster_key_ = std::move(key); }
+
   // Agent events.
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
   void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
@@ -130,6 +139,11 @@ class StateMachine {
   };
 
   bool is_operator(const Caller& who) const;
+  // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
+  core::Job* caller_job(const json& req, const Caller& who, json& error);
+  std::string step_key(const std::string& cred_sig) const;
+  // Steps still running when their job ends end with it.
+  void end_steps(core::Job& job, core::JobState state, int64_t now);
   bool may_act_on(const Caller& who, const core::Job& job) const {
     return job.uid == who.uid || is_operator(who);
   }
@@ -265,6 +279,7 @@ class StateMachine {
   sched::AssocTree assoc_;
   std::map<std::string, core::Reservation> reservations_;
   int64_t next_resv_id_ = 1;
+  std::string cluster_key_;
   int64_t resv_checked_at_ = 0;
   std::unordered_map<uint64_t, uint32_t>
       payload_refs_;  // when reservation starts were last looked at

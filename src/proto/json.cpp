@@ -17,10 +17,15 @@ namespace drover::core {
                       X(nodelist) X(exclude) X(constraint) X(gres) X(gpus) X(gpus_per_node)     \
                           X(gpus_per_task) X(reservation) X(licenses) X(mail_type) X(mail_user) \
                               X(open_mode) X(submit_dir) X(submit_nice) X(get_user_env)         \
-                                  X(mem_per_gpu_mb) X(default_name)
+                                  X(mem_per_gpu_mb) X(default_name) X(interactive)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres) X(cpu_ids) X(gpu_ids)
+
+#define DROVER_FIELDS_STEP(X)                                                               \
+  X(id) X(name) X(start_time) X(end_time) X(exit_code) X(exit_signal) X(ntasks) X(cpus_per_task) \
+      X(overlap) X(distribution) X(alloc) X(command) X(srun_host) X(srun_pid) X(time_limit_min)  \
+          X(cancelled_by)
 
 #define DROVER_FIELDS_JOB_NOSPEC(X)                                                                \
   X(id)                                                                                            \
@@ -30,7 +35,7 @@ namespace drover::core {
       X(start_time) X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code)      \
           X(exit_signal) X(cancelled_by) X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes) X(payload_id) X(array_job_id)        \
               X(array_task_id) X(array_pending) X(array_max_running) X(held) X(dependency) X(nice) \
-                  X(warning_sent)
+                  X(warning_sent) X(steps) X(next_step_id)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
 #define DROVER_FIELDS_NODE(X)                                                                \
@@ -38,7 +43,7 @@ namespace drover::core {
   X(cpus)                                                                                    \
   X(sockets)                                                                                 \
   X(cores_per_socket)                                                                        \
-  X(threads_per_core) X(real_memory_mb) X(gres) X(features) X(address) X(registered) X(down) \
+  X(threads_per_core) X(real_memory_mb) X(gres) X(features) X(address) X(launch_addr) X(registered) X(down) \
       X(drain) X(not_responding) X(reason) X(reason_uid) X(reason_time) X(boot_time)         \
           X(agent_start_time) X(last_heartbeat) X(cpu_load) X(free_mem_mb) X(alloc_cpus)     \
               X(alloc_mem_mb) X(running_jobs) X(gres_used)
@@ -82,6 +87,16 @@ void to_json(nlohmann::json& j, const JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER
 void from_json(const nlohmann::json& j, JobSpec& v) { DROVER_FIELDS_JOBSPEC(DROVER_GET) }
 void to_json(nlohmann::json& j, const NodeAlloc& v) { DROVER_FIELDS_ALLOC(DROVER_PUT) }
 void from_json(const nlohmann::json& j, NodeAlloc& v) { DROVER_FIELDS_ALLOC(DROVER_GET) }
+
+void to_json(nlohmann::json& j, const Step& v) {
+  DROVER_FIELDS_STEP(DROVER_PUT)
+  j["state"] = job_state_name(v.state);
+}
+void from_json(const nlohmann::json& j, Step& v) {
+  DROVER_FIELDS_STEP(DROVER_GET)
+  if (auto it = j.find("state"); it != j.end())
+    v.state = parse_job_state(it->get<std::string>()).value_or(JobState::Running);
+}
 
 namespace {
 void spec_summary_json(nlohmann::json& j, const JobSpec& v) {

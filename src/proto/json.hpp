@@ -16,6 +16,8 @@ void to_json(nlohmann::json& j, const JobSpec& s);
 void from_json(const nlohmann::json& j, JobSpec& s);
 void to_json(nlohmann::json& j, const NodeAlloc& a);
 void from_json(const nlohmann::json& j, NodeAlloc& a);
+void to_json(nlohmann::json& j, const Step& s);
+void from_json(const nlohmann::json& j, Step& s);
 void to_json(nlohmann::json& j, const Job& job);
 // The job without its script and environment: what queries return.
 void job_summary_json(nlohmann::json& j, const Job& job);

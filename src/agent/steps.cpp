@@ -1,0 +1,412 @@
+#include "agent/steps.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "agent/launch.hpp"
+#include "core/hostlist.hpp"
+#include "net/auth.hpp"
+#include "net/connection.hpp"
+#include "proto/step_io.hpp"
+
+namespace drover::agent {
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+using Pipe = asio::posix::stream_descriptor;
+
+std::string ip_of(const std::string& endpoint) {
+  const auto colon = endpoint.rfind(':');
+  std::string ip = colon == std::string::npos ? endpoint : endpoint.substr(0, colon);
+  if (ip.size() > 2 && ip.front() == '[') ip = ip.substr(1, ip.size() - 2);
+  return ip;
+}
+}  // namespace
+
+struct StepServer::Session : std::enable_shared_from_this<Session> {
+  struct Task {
+    uint32_t gid = 0;
+    pid_t pid = -1;
+    int status = 0;
+    bool reaped = false, exit_sent = false;
+    int open_outputs = 0;
+    std::shared_ptr<Pipe> in;
+    std::deque<std::string> in_queue;
+    bool in_writing = false, in_eof = false;
+  };
+
+  Session(StepServer& s, std::shared_ptr<net::Connection> c) : server(s), conn(std::move(c)) {}
+
+  StepServer& server;
+  std::shared_ptr<net::Connection> conn;
+  std::string nonce_s;
+  bool authenticated = false, launched = false, done = false, conn_closed = false;
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  json cred;
+  std::vector<Task> tasks;
+  std::unique_ptr<asio::steady_timer> kill_timer;
+
+  std::string step_name() const {
+    return "StepId=" + std::to_string(job_id) + "." + std::to_string(step_id);
+  }
+
+  void on_message(const std::string& payload) {
+    if (!authenticated) return handshake(payload);
+    if (auto io = proto::decode_step_io(payload)) {
+      if (io->kind == proto::StepIo::Stdin) write_stdin(io->task, std::string(io->data));
+      return;
+    }
+    json msg = json::parse(payload, nullptr, false);
+    if (msg.is_discarded()) return;
+    const std::string type = msg.value("type", "");
+    if (type == "launch" && !launched) {
+      launch(msg);
+    } else if (type == "signal") {
+      signal_tasks(msg.value("signal", SIGTERM));
+    }
+  }
+
+  void refuse(const std::string& why) {
+    spdlog::warn("srun from {} refused: {}", conn->peer(), why);
+    conn->send(json{{"type", "error"}, {"error", why}}.dump(), false);
+    conn->close();
+  }
+
+  void handshake(const std::string& payload) {
+    json msg = json::parse(payload, nullptr, false);
+    if (msg.is_discarded() || msg.value("type", "") != "hello") return refuse("bad hello");
+    const std::string cred_text = msg.value("cred", "");
+    const std::string sig = msg.value("sig", "");
+    nonce_s = msg.value("nonce", "");
+    const std::string want =
+        net::to_hex(net::hmac_sha256(server.key_, "step-cred|" + cred_text));
+    if (nonce_s.size() < 16 || !net::constant_time_equal(sig, want))
+      return refuse("Invalid job credential");
+    cred = json::parse(cred_text, nullptr, false);
+    if (cred.is_discarded() || !cred.contains("nodes") || !cred["nodes"].contains(server.node_))
+      return refuse("Invalid job credential");
+    if (cred.value("expires", int64_t{0}) < static_cast<int64_t>(::time(nullptr)))
+      return refuse("Job credential expired");
+    job_id = cred.value("job_id", uint64_t{0});
+    step_id = cred.value("step_id", uint32_t{0});
+    auto key = std::make_tuple(job_id, step_id, cred.value("run", uint32_t{0}));
+    if (!server.launched_.insert(key).second) return refuse("Job credential replayed");
+    const std::string nonce_a = net::to_hex(net::random_bytes(16));
+    conn->send(json{{"type", "accept"}, {"nonce", nonce_a}}.dump(), false);
+    const std::string step_key =
+        net::to_hex(net::hmac_sha256(server.key_, "step-key|" + sig));
+    conn->set_session_key(net::hmac_sha256(step_key, nonce_s + "|" + nonce_a), false);
+    authenticated = true;
+  }
+
+  void launch(const json& msg) {
+    launched = true;
+    const json& mine = cred["nodes"][server.node_];
+    const std::vector<uint32_t> gids = mine.value("tasks", std::vector<uint32_t>{});
+    const std::vector<int> gpu_ids = mine.value("gpu_ids", std::vector<int>{});
+    std::vector<std::string> step_nodes;
+    try {
+      step_nodes = core::expand_hostlist(cred.value("nodelist", ""));
+    } catch (const std::exception&) {
+    }
+    int node_id = 0;
+    for (size_t i = 0; i < step_nodes.size(); ++i)
+      if (step_nodes[i] == server.node_) node_id = static_cast<int>(i);
+
+    TaskSpec base;
+    base.uid = cred.value("uid", uid_t{65534});
+    base.gid = cred.value("gid", gid_t{65534});
+    base.user = cred.value("user", "");
+    if (::geteuid() != 0) {  // an unprivileged agent runs everything as itself
+      base.uid = ::geteuid();
+      base.gid = ::getegid();
+    }
+    base.argv = msg.value("argv", std::vector<std::string>{});
+    base.env = msg.value("env", std::map<std::string, std::string>{});
+    base.workdir = msg.value("cwd", "/");
+    base.append = msg.value("open_mode", "") == "append";
+    const std::string stdin_mode = msg.value("stdin", "all");
+    const json out_files = msg.value("stdout_files", json::object());
+    const json err_files = msg.value("stderr_files", json::object());
+    const json in_files = msg.value("stdin_files", json::object());
+    std::string gtids;
+    for (uint32_t g : gids) gtids += (gtids.empty() ? "" : ",") + std::to_string(g);
+    base.env["SLURMD_NODENAME"] = server.node_;
+    base.env["SLURM_NODEID"] = std::to_string(node_id);
+    base.env["SLURM_GTIDS"] = gtids;
+    base.env["SLURM_TOPOLOGY_ADDR"] = server.node_;
+    base.env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
+    base.env["SLURM_LAUNCH_NODE_IPADDR"] = ip_of(conn->peer());
+    base.env["SLURM_SRUN_COMM_HOST"] = ip_of(conn->peer());
+    if (!gpu_ids.empty()) {
+      std::string list;
+      for (int g : gpu_ids) list += (list.empty() ? "" : ",") + std::to_string(g);
+      base.env["CUDA_VISIBLE_DEVICES"] = list;
+      base.env["GPU_DEVICE_ORDINAL"] = list;
+    }
+
+    json pids = json::object();
+    tasks.reserve(gids.size());
+    for (size_t local = 0; local < gids.size(); ++local) {
+      const uint32_t gid = gids[local];
+      const std::string key = std::to_string(gid);
+      TaskSpec spec = base;
+      spec.env["SLURM_PROCID"] = key;
+      spec.env["SLURM_LOCALID"] = std::to_string(local);
+      Task t;
+      t.gid = gid;
+      int child_ends[3] = {-1, -1, -1}, ours[3] = {-1, -1, -1};
+      const bool wants_stdin =
+          stdin_mode == "all" || (stdin_mode != "none" && stdin_mode == key);
+      try {
+        for (int fd = 0; fd < 3; ++fd) {
+          const json& files = fd == 0 ? in_files : fd == 1 ? out_files : err_files;
+          if (files.contains(key)) {
+            spec.stdio_paths[fd] = files[key].get<std::string>();
+            continue;
+          }
+          if (fd == 0 && !wants_stdin) continue;  // /dev/null
+          int p[2];
+          if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+          child_ends[fd] = fd == 0 ? p[0] : p[1];
+          ours[fd] = fd == 0 ? p[1] : p[0];
+          spec.stdio_fds[fd] = child_ends[fd];
+        }
+        t.pid = spawn_task(spec);
+      } catch (const std::exception& e) {
+        spdlog::error("{} task {} failed to start: {}", step_name(), gid, e.what());
+        t.reaped = true;
+        t.status = 1 << 8;
+      }
+      for (int fd = 0; fd < 3; ++fd)
+        if (child_ends[fd] >= 0) ::close(child_ends[fd]);
+      if (t.pid < 0) {
+        for (int fd = 0; fd < 3; ++fd)
+          if (ours[fd] >= 0) ::close(ours[fd]);
+      } else {
+        server.task_owner_[t.pid] = this;
+        pids[key] = t.pid;
+        if (ours[0] >= 0) t.in = std::make_shared<Pipe>(server.io_, ours[0]);
+        for (int fd = 1; fd < 3; ++fd)
+          if (ours[fd] >= 0) ++t.open_outputs;
+      }
+      tasks.push_back(std::move(t));
+      for (int fd = 1; fd < 3; ++fd)
+        if (ours[fd] >= 0 && tasks.back().pid >= 0)
+          read_output(tasks.size() - 1, std::make_shared<Pipe>(server.io_, ours[fd]),
+                      fd == 1 ? proto::StepIo::Stdout : proto::StepIo::Stderr);
+    }
+    spdlog::info("{}: {} task(s) started for srun at {}", step_name(), tasks.size(), conn->peer());
+    conn->send(json{{"type", "launched"}, {"pids", pids}, {"node", server.node_}}.dump());
+    for (size_t i = 0; i < tasks.size(); ++i) maybe_report(i);
+  }
+
+  void read_output(size_t index, std::shared_ptr<Pipe> pipe, proto::StepIo kind) {
+    auto buf = std::make_shared<std::array<char, 16384>>();
+    pipe->async_read_some(asio::buffer(*buf), [self = shared_from_this(), index, pipe, kind, buf](
+                                                  boost::system::error_code ec, size_t n) {
+      Task& t = self->tasks[index];
+      if (n > 0)
+        self->conn->send(proto::encode_step_io(kind, t.gid, std::string_view(buf->data(), n)));
+      if (ec) {
+        --t.open_outputs;
+        self->maybe_report(index);
+        return;
+      }
+      self->read_output(index, pipe, kind);
+    });
+  }
+
+  void write_stdin(uint32_t gid, std::string data) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      Task& t = tasks[i];
+      if ((gid != proto::kAllTasks && t.gid != gid) || !t.in || t.in_eof) continue;
+      if (data.empty()) t.in_eof = true;
+      t.in_queue.push_back(data);
+      if (!t.in_writing) pump_stdin(i);
+    }
+  }
+
+  void pump_stdin(size_t index) {
+    Task& t = tasks[index];
+    if (!t.in) return;
+    if (t.in_queue.empty()) {
+      t.in_writing = false;
+      return;
+    }
+    if (t.in_queue.front().empty()) {  // end of input
+      t.in_queue.clear();
+      t.in->close();
+      t.in.reset();
+      t.in_writing = false;
+      return;
+    }
+    t.in_writing = true;
+    auto chunk = std::make_shared<std::string>(std::move(t.in_queue.front()));
+    t.in_queue.pop_front();
+    asio::async_write(*t.in, asio::buffer(*chunk),
+                      [self = shared_from_this(), index, chunk](boost::system::error_code ec,
+                                                                size_t) {
+                        Task& t = self->tasks[index];
+                        if (ec) {  // the task closed its stdin: drop what it will never read
+                          t.in_queue.clear();
+                          t.in_eof = true;
+                          if (t.in) t.in->close();
+                          t.in.reset();
+                          t.in_writing = false;
+                          return;
+                        }
+                        self->pump_stdin(index);
+                      });
+  }
+
+  void signal_tasks(int sig) {
+    for (const auto& t : tasks)
+      if (t.pid > 0 && !t.reaped) ::kill(-t.pid, sig);
+  }
+
+  void terminate(int64_t kill_wait_s) {
+    signal_tasks(SIGCONT);
+    signal_tasks(SIGTERM);
+    if (kill_timer) return;
+    kill_timer = std::make_unique<asio::steady_timer>(server.io_, std::chrono::seconds(kill_wait_s));
+    kill_timer->async_wait([self = shared_from_this()](boost::system::error_code ec) {
+      if (!ec) self->signal_tasks(SIGKILL);
+    });
+  }
+
+  bool child_exited(pid_t pid, int status) {
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      Task& t = tasks[i];
+      if (t.pid != pid) continue;
+      t.reaped = true;
+      t.status = status;
+      ::kill(-pid, SIGKILL);  // nothing of the task lingers
+      if (t.in) {
+        t.in->close();
+        t.in.reset();
+      }
+      maybe_report(i);
+      return true;
+    }
+    return false;
+  }
+
+  // A task's exit goes to srun once its output has all been sent.
+  void maybe_report(size_t index) {
+    Task& t = tasks[index];
+    if (!t.reaped || t.open_outputs > 0 || t.exit_sent) return;
+    t.exit_sent = true;
+    if (t.pid > 0) server.task_owner_.erase(t.pid);
+    conn->send(json{{"type", "exit"}, {"task", t.gid}, {"status", t.status}}.dump());
+    for (const auto& other : tasks)
+      if (!other.exit_sent) return;
+    done = true;
+    if (kill_timer) kill_timer->cancel();
+    conn->send(json{{"type", "done"}}.dump());
+  }
+
+  // Gone from the agent's books once srun has hung up and no task is left to reap.
+  bool finished() const {
+    if (!conn_closed) return false;
+    for (const auto& t : tasks)
+      if (t.pid > 0 && !t.reaped) return false;
+    return true;
+  }
+
+  void closed() {
+    conn_closed = true;
+    if (!done && launched) {
+      spdlog::info("{}: srun went away; ending its tasks", step_name());
+      terminate(2);
+    }
+  }
+};
+
+StepServer::StepServer(asio::io_context& io, std::string node, std::string key)
+    : io_(io), node_(std::move(node)), key_(std::move(key)), acceptor_(io) {}
+
+StepServer::~StepServer() = default;
+
+void StepServer::listen(const std::string& address) {
+  asio::ip::tcp::endpoint ep(asio::ip::make_address(address), 0);
+  acceptor_.open(ep.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  acceptor_.bind(ep);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+  accept();
+}
+
+std::string StepServer::launch_addr() const {
+  if (!acceptor_.is_open()) return "";
+  auto ep = acceptor_.local_endpoint();
+  return ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+void StepServer::accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, asio::ip::tcp::socket sock) {
+    if (ec) {
+      if (acceptor_.is_open()) accept();
+      return;
+    }
+    sock.set_option(asio::ip::tcp::no_delay(true), ec);
+    std::string peer;
+    if (auto ep = sock.remote_endpoint(ec); !ec)
+      peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+    auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+    conn->set_peer(peer);
+    auto session = std::make_shared<Session>(*this, conn);
+    sessions_.insert(session);
+    std::weak_ptr<Session> weak = session;
+    conn->start(
+        [weak](std::string payload) {
+          if (auto s = weak.lock()) s->on_message(payload);
+        },
+        [this, weak](const std::string&) {
+          auto s = weak.lock();
+          if (!s) return;
+          s->closed();
+          if (s->finished()) sessions_.erase(s);  // pending handlers keep it alive till done
+        });
+    accept();
+  });
+}
+
+bool StepServer::child_exited(pid_t pid, int status) {
+  auto it = task_owner_.find(pid);
+  if (it == task_owner_.end()) return false;
+  Session* s = it->second;
+  task_owner_.erase(it);
+  s->child_exited(pid, status);
+  if (s->finished())
+    for (auto sit = sessions_.begin(); sit != sessions_.end(); ++sit)
+      if (sit->get() == s) {
+        sessions_.erase(sit);
+        break;
+      }
+  return true;
+}
+
+void StepServer::terminate_job(uint64_t job_id, int64_t kill_wait_s) {
+  for (const auto& s : sessions_)
+    if (s->job_id == job_id && s->launched) s->terminate(kill_wait_s);
+}
+
+void StepServer::stop_all(int64_t kill_wait_s) {
+  acceptor_.close();
+  for (const auto& s : sessions_)
+    if (s->launched) s->terminate(kill_wait_s);
+}
+
+}  // namespace drover::agent

@@ -1,0 +1,48 @@
+#pragma once
+#include <sys/types.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace drover::agent {
+
+// srun's tasks on this node. srun connects here with the step credential the controller
+// signed (who runs which tasks where, for how long); the agent checks it with the cluster key,
+// both sides derive a session key from the step key, and the link then carries srun's launch
+// request, input and signals one way and the tasks' output and exits the other (see
+// proto/step_io.hpp). A credential launches once.
+class StepServer {
+ public:
+  StepServer(boost::asio::io_context& io, std::string node, std::string key);
+  ~StepServer();
+  // Listens on address:0 (any free port). Throws std::exception on failure.
+  void listen(const std::string& address);
+  std::string launch_addr() const;  // "ip:port", for the controller to hand to srun
+  // From the agent's SIGCHLD reaping: true when `pid` was one of the tasks.
+  bool child_exited(pid_t pid, int status);
+  // The job ended: its tasks here get SIGCONT+SIGTERM, then SIGKILL after kill_wait_s.
+  void terminate_job(uint64_t job_id, int64_t kill_wait_s);
+  void stop_all(int64_t kill_wait_s);
+  bool idle() const { return task_owner_.empty(); }
+
+  struct Session;
+
+ private:
+  friend struct Session;
+  void accept();
+
+  boost::asio::io_context& io_;
+  std::string node_, key_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::set<std::shared_ptr<Session>> sessions_;
+  std::map<pid_t, Session*> task_owner_;
+  std::set<std::tuple<uint64_t, uint32_t, uint32_t>> launched_;  // (job, step, run)
+};
+
+}  // namespace drover::agent

@@ -1,0 +1,190 @@
+// srun's steps: created inside a running allocation, laid out on its nodes, signed for the
+// agents, ended by srun; and the end of allocations that have no batch shell.
+#include <sys/wait.h>
+
+#include "core/hostlist.hpp"
+#include "core/job_env.hpp"
+#include "ctld/state_machine.hpp"
+#include "ctld/step_layout.hpp"
+#include "net/auth.hpp"
+#include "proto/json.hpp"
+
+namespace drover::ctld {
+
+namespace {
+constexpr int64_t kCredentialLifetime = 600;  // seconds srun has to reach the agents
+}
+
+core::Job* StateMachine::caller_job(const json& req, const Caller& who, json& error) {
+  const uint64_t id = req.at("job_id").get<uint64_t>();
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) {
+    error = error_reply("Invalid job id specified");
+    return nullptr;
+  }
+  if (!may_act_on(who, it->second)) {
+    error = error_reply("Access/permission denied");
+    return nullptr;
+  }
+  return &it->second;
+}
+
+json StateMachine::step_create(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  json error;
+  core::Job* job = caller_job(req, who, error);
+  if (!job) return error;
+  if (job->state == core::JobState::Pending) return error_reply("Job is pending execution");
+  if (job->state != core::JobState::Running || job->completing)
+    return error_reply("Job/step already completing or completed");
+
+  StepRequest sr;
+  sr.ntasks = req.value("ntasks", 0);
+  sr.nodes_min = req.value("nodes_min", 0);
+  sr.nodes_max = req.value("nodes_max", 0);
+  sr.cpus_per_task = std::max(1, req.value("cpus_per_task", 1));
+  sr.ntasks_per_node = req.value("ntasks_per_node", 0);
+  sr.nodelist = req.value("nodelist", "");
+  sr.exclude = req.value("exclude", "");
+  sr.overlap = req.value("overlap", false);
+  sr.cyclic = req.value("distribution", "block") == "cyclic";
+  sr.mem_mb = req.value("mem_mb", int64_t{0});
+  StepLayout layout = layout_step(job->alloc, job->steps, sr);
+  if (!layout.error.empty()) {
+    json r = error_reply(layout.error);
+    r["busy"] = layout.busy;
+    return r;
+  }
+  // Every node must have an agent that srun can reach.
+  json nodes = json::array();
+  json cred_nodes = json::object();
+  for (size_t k = 0; k < layout.alloc.size(); ++k) {
+    const core::NodeAlloc& a = layout.alloc[k];
+    const core::Node* node = find_node(a.node);
+    if (!node || node->launch_addr.empty()) {
+      json r = error_reply("Requested nodes are busy");  // not reachable yet: retry
+      r["busy"] = true;
+      return r;
+    }
+    nodes.push_back({{"name", a.node},
+                     {"addr", node->launch_addr},
+                     {"tasks", layout.tasks[k]},
+                     {"cpus", a.cpus},
+                     {"cpu_ids", a.cpu_ids},
+                     {"gpu_ids", a.gpu_ids}});
+    cred_nodes[a.node] = {
+        {"tasks", layout.tasks[k]}, {"cpu_ids", a.cpu_ids}, {"gpu_ids", a.gpu_ids}};
+  }
+
+  core::Step step;
+  step.id = job->next_step_id++;
+  step.name = req.value("name", "");
+  step.start_time = now;
+  step.ntasks = layout.ntasks;
+  step.cpus_per_task = sr.cpus_per_task;
+  step.overlap = sr.overlap;
+  step.distribution = sr.cyclic ? "cyclic" : "block";
+  step.alloc = layout.alloc;
+  step.command = req.value("command", "");
+  step.srun_host = req.value("srun_host", "");
+  step.srun_pid = req.value("srun_pid", int64_t{0});
+  step.time_limit_min = req.value("time_limit_min", int64_t{-1});
+  job->steps.push_back(step);
+  fx.dirty_jobs.insert(job->id);
+
+  // The credential the agents check: who runs what where, signed with the cluster key. srun
+  // passes it on verbatim; the step key (derived from it) authenticates srun's links.
+  const json cred = {{"job_id", job->id},
+                     {"step_id", step.id},
+                     {"run", job->launches},
+                     {"uid", job->uid},
+                     {"gid", job->gid},
+                     {"user", job->user},
+                     {"ntasks", step.ntasks},
+                     {"nodelist", core::compress_hostlist(step.node_names())},
+                     {"nodes", cred_nodes},
+                     {"expires", now + kCredentialLifetime}};
+  const std::string cred_text = cred.dump();
+  const std::string sig = net::to_hex(net::hmac_sha256(cluster_key_, "step-cred|" + cred_text));
+
+  std::vector<int> tasks_per_node;
+  for (const auto& a : layout.alloc) tasks_per_node.push_back(a.tasks);
+  auto job_env =
+      core::batch_environment(*job, config_.cluster_name, {config_.control_host, config_.port});
+  if (!config_.source_path.empty()) job_env["SLURM_CONF"] = config_.source_path;
+  for (const char* k : {"ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_GTIDS",
+                        "SLURM_LOCALID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_CPUS_ON_NODE",
+                        "SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN", "TMPDIR"})
+    job_env.erase(k);
+  for (const auto& [k, v] : job->spec.environment) job_env.erase(k);  // srun has its own
+  return {{"ok", true},
+          {"job_id", job->id},
+          {"step_id", step.id},
+          {"ntasks", step.ntasks},
+          {"nodelist", core::compress_hostlist(step.node_names())},
+          {"tasks_per_node", core::compress_counts(tasks_per_node)},
+          {"nodes", nodes},
+          {"cred", cred_text},
+          {"sig", sig},
+          {"step_key", step_key(sig)},
+          {"job_env", job_env},
+          {"time_limit_min", job->time_limit_min},
+          {"start_time", job->start_time}};
+}
+
+std::string StateMachine::step_key(const std::string& cred_sig) const {
+  return net::to_hex(net::hmac_sha256(cluster_key_, "step-key|" + cred_sig));
+}
+
+json StateMachine::step_complete(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  json error;
+  core::Job* job = caller_job(req, who, error);
+  if (!job) return error;
+  const uint32_t step_id = req.at("step_id").get<uint32_t>();
+  for (auto& s : job->steps) {
+    if (s.id != step_id) continue;
+    if (s.state == core::JobState::Running) {
+      s.end_time = now;
+      s.exit_code = req.value("exit_code", 0);
+      s.exit_signal = req.value("exit_signal", 0);
+      if (req.value("cancelled", false))
+        s.state = core::JobState::Cancelled;
+      else if (req.value("timeout", false))
+        s.state = core::JobState::Timeout;
+      else
+        s.state = s.exit_code == 0 && s.exit_signal == 0 ? core::JobState::Completed
+                                                          : core::JobState::Failed;
+      fx.dirty_jobs.insert(job->id);
+    }
+    return {{"ok", true}};
+  }
+  return error_reply("Invalid job id specified");
+}
+
+json StateMachine::allocation_complete(const json& req, const Caller& who, int64_t now,
+                                       Effects& fx) {
+  json error;
+  core::Job* job = caller_job(req, who, error);
+  if (!job) return error;
+  if (!job->spec.interactive) return error_reply("Job has a batch script");
+  if (job->state == core::JobState::Pending) {
+    job->cancelled_by = who.uid;
+    end_job(*job, core::JobState::Cancelled, job->reason, now, false, fx);
+    return {{"ok", true}};
+  }
+  if (job->state != core::JobState::Running) return {{"ok", true}};  // ended already
+  const int status = req.value("status", 0);
+  finish_exit(*job, status, now, fx);
+  send_terminate(*job, now, "", fx);  // anything its steps left behind
+  return {{"ok", true}};
+}
+
+void StateMachine::end_steps(core::Job& job, core::JobState state, int64_t now) {
+  for (auto& s : job.steps) {
+    if (s.state != core::JobState::Running) continue;
+    s.state = state == core::JobState::Timeout ? core::JobState::Timeout
+                                                : core::JobState::Cancelled;
+    s.end_time = now;
+  }
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,203 @@
+// srun's steps: layout on the allocation, credentials, ends; allocations without a batch shell.
+#include <gtest/gtest.h>
+
+#include "ctld/step_layout.hpp"
+#include "ctld/tests/harness.hpp"
+#include "net/auth.hpp"
+
+using namespace drover;
+using namespace drover::ctld;
+using namespace drover::ctld::testing;
+
+namespace {
+
+std::vector<core::NodeAlloc> two_nodes(int cpus) {
+  std::vector<core::NodeAlloc> alloc;
+  for (const char* n : {"node1", "node2"}) {
+    core::NodeAlloc a(n, cpus, 0, cpus);
+    for (int i = 0; i < cpus; ++i) a.cpu_ids.push_back(static_cast<uint16_t>(i));
+    alloc.push_back(a);
+  }
+  return alloc;
+}
+
+std::vector<std::vector<uint32_t>> tasks_of(const StepLayout& l) { return l.tasks; }
+
+TEST(StepLayout, BlockAndCyclicPlacement) {
+  StepRequest r;
+  r.ntasks = 3;
+  r.nodes_min = 2;
+  StepLayout l = layout_step(two_nodes(4), {}, r);
+  ASSERT_EQ(l.error, "");
+  EXPECT_EQ(tasks_of(l), (std::vector<std::vector<uint32_t>>{{0, 1}, {2}}));
+  r.cyclic = true;
+  r.ntasks = 4;
+  l = layout_step(two_nodes(4), {}, r);
+  EXPECT_EQ(tasks_of(l), (std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}));
+  EXPECT_EQ(l.alloc[0].cpu_ids, (std::vector<uint16_t>{0, 1}));
+}
+
+TEST(StepLayout, DefaultsAndNodeCounts) {
+  StepRequest r;  // neither -n nor -N: one task on every node
+  StepLayout l = layout_step(two_nodes(2), {}, r);
+  EXPECT_EQ(l.ntasks, 2);
+  EXPECT_EQ(l.alloc.size(), 2u);
+  r.ntasks = 1;  // one task needs one node
+  l = layout_step(two_nodes(2), {}, r);
+  EXPECT_EQ(l.alloc.size(), 1u);
+  r = {};
+  r.ntasks_per_node = 2;
+  l = layout_step(two_nodes(2), {}, r);
+  EXPECT_EQ(l.ntasks, 4);
+  EXPECT_EQ(tasks_of(l), (std::vector<std::vector<uint32_t>>{{0, 1}, {2, 3}}));
+  r = {};
+  r.nodelist = "node2";
+  r.ntasks = 1;
+  l = layout_step(two_nodes(2), {}, r);
+  ASSERT_EQ(l.alloc.size(), 1u);
+  EXPECT_EQ(l.alloc[0].node, "node2");
+}
+
+TEST(StepLayout, RefusesWhatTheAllocationCannotHold) {
+  StepRequest r;
+  r.ntasks = 5;
+  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error, "More processors requested than permitted");
+  r = {};
+  r.nodes_min = 3;
+  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error,
+            "Requested node configuration is not available");
+  r = {};
+  r.nodelist = "node7";
+  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error,
+            "Requested node configuration is not available");
+  r = {};
+  r.ntasks = 1;
+  r.cpus_per_task = 3;
+  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error, "More processors requested than permitted");
+}
+
+TEST(StepLayout, BusyCpusMakeAStepWaitUnlessItOverlaps) {
+  StepRequest r;
+  r.ntasks = 4;
+  StepLayout first = layout_step(two_nodes(2), {}, r);
+  ASSERT_EQ(first.error, "");
+  core::Step running;
+  running.alloc = first.alloc;
+  StepRequest one;
+  one.ntasks = 1;
+  StepLayout second = layout_step(two_nodes(2), {running}, one);
+  EXPECT_TRUE(second.busy);
+  EXPECT_EQ(second.error, "Requested nodes are busy");
+  one.overlap = true;
+  EXPECT_EQ(layout_step(two_nodes(2), {running}, one).error, "");
+  running.state = core::JobState::Completed;
+  one.overlap = false;
+  second = layout_step(two_nodes(2), {running}, one);
+  EXPECT_EQ(second.error, "");
+  // Half the CPUs busy: the next step gets the others.
+  StepRequest two;
+  two.ntasks = 2;
+  two.nodes_min = 2;
+  StepLayout half = layout_step(two_nodes(2), {}, two);
+  core::Step s;
+  s.alloc = half.alloc;
+  StepLayout rest = layout_step(two_nodes(2), {s}, two);
+  ASSERT_EQ(rest.error, "");
+  EXPECT_EQ(rest.alloc[0].cpu_ids, (std::vector<uint16_t>{1}));
+}
+
+struct StepHarness : Harness {
+  StepHarness() {
+    sm.set_cluster_key("k3y");
+    Effects fx;
+    for (const char* n : {"node1", "node2"})
+      sm.agent_register(n,
+                        json{{"running", json::array()},
+                             {"address", "10.0.0.5:40000"},
+                             {"launch_addr", std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}},
+                        now, fx);
+  }
+  uint64_t allocation(const Caller& who, int ntasks, int nodes) {
+    json s = spec(ntasks);
+    s["interactive"] = true;
+    s["nodes_min"] = nodes;
+    s["nodes_set"] = true;
+    s["script"] = "";
+    Effects fx;
+    uint64_t id = submit(who, s, fx);
+    sm.schedule(now, fx);
+    EXPECT_TRUE(launches(fx).empty()) << "an allocation launches nothing";
+    return id;
+  }
+};
+
+TEST(Steps, CreateSignsACredentialForTheAgents) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 4, 2);
+  ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  Effects fx;
+  json r = h.sm.step_create({{"job_id", id}, {"ntasks", 3}, {"nodes_min", 2}, {"name", "hostname"}},
+                            h.alice, h.now, fx);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["step_id"], 0);
+  EXPECT_EQ(r["nodelist"], "node[1-2]");
+  EXPECT_EQ(r["tasks_per_node"], "2,1");
+  EXPECT_EQ(r["nodes"][0]["addr"], "10.0.0.5:7001");
+  const std::string cred = r["cred"];
+  EXPECT_EQ(r["sig"], net::to_hex(net::hmac_sha256("k3y", "step-cred|" + cred)));
+  json c = json::parse(cred);
+  EXPECT_EQ(c["uid"], 1000);
+  EXPECT_EQ(c["nodes"]["node2"]["tasks"], json::array({2}));
+  EXPECT_EQ(h.sm.find_job(id)->steps.size(), 1u);
+  // Others may not start steps in alice's allocation.
+  EXPECT_EQ(h.sm.step_create({{"job_id", id}}, h.bob, h.now, fx)["error"],
+            "Access/permission denied");
+  // The next step waits for CPUs (3 of 4 busy, 2 asked for) until the first ends.
+  json busy = h.sm.step_create({{"job_id", id}, {"ntasks", 2}}, h.alice, h.now, fx);
+  EXPECT_FALSE(busy["ok"]);
+  EXPECT_TRUE(busy["busy"]);
+  ASSERT_TRUE(h.sm.step_complete({{"job_id", id}, {"step_id", 0}, {"exit_code", 3}}, h.alice,
+                                 h.now + 5, fx)["ok"]);
+  EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Failed);
+  json next = h.sm.step_create({{"job_id", id}, {"ntasks", 2}}, h.alice, h.now, fx);
+  ASSERT_TRUE(next["ok"]) << next.dump();
+  EXPECT_EQ(next["step_id"], 1);
+}
+
+TEST(Steps, AllocationEndsWhenItsHolderSaysSoAndEndsItsSteps) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 2, 1);
+  Effects fx;
+  ASSERT_TRUE(h.sm.step_create({{"job_id", id}}, h.alice, h.now, fx)["ok"]);
+  json r = h.sm.allocation_complete({{"job_id", id}, {"status", 0}}, h.alice, h.now + 10, fx);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const core::Job* job = h.sm.find_job(id);
+  EXPECT_EQ(job->state, core::JobState::Completed);
+  EXPECT_FALSE(job->completing);
+  EXPECT_EQ(job->steps[0].state, core::JobState::Cancelled);
+  EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus, 0);
+  // Every node of the allocation is told to end what the job left behind.
+  int terminates = 0;
+  for (const auto& [node, msg] : fx.to_agents) terminates += msg["type"] == "terminate";
+  EXPECT_EQ(terminates, 1);
+}
+
+TEST(Steps, CancelledOrTimedOutAllocationsFreeTheirNodesAtOnce) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 2, 1);
+  Effects fx;
+  json r = h.sm.cancel({{"jobs", json::array({std::to_string(id)})}}, h.alice, h.now, fx);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_FALSE(h.sm.find_job(id)->completing);
+  EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus, 0);
+}
+
+TEST(Steps, AgentRegistrationDoesNotRequeueAnAllocation) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 2, 1);
+  Effects fx;
+  h.sm.agent_register("node1", json{{"running", json::array()}}, h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+}
+
+}  // namespace
