@@ -47,8 +47,7 @@ void child_reset_signals() {
 // Takes on the job's user (its groups, gid, uid) when the agent runs as root.
 void child_become_user(const std::string& user, uid_t uid, gid_t gid) {
   if (::geteuid() != 0) return;
-  if (::initgroups(user.c_str(), gid) != 0 && ::setgroups(0, nullptr) != 0)
-    child_fail("setgroups");
+  if (::initgroups(user.c_str(), gid) != 0 && ::setgroups(0, nullptr) != 0) child_fail("setgroups");
   if (::setgid(gid) != 0) child_fail("setgid");
   if (uid != 0 && ::setuid(uid) != 0) child_fail("setuid");
 }
@@ -250,8 +249,7 @@ pid_t spawn_task(const TaskSpec& spec) {
     if (spec.stdio_fds[i] >= 0) {
       if (::dup2(spec.stdio_fds[i], i) < 0) child_fail("dup2");
     } else {
-      const int flags = i == 0 ? O_RDONLY
-                               : O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
+      const int flags = i == 0 ? O_RDONLY : O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
       if (i == 2 && spec.stdio_paths[2] == spec.stdio_paths[1] && spec.stdio_fds[1] < 0) {
         if (::dup2(1, 2) < 0) child_fail("dup2");
       } else {

@@ -89,8 +89,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     const std::string cred_text = msg.value("cred", "");
     const std::string sig = msg.value("sig", "");
     nonce_s = msg.value("nonce", "");
-    const std::string want =
-        net::to_hex(net::hmac_sha256(server.key_, "step-cred|" + cred_text));
+    const std::string want = net::to_hex(net::hmac_sha256(server.key_, "step-cred|" + cred_text));
     if (nonce_s.size() < 16 || !net::constant_time_equal(sig, want))
       return refuse("Invalid job credential");
     cred = json::parse(cred_text, nullptr, false);
@@ -104,8 +103,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     if (!server.launched_.insert(key).second) return refuse("Job credential replayed");
     const std::string nonce_a = net::to_hex(net::random_bytes(16));
     conn->send(json{{"type", "accept"}, {"nonce", nonce_a}}.dump(), false);
-    const std::string step_key =
-        net::to_hex(net::hmac_sha256(server.key_, "step-key|" + sig));
+    const std::string step_key = net::to_hex(net::hmac_sha256(server.key_, "step-key|" + sig));
     conn->set_session_key(net::hmac_sha256(step_key, nonce_s + "|" + nonce_a), false);
     authenticated = true;
   }
@@ -140,6 +138,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     const json out_files = msg.value("stdout_files", json::object());
     const json err_files = msg.value("stderr_files", json::object());
     const json in_files = msg.value("stdin_files", json::object());
+    const json task_argv = msg.value("task_argv", json::object());  // --multi-prog
     std::string gtids;
     for (uint32_t g : gids) gtids += (gtids.empty() ? "" : ",") + std::to_string(g);
     base.env["SLURMD_NODENAME"] = server.node_;
@@ -162,13 +161,13 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
       const uint32_t gid = gids[local];
       const std::string key = std::to_string(gid);
       TaskSpec spec = base;
+      if (task_argv.contains(key)) spec.argv = task_argv[key].get<std::vector<std::string>>();
       spec.env["SLURM_PROCID"] = key;
       spec.env["SLURM_LOCALID"] = std::to_string(local);
       Task t;
       t.gid = gid;
       int child_ends[3] = {-1, -1, -1}, ours[3] = {-1, -1, -1};
-      const bool wants_stdin =
-          stdin_mode == "all" || (stdin_mode != "none" && stdin_mode == key);
+      const bool wants_stdin = stdin_mode == "all" || (stdin_mode != "none" && stdin_mode == key);
       try {
         for (int fd = 0; fd < 3; ++fd) {
           const json& files = fd == 0 ? in_files : fd == 1 ? out_files : err_files;
@@ -255,20 +254,20 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     t.in_writing = true;
     auto chunk = std::make_shared<std::string>(std::move(t.in_queue.front()));
     t.in_queue.pop_front();
-    asio::async_write(*t.in, asio::buffer(*chunk),
-                      [self = shared_from_this(), index, chunk](boost::system::error_code ec,
-                                                                size_t) {
-                        Task& t = self->tasks[index];
-                        if (ec) {  // the task closed its stdin: drop what it will never read
-                          t.in_queue.clear();
-                          t.in_eof = true;
-                          if (t.in) t.in->close();
-                          t.in.reset();
-                          t.in_writing = false;
-                          return;
-                        }
-                        self->pump_stdin(index);
-                      });
+    asio::async_write(
+        *t.in, asio::buffer(*chunk),
+        [self = shared_from_this(), index, chunk](boost::system::error_code ec, size_t) {
+          Task& t = self->tasks[index];
+          if (ec) {  // the task closed its stdin: drop what it will never read
+            t.in_queue.clear();
+            t.in_eof = true;
+            if (t.in) t.in->close();
+            t.in.reset();
+            t.in_writing = false;
+            return;
+          }
+          self->pump_stdin(index);
+        });
   }
 
   void signal_tasks(int sig) {
@@ -280,7 +279,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     signal_tasks(SIGCONT);
     signal_tasks(SIGTERM);
     if (kill_timer) return;
-    kill_timer = std::make_unique<asio::steady_timer>(server.io_, std::chrono::seconds(kill_wait_s));
+    kill_timer =
+        std::make_unique<asio::steady_timer>(server.io_, std::chrono::seconds(kill_wait_s));
     kill_timer->async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (!ec) self->signal_tasks(SIGKILL);
     });

@@ -13,5 +13,7 @@ int scontrol_main(const std::vector<std::string>& args);
 int sprio_main(const std::vector<std::string>& args);
 int sshare_main(const std::vector<std::string>& args);
 int sacct_main(const std::vector<std::string>& args);
+int srun_main(const std::vector<std::string>& args);
+int salloc_main(const std::vector<std::string>& args);
 
 }  // namespace drover::cli

@@ -20,6 +20,8 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
                          std::string_view shorts, const std::vector<LongOption>& longs) {
   ParsedArgs out;
   const std::string prog(program);
+  const bool stop_at_operand = !shorts.empty() && shorts.front() == '+';
+  if (stop_at_operand) shorts.remove_prefix(1);
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -27,6 +29,10 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
       break;
     }
     if (a.size() < 2 || a[0] != '-') {
+      if (stop_at_operand) {  // getopt's "+": the first operand ends the options
+        out.operands.insert(out.operands.end(), args.begin() + static_cast<long>(i), args.end());
+        break;
+      }
       out.operands.push_back(a);
       continue;
     }

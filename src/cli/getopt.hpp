@@ -31,7 +31,8 @@ struct ParsedArgs {
   std::string error;
 };
 
-// `shorts` is getopt's string ("hj::lo:": ':' an argument, '::' an optional one).
+// `shorts` is getopt's string ("hj::lo:": ':' an argument, '::' an optional one; a leading
+// '+' stops at the first operand, which starts the operands, as srun's command does).
 ParsedArgs parse_options(std::string_view program, const std::vector<std::string>& args,
                          std::string_view shorts, const std::vector<LongOption>& longs);
 

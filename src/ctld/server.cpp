@@ -248,6 +248,8 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.step_create(ev.msg, ev.caller, now, fx);
         else if (op == "step_complete")
           reply = machine_.step_complete(ev.msg, ev.caller, now, fx);
+        else if (op == "allocation_info")
+          reply = machine_.allocation_info(ev.msg, ev.caller, now);
         else if (op == "allocation_complete")
           reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
         else

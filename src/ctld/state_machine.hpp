@@ -98,6 +98,9 @@ class StateMachine {
   json step_create(const json& req, const Caller& who, int64_t now, Effects& fx);
   json step_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
   json allocation_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // The state of a job (for salloc and srun waiting for it) and, once it runs, the
+  // environment its holder passes on (SLURM_JOB_ID, SLURM_JOB_NODELIST, ...).
+  json allocation_info(const json& req, const Caller& who, int64_t now);
   // The key that signs step credentials (the cluster key, which agents also hold).
   void set_cluster_key(std::string key) { cluster_key_ = std::move(key); }
 
@@ -142,6 +145,7 @@ class StateMachine {
   // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
   core::Job* caller_job(const json& req, const Caller& who, json& error);
   std::string step_key(const std::string& cred_sig) const;
+  std::map<std::string, std::string> allocation_env(const core::Job& job) const;
   // Steps still running when their job ends end with it.
   void end_steps(core::Job& job, core::JobState state, int64_t now);
   bool may_act_on(const Caller& who, const core::Job& job) const {

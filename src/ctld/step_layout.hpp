@@ -20,8 +20,8 @@ struct StepRequest {
 };
 
 struct StepLayout {
-  std::vector<core::NodeAlloc> alloc;         // per chosen node: tasks, CPUs and ids, GPUs
-  std::vector<std::vector<uint32_t>> tasks;   // global task ids per chosen node
+  std::vector<core::NodeAlloc> alloc;        // per chosen node: tasks, CPUs and ids, GPUs
+  std::vector<std::vector<uint32_t>> tasks;  // global task ids per chosen node
   int ntasks = 0;
   std::string error;  // why not ("" when laid out)
   bool busy = false;  // could run once other steps end: srun retries

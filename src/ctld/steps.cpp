@@ -93,29 +93,17 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
 
   // The credential the agents check: who runs what where, signed with the cluster key. srun
   // passes it on verbatim; the step key (derived from it) authenticates srun's links.
-  const json cred = {{"job_id", job->id},
-                     {"step_id", step.id},
-                     {"run", job->launches},
-                     {"uid", job->uid},
-                     {"gid", job->gid},
-                     {"user", job->user},
-                     {"ntasks", step.ntasks},
-                     {"nodelist", core::compress_hostlist(step.node_names())},
-                     {"nodes", cred_nodes},
-                     {"expires", now + kCredentialLifetime}};
+  const json cred = {
+      {"job_id", job->id},     {"step_id", step.id},
+      {"run", job->launches},  {"uid", job->uid},
+      {"gid", job->gid},       {"user", job->user},
+      {"ntasks", step.ntasks}, {"nodelist", core::compress_hostlist(step.node_names())},
+      {"nodes", cred_nodes},   {"expires", now + kCredentialLifetime}};
   const std::string cred_text = cred.dump();
   const std::string sig = net::to_hex(net::hmac_sha256(cluster_key_, "step-cred|" + cred_text));
 
   std::vector<int> tasks_per_node;
   for (const auto& a : layout.alloc) tasks_per_node.push_back(a.tasks);
-  auto job_env =
-      core::batch_environment(*job, config_.cluster_name, {config_.control_host, config_.port});
-  if (!config_.source_path.empty()) job_env["SLURM_CONF"] = config_.source_path;
-  for (const char* k : {"ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_GTIDS",
-                        "SLURM_LOCALID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_CPUS_ON_NODE",
-                        "SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN", "TMPDIR"})
-    job_env.erase(k);
-  for (const auto& [k, v] : job->spec.environment) job_env.erase(k);  // srun has its own
   return {{"ok", true},
           {"job_id", job->id},
           {"step_id", step.id},
@@ -126,9 +114,41 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
           {"cred", cred_text},
           {"sig", sig},
           {"step_key", step_key(sig)},
-          {"job_env", job_env},
+          {"job_env", allocation_env(*job)},
           {"time_limit_min", job->time_limit_min},
           {"start_time", job->start_time}};
+}
+
+std::map<std::string, std::string> StateMachine::allocation_env(const core::Job& job) const {
+  auto env =
+      core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
+  if (!config_.source_path.empty()) env["SLURM_CONF"] = config_.source_path;
+  // What belongs to the batch shell or to one task, not to the allocation.
+  for (const char* k :
+       {"ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_GTIDS", "SLURM_LOCALID",
+        "SLURM_NODEID", "SLURM_PROCID", "SLURM_CPUS_ON_NODE", "SLURM_TOPOLOGY_ADDR",
+        "SLURM_TOPOLOGY_ADDR_PATTERN", "TMPDIR", "SLURM_NODE_ALIASES"})
+    env.erase(k);
+  for (const auto& [k, v] : job.spec.environment)
+    if (env.count(k) && env[k] == v) env.erase(k);  // the holder has these already
+  return env;
+}
+
+json StateMachine::allocation_info(const json& req, const Caller& who, int64_t now) {
+  json error;
+  core::Job* job = caller_job(req, who, error);
+  if (!job) return error;
+  json r = {{"ok", true},
+            {"job_id", job->id},
+            {"state", core::job_state_name(job->state)},
+            {"reason", job->reason},
+            {"completing", job->completing},
+            {"now", now}};
+  if (job->state == core::JobState::Running) {
+    r["nodelist"] = core::compress_hostlist(job->node_names());
+    r["job_env"] = allocation_env(*job);
+  }
+  return r;
 }
 
 std::string StateMachine::step_key(const std::string& cred_sig) const {
@@ -152,7 +172,7 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
         s.state = core::JobState::Timeout;
       else
         s.state = s.exit_code == 0 && s.exit_signal == 0 ? core::JobState::Completed
-                                                          : core::JobState::Failed;
+                                                         : core::JobState::Failed;
       fx.dirty_jobs.insert(job->id);
     }
     return {{"ok", true}};
@@ -181,8 +201,8 @@ json StateMachine::allocation_complete(const json& req, const Caller& who, int64
 void StateMachine::end_steps(core::Job& job, core::JobState state, int64_t now) {
   for (auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;
-    s.state = state == core::JobState::Timeout ? core::JobState::Timeout
-                                                : core::JobState::Cancelled;
+    s.state =
+        state == core::JobState::Timeout ? core::JobState::Timeout : core::JobState::Cancelled;
     s.end_time = now;
   }
 }

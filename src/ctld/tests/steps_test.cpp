@@ -111,11 +111,12 @@ struct StepHarness : Harness {
     sm.set_cluster_key("k3y");
     Effects fx;
     for (const char* n : {"node1", "node2"})
-      sm.agent_register(n,
-                        json{{"running", json::array()},
-                             {"address", "10.0.0.5:40000"},
-                             {"launch_addr", std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}},
-                        now, fx);
+      sm.agent_register(
+          n,
+          json{{"running", json::array()},
+               {"address", "10.0.0.5:40000"},
+               {"launch_addr", std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}},
+          now, fx);
   }
   uint64_t allocation(const Caller& who, int ntasks, int nodes) {
     json s = spec(ntasks);

@@ -1,0 +1,106 @@
+#include "cli/allocation.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <thread>
+
+#include "cli/client.hpp"
+#include "proto/json.hpp"
+
+namespace drover::cli {
+namespace {
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+}  // namespace
+
+std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
+                                   bool quiet) {
+  json reply;
+  try {
+    reply = call_controller({{"op", "submit"}, {"spec", spec}});
+  } catch (const ControllerUnreachable& e) {
+    std::cerr << program << ": error: Unable to allocate resources: Unable to contact slurm "
+              << "controller (connect failure)\n";
+    return std::nullopt;
+  }
+  if (!reply.value("ok", false)) {
+    std::cerr << program
+              << ": error: Unable to allocate resources: " << reply.value("error", "unknown error")
+              << '\n';
+    return std::nullopt;
+  }
+  Allocation a;
+  a.job_id = reply.value("job_id", uint64_t{0});
+  const std::string id = std::to_string(a.job_id);
+  if (program == "salloc" && !quiet) std::cerr << "salloc: Pending job allocation " << id << '\n';
+  struct sigaction sa {
+  }, old_int{}, old_term{};
+  sa.sa_handler = on_interrupt;
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  auto restore = [&] {
+    ::sigaction(SIGINT, &old_int, nullptr);
+    ::sigaction(SIGTERM, &old_term, nullptr);
+  };
+  bool waited = false;
+  auto delay = std::chrono::milliseconds(20);
+  while (true) {
+    if (g_interrupted) {
+      restore();
+      release_allocation(a.job_id, 1);
+      std::cerr << program << ": Job allocation " << id << " has been revoked.\n";
+      return std::nullopt;
+    }
+    json info;
+    try {
+      info = call_controller({{"op", "allocation_info"}, {"job_id", a.job_id}});
+    } catch (const ControllerUnreachable&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    const std::string state = info.value("state", "");
+    if (state == "RUNNING") {
+      a.env = info.value("job_env", std::map<std::string, std::string>{});
+      a.nodelist = info.value("nodelist", "");
+      if (waited && !quiet)
+        std::cerr << program << ": job " << id << " has been allocated resources\n";
+      if (program == "salloc" && !quiet)
+        std::cerr << "salloc: Granted job allocation " << id << '\n';
+      restore();
+      return a;
+    }
+    if (state != "PENDING") {
+      restore();
+      std::cerr << program << ": error: Job allocation " << id << " has been revoked.\n";
+      return std::nullopt;
+    }
+    if (!waited) {  // the submission's own scheduling pass could not start it
+      waited = true;
+      if (!quiet) std::cerr << program << ": job " << id << " queued and waiting for resources\n";
+    }
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(500));
+  }
+}
+
+bool allocation_alive(uint64_t job_id) {
+  try {
+    json info = call_controller({{"op", "allocation_info"}, {"job_id", job_id}});
+    return info.value("state", "") == "RUNNING";
+  } catch (const ControllerUnreachable&) {
+    return true;  // not known to be gone
+  }
+}
+
+void release_allocation(uint64_t job_id, int status) {
+  try {
+    call_controller({{"op", "allocation_complete"}, {"job_id", job_id}, {"status", status}});
+  } catch (const ControllerUnreachable&) {
+  }
+}
+
+}  // namespace drover::cli

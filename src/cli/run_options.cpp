@@ -1,0 +1,432 @@
+#include "cli/run_options.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "cli/getopt.hpp"
+#include "core/duration.hpp"
+#include "core/export_env.hpp"
+#include "core/memsize.hpp"
+
+namespace drover::cli {
+namespace {
+
+enum Id : int {
+  kMem = 300,
+  kMemPerCpu,
+  kNtasksPerNode,
+  kExclusive,
+  kOverlap,
+  kExact,
+  kMultiProg,
+  kMpi,
+  kCpuBind,
+  kGres,
+  kGpusPerNode,
+  kGpusPerTask,
+  kExport,
+  kJobid,
+  kComment,
+  kReservation,
+  kBegin,
+  kSignal,
+  kOpenMode,
+  kPty,
+  kTestOnly,
+  kNoShell,
+  kIgnored,  // accepted, no effect here (binding, accounting frequency, ...)
+  kUsage,
+  kGetUserEnv,
+};
+
+const std::vector<LongOption>& run_long_options() {
+  static const std::vector<LongOption> longs = {
+      {"account", ArgKind::Required, 'A'},
+      {"accel-bind", ArgKind::Required, kIgnored},
+      {"acctg-freq", ArgKind::Required, kIgnored},
+      {"begin", ArgKind::Required, kBegin},
+      {"chdir", ArgKind::Required, 'D'},
+      {"comment", ArgKind::Required, kComment},
+      {"constraint", ArgKind::Required, 'C'},
+      {"cpu-bind", ArgKind::Required, kCpuBind},
+      {"cpu_bind", ArgKind::Required, kCpuBind},
+      {"cpu-freq", ArgKind::Required, kIgnored},
+      {"cpus-per-task", ArgKind::Required, 'c'},
+      {"dependency", ArgKind::Required, 'd'},
+      {"disable-status", ArgKind::None, 'X'},
+      {"distribution", ArgKind::Required, 'm'},
+      {"error", ArgKind::Required, 'e'},
+      {"exact", ArgKind::None, kExact},
+      {"exclude", ArgKind::Required, 'x'},
+      {"exclusive", ArgKind::Optional, kExclusive},
+      {"export", ArgKind::Required, kExport},
+      {"get-user-env", ArgKind::Optional, kGetUserEnv},
+      {"gpu-bind", ArgKind::Required, kIgnored},
+      {"gpus", ArgKind::Required, 'G'},
+      {"gpus-per-node", ArgKind::Required, kGpusPerNode},
+      {"gpus-per-task", ArgKind::Required, kGpusPerTask},
+      {"gres", ArgKind::Required, kGres},
+      {"help", ArgKind::None, 'h'},
+      {"hint", ArgKind::Required, kIgnored},
+      {"hold", ArgKind::None, 'H'},
+      {"immediate", ArgKind::Optional, 'I'},
+      {"input", ArgKind::Required, 'i'},
+      {"job-name", ArgKind::Required, 'J'},
+      {"jobid", ArgKind::Required, kJobid},
+      {"kill-on-bad-exit", ArgKind::Optional, 'K'},
+      {"label", ArgKind::None, 'l'},
+      {"mem", ArgKind::Required, kMem},
+      {"mem-bind", ArgKind::Required, kIgnored},
+      {"mem_bind", ArgKind::Required, kIgnored},
+      {"mem-per-cpu", ArgKind::Required, kMemPerCpu},
+      {"mpi", ArgKind::Required, kMpi},
+      {"multi-prog", ArgKind::None, kMultiProg},
+      {"no-kill", ArgKind::Optional, 'k'},
+      {"no-shell", ArgKind::None, kNoShell},
+      {"nodelist", ArgKind::Required, 'w'},
+      {"nodes", ArgKind::Required, 'N'},
+      {"ntasks", ArgKind::Required, 'n'},
+      {"ntasks-per-node", ArgKind::Required, kNtasksPerNode},
+      {"open-mode", ArgKind::Required, kOpenMode},
+      {"output", ArgKind::Required, 'o'},
+      {"overcommit", ArgKind::None, 'O'},
+      {"overlap", ArgKind::None, kOverlap},
+      {"oversubscribe", ArgKind::None, 's'},
+      {"partition", ArgKind::Required, 'p'},
+      {"propagate", ArgKind::Optional, kIgnored},
+      {"pty", ArgKind::None, kPty},
+      {"qos", ArgKind::Required, 'q'},
+      {"quiet", ArgKind::None, 'Q'},
+      {"quit-on-interrupt", ArgKind::None, kIgnored},
+      {"reservation", ArgKind::Required, kReservation},
+      {"signal", ArgKind::Required, kSignal},
+      {"task-epilog", ArgKind::Required, kIgnored},
+      {"task-prolog", ArgKind::Required, kIgnored},
+      {"test-only", ArgKind::None, kTestOnly},
+      {"time", ArgKind::Required, 't'},
+      {"unbuffered", ArgKind::None, 'u'},
+      {"usage", ArgKind::None, kUsage},
+      {"verbose", ArgKind::None, 'v'},
+      {"version", ArgKind::None, 'V'},
+      {"wait", ArgKind::Required, 'W'},
+  };
+  return longs;
+}
+
+int positive(const std::string& value, const char* what) {
+  char* end = nullptr;
+  long n = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || n <= 0 || n > 1 << 24)
+    throw RunUsageError("Invalid numeric value \"" + value + "\" for " + what + ".", false);
+  return static_cast<int>(n);
+}
+
+void nodes_range(const std::string& value, RunOptions& o) {
+  const auto dash = value.find('-');
+  auto count = [&](const std::string& s) {
+    char* end = nullptr;
+    long n = std::strtol(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0' || n <= 0)
+      throw RunUsageError("\"" + value + "\" is not a valid node count", false);
+    return static_cast<int>(n);
+  };
+  o.nodes_min = count(value.substr(0, dash));
+  o.nodes_max = dash == std::string::npos ? *o.nodes_min : count(value.substr(dash + 1));
+}
+
+bool env_flag(const std::map<std::string, std::string>& env, const char* name) {
+  auto it = env.find(name);
+  return it != env.end() && (it->second.empty() || it->second != "0");
+}
+
+}  // namespace
+
+RunOptions parse_run_options(const std::string& program, const std::vector<std::string>& args,
+                             const std::map<std::string, std::string>& env) {
+  RunOptions o;
+  const bool is_srun = program == "srun";
+  auto get = [&](const char* name) -> std::optional<std::string> {
+    auto it = env.find(name);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  };
+  // Input variables first; the command line overrides them.
+  const std::string pfx = is_srun ? "SLURM_" : "SALLOC_";
+  if (is_srun) {
+    if (auto v = get("SLURM_NTASKS"); v && !v->empty())
+      o.ntasks = positive(*v, "SLURM_NTASKS");
+    else if (auto p = get("SLURM_NPROCS"); p && !p->empty())
+      o.ntasks = positive(*p, "SLURM_NPROCS");
+    if (auto v = get("SLURM_NNODES")) nodes_range(*v, o);
+    if (auto v = get("SLURM_NTASKS_PER_NODE"))
+      o.ntasks_per_node = positive(*v, "SLURM_NTASKS_PER_NODE");
+    if (auto v = get("SRUN_CPUS_PER_TASK")) o.cpus_per_task = positive(*v, "SRUN_CPUS_PER_TASK");
+    if (auto v = get("SLURM_DISTRIBUTION")) o.distribution = *v;
+    if (auto v = get("SLURM_JOB_ID"))
+      o.jobid = *v;
+    else if (auto j = get("SLURM_JOBID"))
+      o.jobid = *j;
+    o.label = env_flag(env, "SLURM_LABELIO");
+    o.kill_on_bad_exit = get("SLURM_KILL_BAD_EXIT").value_or("0") == "1";
+    o.overlap = env_flag(env, "SLURM_OVERLAP");
+    o.unbuffered = env_flag(env, "SLURM_UNBUFFEREDIO");
+    if (auto v = get("SLURM_EXPORT_ENV")) o.export_env = *v;
+    if (auto v = get("SLURM_PARTITION")) o.partition = *v;
+    if (auto v = get("SLURM_ACCOUNT")) o.account = *v;
+    if (auto v = get("SLURM_TIMELIMIT"))
+      o.time_limit_min = core::parse_time_limit_minutes(*v, "time");
+  } else {
+    if (auto v = get("SALLOC_PARTITION")) o.partition = *v;
+    if (auto v = get("SALLOC_ACCOUNT")) o.account = *v;
+    if (auto v = get("SALLOC_TIMELIMIT"))
+      o.time_limit_min = core::parse_time_limit_minutes(*v, "time");
+  }
+
+  const std::string shorts = is_srun
+                                 ? "+A:c:C:d:D:e:G:hHi:I::J:k::K::lm:n:N:o:Op:q:QsS:t:uvVw:W:x:X"
+                                 : "+A:c:C:d:D:G:hHI::J:k::m:n:N:Op:q:QsS:t:vVw:W:x:";
+  ParsedArgs parsed = parse_options(program, args, shorts, run_long_options());
+  if (!parsed.error.empty()) throw RunUsageError(parsed.error, true);
+  for (const auto& [id, value_opt] : parsed.options) {
+    const std::string value = value_opt.value_or("");
+    switch (id) {
+      case 'A':
+        o.account = value;
+        break;
+      case 'c':
+        o.cpus_per_task = positive(value, "--cpus-per-task");
+        break;
+      case 'C':
+        o.constraint = value;
+        break;
+      case 'd':
+        o.dependency = value;
+        break;
+      case 'D':
+        o.workdir = value;
+        break;
+      case 'e':
+        o.error = value;
+        break;
+      case 'G':
+        o.gpus = value;
+        break;
+      case 'h':
+        o.help = true;
+        break;
+      case 'H':
+        o.hold = true;
+        break;
+      case 'i':
+        o.input = value;
+        break;
+      case 'I':
+        o.immediate = true;
+        break;
+      case 'J':
+        o.job_name = value;
+        break;
+      case 'k':
+        o.no_kill = true;
+        break;
+      case 'K':
+        o.kill_on_bad_exit = !value_opt || value != "0";
+        break;
+      case 'l':
+        o.label = true;
+        break;
+      case 'm':
+        o.distribution = value;
+        break;
+      case 'n':
+        o.ntasks = positive(value, "--ntasks");
+        o.ntasks_cli = true;
+        break;
+      case 'N':
+        nodes_range(value, o);
+        o.nodes_cli = true;
+        break;
+      case 'o':
+        o.output = value;
+        break;
+      case 'O':
+      case 's':
+      case 'S':
+        break;
+      case 'p':
+        o.partition = value;
+        break;
+      case 'q':
+        o.qos = value;
+        break;
+      case 'Q':
+        o.quiet = true;
+        break;
+      case 't':
+        o.time_limit_min = core::parse_time_limit_minutes(value, "time");
+        break;
+      case 'u':
+        o.unbuffered = true;
+        break;
+      case 'v':
+        ++o.verbose;
+        break;
+      case 'V':
+        o.version = true;
+        break;
+      case 'w':
+        o.nodelist = value;
+        break;
+      case 'W':
+        o.wait_s = positive(value, "--wait");
+        break;
+      case 'x':
+        o.exclude = value;
+        break;
+      case 'X':
+        o.disable_status = true;
+        break;
+      case kMem:
+        o.mem_mb = core::parse_mem_mb(value, "--mem");
+        break;
+      case kMemPerCpu:
+        o.mem_per_cpu_mb = core::parse_mem_mb(value, "--mem-per-cpu");
+        break;
+      case kNtasksPerNode:
+        o.ntasks_per_node = positive(value, "--ntasks-per-node");
+        break;
+      case kExclusive:
+        o.exclusive = true;
+        break;
+      case kOverlap:
+        o.overlap = true;
+        break;
+      case kExact:
+        o.exact = true;
+        break;
+      case kMultiProg:
+        o.multi_prog = true;
+        break;
+      case kGres:
+        o.gres = value;
+        break;
+      case kGpusPerNode:
+        o.gpus_per_node = value;
+        break;
+      case kGpusPerTask:
+        o.gpus_per_task = value;
+        break;
+      case kExport:
+        o.export_env = value;
+        break;
+      case kJobid:
+        o.jobid = value;
+        break;
+      case kComment:
+        o.comment = value;
+        break;
+      case kReservation:
+        o.reservation = value;
+        break;
+      case kBegin:
+        o.begin = value;
+        break;
+      case kSignal:
+        o.signal = value;
+        break;
+      case kOpenMode:
+        o.open_mode = value;
+        break;
+      case kPty:
+        o.pty = true;
+        break;
+      case kTestOnly:
+        o.test_only = true;
+        break;
+      case kNoShell:
+        o.no_shell = true;
+        break;
+      case kUsage:
+        o.usage = true;
+        break;
+      default:
+        break;  // kMpi, kCpuBind, kIgnored, kGetUserEnv
+    }
+  }
+  o.command = parsed.operands;
+  if (o.nodes_min && o.nodes_max && *o.nodes_max < *o.nodes_min)
+    throw RunUsageError("Invalid node count specification", false);
+  if (o.distribution) {
+    const std::string d = o.distribution->substr(0, o.distribution->find_first_of(":,"));
+    if (d != "block" && d != "cyclic" && d != "arbitrary" && d != "plane" && d != "*")
+      throw RunUsageError("Invalid --distribution specification", false);
+  }
+  return o;
+}
+
+core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
+                              const std::map<std::string, std::string>& env) {
+  core::JobSpec spec;
+  spec.interactive = true;
+  std::string base = o.command.empty() ? program : o.command.front();
+  if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  spec.name = o.job_name.value_or(program == "salloc" && o.command.empty() ? "interactive" : base);
+  if (o.ntasks) {
+    spec.ntasks = *o.ntasks;
+    spec.ntasks_set = true;
+  }
+  if (o.nodes_min) {
+    spec.nodes_min = *o.nodes_min;
+    spec.nodes_max = o.nodes_max.value_or(*o.nodes_min);
+    spec.nodes_set = true;
+  }
+  if (o.ntasks_per_node) {
+    spec.ntasks_per_node = *o.ntasks_per_node;
+    if (!o.ntasks) {
+      spec.ntasks = spec.ntasks_per_node * spec.nodes_min;
+      spec.ntasks_set = true;
+    }
+  }
+  if (spec.nodes_set && spec.ntasks < spec.nodes_min) spec.ntasks = spec.nodes_min;
+  if (o.cpus_per_task) {
+    spec.cpus_per_task = *o.cpus_per_task;
+    spec.cpus_per_task_set = true;
+  }
+  if (o.mem_mb) spec.mem_per_node_mb = *o.mem_mb;
+  if (o.mem_per_cpu_mb) spec.mem_per_cpu_mb = *o.mem_per_cpu_mb;
+  if (o.time_limit_min) spec.time_limit_min = *o.time_limit_min;
+  spec.exclusive = o.exclusive;
+  if (o.partition) spec.partitions = {*o.partition};
+  std::vector<char> cwd(4096);
+  const std::string here = ::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/";
+  spec.workdir = o.workdir.value_or(here);
+  spec.submit_dir = here;
+  spec.account = o.account.value_or("");
+  spec.qos = o.qos.value_or("");
+  spec.nodelist = o.nodelist.value_or("");
+  spec.exclude = o.exclude.value_or("");
+  spec.constraint = o.constraint.value_or("");
+  spec.reservation = o.reservation.value_or("");
+  spec.dependency = o.dependency.value_or("");
+  spec.gres = o.gres.value_or("");
+  spec.gpus = o.gpus.value_or("");
+  spec.gpus_per_node = o.gpus_per_node.value_or("");
+  spec.gpus_per_task = o.gpus_per_task.value_or("");
+  spec.comment = o.comment.value_or("");
+  spec.hold = o.hold;
+  spec.requeue = 0;
+  spec.environment = core::exported_environment(std::nullopt, env);
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  spec.submit_host = host;
+  spec.submit_sid = ::getsid(0);
+  std::string line = program;
+  for (const auto& a : o.command) line += " " + a;
+  spec.command = o.command.empty() ? "" : o.command.front();
+  spec.argv = o.command;
+  return spec;
+}
+
+}  // namespace drover::cli

@@ -1,0 +1,49 @@
+#pragma once
+// srun's and salloc's options: the command line over the SLURM_* / SRUN_* / SALLOC_* input
+// variables, and the allocation request (a JobSpec) they describe.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/job.hpp"
+
+namespace drover::cli {
+
+struct RunOptions {
+  std::optional<int> ntasks, nodes_min, nodes_max, cpus_per_task, ntasks_per_node;
+  bool ntasks_cli = false, nodes_cli = false;  // given on the command line (not the environment)
+  std::optional<int64_t> mem_mb, mem_per_cpu_mb, time_limit_min;
+  std::optional<std::string> partition, account, qos, job_name, nodelist, exclude, constraint,
+      reservation, dependency, gres, gpus, gpus_per_node, gpus_per_task, workdir, export_env, input,
+      output, error, distribution, jobid, comment, begin, signal, open_mode;
+  bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
+       kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
+       no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,
+       no_shell = false;
+  int verbose = 0;
+  int wait_s = 0;  // -W: how long after the first task ends the others may run (0: no limit)
+  std::vector<std::string> command;  // the program and its arguments
+  bool help = false, usage = false, version = false;
+};
+
+// A usage error: what() is the message line for "srun: error: ..." (or getopt's own text when
+// `getopt` is set, printed as is, followed by the "Try ... --help" hint).
+struct RunUsageError : core::ParseError {
+  RunUsageError(const std::string& what, bool getopt_text)
+      : core::ParseError(what), getopt(getopt_text) {}
+  bool getopt;
+};
+
+// `program` is "srun" or "salloc" (their option tables differ a little). `env` supplies the
+// input variables. Throws RunUsageError.
+RunOptions parse_run_options(const std::string& program, const std::vector<std::string>& args,
+                             const std::map<std::string, std::string>& env);
+
+// The allocation srun (outside an allocation) or salloc asks for: a JobSpec with
+// `interactive` set, named after the command unless -J.
+core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
+                              const std::map<std::string, std::string>& env);
+
+}  // namespace drover::cli

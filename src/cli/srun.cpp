@@ -1,0 +1,385 @@
+// srun: a job step inside an allocation (a batch job's, salloc's), or outside one an
+// allocation of its own first.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/allocation.hpp"
+#include "cli/client.hpp"
+#include "cli/commands.hpp"
+#include "cli/run_options.hpp"
+#include "cli/step_launch.hpp"
+#include "core/hostlist.hpp"
+#include "core/output_pattern.hpp"
+#include "core/text.hpp"
+
+extern char** environ;
+
+namespace drover::cli {
+namespace {
+
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string item = *e;
+    if (auto eq = item.find('='); eq != std::string::npos)
+      env[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return env;
+}
+
+int fatal(const std::string& line, int code = 1) {
+  std::cerr << "srun: fatal: " << line << '\n';
+  return code;
+}
+int error(const std::string& line, int code = 1) {
+  std::cerr << "srun: error: " << line << '\n';
+  return code;
+}
+
+// --multi-prog: "RANKS PROGRAM ARGS..." per line ('#' in column one: a comment); RANKS is
+// "*" or a list of ids and ranges; %t in the arguments is the task id, %o its offset within
+// the line's ranks.
+std::map<uint32_t, std::vector<std::string>> read_multi_prog(const std::string& path, int ntasks,
+                                                             std::string& why) {
+  std::ifstream in(path);
+  std::map<uint32_t, std::vector<std::string>> out;
+  if (!in) {
+    why = "Unable to open configuration file " + path;
+    return {};
+  }
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string ranks, word;
+    if (!(words >> ranks)) continue;
+    std::vector<std::string> argv;
+    while (words >> word) argv.push_back(word);
+    if (argv.empty()) {
+      why = "Invalid configuration line " + std::to_string(lineno) + ": " + line;
+      return {};
+    }
+    std::vector<uint32_t> ids;
+    if (ranks == "*") {
+      for (int t = 0; t < ntasks; ++t) ids.push_back(static_cast<uint32_t>(t));
+    } else {
+      std::stringstream parts(ranks);
+      std::string part;
+      while (std::getline(parts, part, ',')) {
+        auto dash = part.find('-');
+        try {
+          unsigned long lo = std::stoul(part.substr(0, dash));
+          unsigned long hi = dash == std::string::npos ? lo : std::stoul(part.substr(dash + 1));
+          for (unsigned long t = lo; t <= hi; ++t) ids.push_back(static_cast<uint32_t>(t));
+        } catch (const std::exception&) {
+          why = "Invalid task range specification (" + part + ")";
+          return {};
+        }
+      }
+    }
+    uint32_t offset = 0;
+    for (uint32_t t : ids) {
+      if (t >= static_cast<uint32_t>(ntasks) || out.count(t)) {
+        ++offset;
+        continue;
+      }
+      std::vector<std::string> a = argv;
+      for (auto& s : a) {
+        std::string r;
+        for (size_t i = 0; i < s.size(); ++i) {
+          if (s[i] == '%' && i + 1 < s.size() && (s[i + 1] == 't' || s[i + 1] == 'o')) {
+            r += std::to_string(s[i + 1] == 't' ? t : offset);
+            ++i;
+          } else {
+            r += s[i];
+          }
+        }
+        s = r;
+      }
+      out[t] = a;
+      ++offset;
+    }
+  }
+  for (int t = 0; t < ntasks; ++t)
+    if (!out.count(static_cast<uint32_t>(t))) {
+      why = "Configuration file " + path + " invalid";
+      return {};
+    }
+  return out;
+}
+
+std::string local_hostname() {
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+}  // namespace
+
+int srun_main(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> env = current_environment();
+  RunOptions o;
+  try {
+    o = parse_run_options("srun", args, env);
+  } catch (const RunUsageError& e) {
+    if (e.getopt)
+      std::cerr << e.what() << "\nTry \"srun --help\" for more information\n";
+    else
+      std::cerr << "srun: error: " << e.what() << '\n';
+    return 1;
+  } catch (const core::ParseError& e) {
+    std::cerr << "srun: error: " << e.what() << '\n';
+    return 1;
+  }
+  if (o.help || o.usage) {
+    std::cout << "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n";
+    return 0;
+  }
+  if (o.version) {
+    std::cout << "slurm 22.05.8\n";
+    return 0;
+  }
+  if (o.command.empty()) return fatal("No command given to execute.");
+  if (o.pty) return error("--pty is not supported by drover yet");
+
+  // Inside an allocation unless -N/-n... say otherwise? No: SLURM_JOB_ID (or --jobid) names it.
+  std::optional<Allocation> own;
+  uint64_t job_id = 0;
+  std::map<std::string, std::string> job_env;
+  if (o.jobid) {
+    try {
+      job_id = std::stoull(*o.jobid);
+    } catch (const std::exception&) {
+      return error("Invalid job id specified");
+    }
+  } else {
+    core::JobSpec spec = allocation_spec(o, "srun", env);
+    own = allocate(spec, "srun", o.quiet);
+    if (!own) return 1;
+    job_id = own->job_id;
+    job_env = own->env;
+  }
+
+  // What the step asks for: the command line, else the allocation's (input variables).
+  json req = {{"op", "step_create"}, {"job_id", job_id}};
+  int ntasks = o.ntasks.value_or(0);
+  int nodes = o.nodes_min.value_or(0);
+  if (!own) {
+    if (o.nodes_cli && !o.ntasks_cli && !o.ntasks_per_node) ntasks = 0;  // one per node
+    if (ntasks > 0 && nodes > ntasks) {
+      if (!o.nodes_cli)
+        std::cerr << "srun: Warning: can't run " << ntasks << " processes on " << nodes
+                  << " nodes, setting nnodes to " << ntasks << '\n';
+      nodes = ntasks;
+    }
+  }
+  if (ntasks > 0) req["ntasks"] = ntasks;
+  if (nodes > 0) req["nodes_min"] = nodes;
+  if (o.nodes_max && o.nodes_cli) req["nodes_max"] = *o.nodes_max;
+  req["cpus_per_task"] = o.cpus_per_task.value_or(1);
+  if (o.ntasks_per_node) req["ntasks_per_node"] = *o.ntasks_per_node;
+  if (o.nodelist) req["nodelist"] = *o.nodelist;
+  if (o.exclude) req["exclude"] = *o.exclude;
+  req["overlap"] = o.overlap;
+  const std::string dist =
+      o.distribution ? o.distribution->substr(0, o.distribution->find_first_of(":,")) : "block";
+  req["distribution"] = dist == "cyclic" ? "cyclic" : "block";
+  if (o.mem_mb) req["mem_mb"] = *o.mem_mb;
+  std::string base = o.command.front();
+  if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  req["name"] = o.job_name.value_or(base);
+  std::string line = "srun";
+  for (const auto& a : args) line += " " + a;
+  req["command"] = line;
+  req["srun_host"] = local_hostname();
+  req["srun_pid"] = ::getpid();
+  if (o.time_limit_min) req["time_limit_min"] = *o.time_limit_min;
+
+  auto give_back = [&](int status) {
+    if (own) release_allocation(own->job_id, status);
+  };
+  json step;
+  bool said_busy = false;
+  while (true) {
+    try {
+      step = call_controller(req);
+    } catch (const ControllerUnreachable&) {
+      give_back(1 << 8);
+      return error("Unable to create step for job " + std::to_string(job_id) +
+                   ": Unable to contact slurm controller (connect failure)");
+    }
+    if (step.value("ok", false)) break;
+    if (step.value("busy", false)) {
+      if (!said_busy && !o.quiet)
+        std::cerr << "srun: Job " << job_id << " step creation temporarily disabled, retrying ("
+                  << step.value("error", "") << ")\n";
+      said_busy = true;
+      if (own && !allocation_alive(job_id)) return 1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      continue;
+    }
+    give_back(1 << 8);
+    return error("Unable to create step for job " + std::to_string(job_id) + ": " +
+                 step.value("error", "unknown error"));
+  }
+  if (said_busy && !o.quiet)
+    std::cerr << "srun: Step created for StepId=" << job_id << "." << step.value("step_id", 0)
+              << '\n';
+
+  const uint32_t step_id = step.value("step_id", uint32_t{0});
+  const int step_tasks = step.value("ntasks", 1);
+  const std::string step_nodes = step.value("nodelist", "");
+  const int step_nnodes = static_cast<int>(step.at("nodes").size());
+  if (job_env.empty()) job_env = step.value("job_env", std::map<std::string, std::string>{});
+
+  LaunchRequest launch;
+  launch.step = step;
+  std::vector<char> cwd(4096);
+  launch.cwd = o.workdir.value_or(::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/");
+  launch.argv = o.command;
+  if (o.multi_prog) {
+    std::string why;
+    launch.task_argv = read_multi_prog(o.command.front(), step_tasks, why);
+    if (!why.empty()) {
+      req = {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}};
+      try {
+        call_controller(req);
+      } catch (const ControllerUnreachable&) {
+      }
+      give_back(1 << 8);
+      return error(why);
+    }
+  }
+  // The tasks' environment: srun's own (--export=ALL), the allocation's when srun made it,
+  // then the step's.
+  std::map<std::string, std::string> task_env = env;
+  if (o.export_env && *o.export_env != "ALL") {
+    task_env.clear();
+    for (const char* keep : {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG"})
+      if (env.count(keep)) task_env[keep] = env.at(keep);
+    for (const auto& item : core::split_list(*o.export_env, ','))
+      if (auto eq = item.find('='); eq != std::string::npos)
+        task_env[item.substr(0, eq)] = item.substr(eq + 1);
+      else if (item != "NONE" && env.count(item))
+        task_env[item] = env.at(item);
+    for (const auto& [k, v] : env)
+      if (k.rfind("SLURM_", 0) == 0) task_env[k] = v;
+  }
+  for (const auto& [k, v] : job_env) task_env[k] = v;
+  auto set = [&](const std::string& k, const std::string& v) { task_env[k] = v; };
+  const std::string jid = std::to_string(job_id), sid = std::to_string(step_id);
+  set("SLURM_JOB_ID", jid);
+  set("SLURM_JOBID", jid);
+  set("SLURM_STEP_ID", sid);
+  set("SLURM_STEPID", sid);
+  set("SLURM_STEP_NODELIST", step_nodes);
+  set("SLURM_STEP_NUM_NODES", std::to_string(step_nnodes));
+  set("SLURM_STEP_NUM_TASKS", std::to_string(step_tasks));
+  set("SLURM_STEP_TASKS_PER_NODE", step.value("tasks_per_node", ""));
+  set("SLURM_NODELIST", step_nodes);
+  set("SLURM_NNODES", std::to_string(step_nnodes));
+  set("SLURM_NTASKS", std::to_string(step_tasks));
+  set("SLURM_NPROCS", std::to_string(step_tasks));
+  set("SLURM_TASKS_PER_NODE", step.value("tasks_per_node", ""));
+  set("SLURM_DISTRIBUTION", req.value("distribution", "block"));
+  if (o.cpus_per_task) set("SLURM_CPUS_PER_TASK", std::to_string(*o.cpus_per_task));
+  set("SLURM_UMASK", [] {
+    mode_t m = ::umask(0);
+    ::umask(m);
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m));
+    return std::string(buf);
+  }());
+  if (o.label) set("SLURM_LABELIO", "1");
+  if (!task_env.count("TMPDIR")) set("TMPDIR", "/tmp");
+
+  launch.env = task_env;
+  launch.label = o.label;
+  launch.unbuffered = o.unbuffered;
+  launch.kill_on_bad_exit = o.kill_on_bad_exit;
+  launch.quiet = o.quiet;
+  launch.wait_s = o.wait_s;
+  launch.stdin_mode = o.input.value_or("all");
+  // -o/-e/-i: a file name pattern per task (%t task, %n node, %N host, %j job, %s step, ...);
+  // "none" and a task number as Slurm reads them.
+  auto files = [&](const std::optional<std::string>& pattern, std::map<uint32_t, std::string>& out,
+                   bool is_input) {
+    if (!pattern || *pattern == "all") return;
+    if (*pattern == "none") {
+      if (is_input)
+        launch.stdin_mode = "none";
+      else
+        for (int t = 0; t < step_tasks; ++t) out[static_cast<uint32_t>(t)] = "/dev/null";
+      return;
+    }
+    if (std::all_of(pattern->begin(), pattern->end(), ::isdigit)) {
+      if (is_input) launch.stdin_mode = *pattern;
+      return;
+    }
+    int node_index = 0;
+    for (const auto& n : step.at("nodes")) {
+      for (uint32_t t : n.at("tasks").get<std::vector<uint32_t>>()) {
+        core::PatternContext ctx;
+        ctx.job_id = job_id;
+        ctx.array_job_id = job_id;
+        ctx.job_name = req.value("name", "");
+        ctx.user = env.count("USER") ? env.at("USER") : "";
+        ctx.first_node = n.at("name").get<std::string>();
+        ctx.node_index = static_cast<uint32_t>(node_index);
+        ctx.task_id = t;
+        ctx.step_id = step_id;
+        std::string path = core::expand_output_pattern(*pattern, ctx);
+        if (path.front() != '/') path = launch.cwd + "/" + path;
+        out[t] = path;
+      }
+      ++node_index;
+    }
+    if (is_input) return;
+    // Tasks sharing a file append to it: it is emptied once here (unless --open-mode=append).
+    if (o.open_mode.value_or("") != "append") {
+      std::set<std::string> seen;
+      for (const auto& [t, path] : out)
+        if (seen.insert(path).second && path != "/dev/null") {
+          int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+          if (fd >= 0) ::close(fd);
+        }
+    }
+    launch.open_mode = "append";
+  };
+  files(o.output, launch.stdout_files, false);
+  files(o.error, launch.stderr_files, false);
+  files(o.input, launch.stdin_files, true);
+  if (launch.stdout_files.size() && !launch.stderr_files.size())
+    launch.stderr_files = launch.stdout_files;
+
+  StepOutcome outcome = run_step(launch);
+
+  json done = {{"op", "step_complete"},
+               {"job_id", job_id},
+               {"step_id", step_id},
+               {"exit_code", outcome.max_exit},
+               {"exit_signal", outcome.term_signal},
+               {"cancelled", outcome.cancelled}};
+  try {
+    call_controller(done);
+  } catch (const ControllerUnreachable&) {
+  }
+  if (own) {
+    const int status = outcome.term_signal ? outcome.term_signal : (outcome.max_exit & 0xff) << 8;
+    release_allocation(own->job_id, status);
+  }
+  return outcome.exit_code;
+}
+
+}  // namespace drover::cli
