@@ -36,7 +36,6 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
   Allocation a;
   a.job_id = reply.value("job_id", uint64_t{0});
   const std::string id = std::to_string(a.job_id);
-  if (program == "salloc" && !quiet) std::cerr << "salloc: Pending job allocation " << id << '\n';
   struct sigaction sa {
   }, old_int{}, old_term{};
   sa.sa_handler = on_interrupt;
@@ -80,6 +79,8 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
     }
     if (!waited) {  // the submission's own scheduling pass could not start it
       waited = true;
+      if (program == "salloc" && !quiet)
+        std::cerr << "salloc: Pending job allocation " << id << '\n';
       if (!quiet) std::cerr << program << ": job " << id << " queued and waiting for resources\n";
     }
     std::this_thread::sleep_for(delay);

@@ -1,0 +1,188 @@
+"""srun and salloc on a real local cluster: steps in batch jobs and in allocations of their own,
+task placement and environment, output labels, stdin, exit codes, busy steps, cancellation."""
+import os
+import signal
+import subprocess
+import time
+
+from conftest import SLURM_BIN
+
+
+def task_env(text):
+    """{task id: {var: value}} from `srun -l env` output."""
+    out = {}
+    for line in text.splitlines():
+        task, _, item = line.partition(": ")
+        if "=" in item:
+            k, v = item.split("=", 1)
+            out.setdefault(int(task), {})[k] = v
+    return out
+
+
+def test_standalone_srun_places_tasks_and_sets_their_environment(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    p = c.run("srun", "-N2", "-n3", "-l", "env")
+    assert p.returncode == 0, p.stderr
+    env = task_env(p.stdout)
+    assert sorted(env) == [0, 1, 2]
+    # Block distribution: tasks 0-1 on the first node, 2 on the second.
+    assert [env[t]["SLURMD_NODENAME"] for t in range(3)] == ["node1", "node1", "node2"]
+    assert [env[t]["SLURM_LOCALID"] for t in range(3)] == ["0", "1", "0"]
+    assert [env[t]["SLURM_NODEID"] for t in range(3)] == ["0", "0", "1"]
+    e = env[2]
+    assert e["SLURM_PROCID"] == "2"
+    assert e["SLURM_NTASKS"] == "3" and e["SLURM_NPROCS"] == "3"
+    assert e["SLURM_STEP_ID"] == "0" and e["SLURM_STEPID"] == "0"
+    assert e["SLURM_STEP_NODELIST"] == "node[1-2]"
+    assert e["SLURM_STEP_TASKS_PER_NODE"] == "2,1"
+    assert e["SLURM_JOB_NODELIST"] == "node[1-2]"
+    assert e["SLURM_GTIDS"] == "2"
+    assert env[0]["SLURM_GTIDS"] == "0,1"
+    assert e["SLURM_JOB_ID"] == env[0]["SLURM_JOB_ID"]
+    assert int(e["SLURM_TASK_PID"]) > 1
+    jid = e["SLURM_JOB_ID"]
+    # The allocation srun made is given back when the step ends.
+    info = c.wait_state(jid, "COMPLETED")
+    assert info["ExitCode"] == "0:0"
+
+
+def test_cyclic_distribution_and_tasks_per_node(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    env = task_env(c.ok("srun", "-N2", "-n4", "-m", "cyclic", "-l", "env"))
+    assert [env[t]["SLURMD_NODENAME"] for t in range(4)] == ["node1", "node2", "node1", "node2"]
+    env = task_env(c.ok("srun", "-N2", "--ntasks-per-node=1", "-l", "env"))
+    assert sorted(env) == [0, 1]
+    assert env[1]["SLURMD_NODENAME"] == "node2"
+
+
+def test_exit_codes_and_error_lines(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    p = c.run("srun", "-N2", "-n4", "sh", "-c", 'exit $((SLURM_PROCID == 3 ? 7 : 0))')
+    assert p.returncode == 7
+    assert "srun: error: node2: task 3: Exited with exit code 7" in p.stderr
+    p = c.run("srun", "-n2", "sh", "-c", "kill -9 $$")
+    assert p.returncode == 137, p.stderr
+    assert "tasks 0-1: Killed" in p.stderr
+    p = c.run("srun", "-n1", "no-such-program-here")
+    assert p.returncode == 2
+    assert "slurmstepd: error: execve(): no-such-program-here: No such file or directory" in p.stderr
+    # An impossible step is refused, the allocation srun made goes away.
+    p = c.run("srun", "-n1", "-c", "3", "true")
+    assert p.returncode != 0
+    assert "srun: error:" in p.stderr
+
+
+def test_output_labels_stdin_and_files(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    p = c.run("srun", "-n2", "-l", "cat", input="hello\n")
+    assert sorted(p.stdout.splitlines()) == ["0: hello", "1: hello"]
+    p = c.run("srun", "-n2", "--input=none", "cat", input="hello\n")
+    assert p.stdout == ""
+    p = c.run("srun", "-n2", "-i", "1", "-l", "cat", input="only-one\n")
+    assert p.stdout.splitlines() == ["1: only-one"]
+    out = os.path.join(c.work, "task-%t.out")
+    c.ok("srun", "-n2", "-o", out, "sh", "-c", "echo I am $SLURM_PROCID")
+    assert open(os.path.join(c.work, "task-1.out")).read() == "I am 1\n"
+    # Output without a trailing newline still arrives.
+    assert c.ok("srun", "-n1", "printf", "no-newline") == "no-newline"
+
+
+def test_steps_inside_a_batch_job_and_multi_prog(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    conf = c.write_script("mp.conf", "# comment\n0 echo first %t\n1-3 echo rest %t %o\n", mode=0o644)
+    script = c.write_script("steps.sh", "#!/bin/bash\n"
+                            "srun -l hostname | sort\n"
+                            "srun -n1 true\n"
+                            f"srun --multi-prog {conf} | sort\n"
+                            "srun sh -c 'exit 3'\n"
+                            "echo srun-exit=$?\n")
+    jid = c.sbatch("-N2", "-n4", "-o", os.path.join(c.work, "steps.out"), script)
+    info = c.wait_state(jid, "COMPLETED", timeout=60)
+    text = open(os.path.join(c.work, "steps.out")).read()
+    host = os.uname().nodename
+    assert [l for l in text.splitlines() if l.endswith(host)] == [f"{t}: {host}" for t in range(4)]
+    assert "srun: Warning: can't run 1 processes on 2 nodes, setting nnodes to 1" in text
+    assert "first 0" in text and "rest 3 2" in text
+    assert "srun-exit=3" in text
+    assert info["ExitCode"] == "0:0"
+
+
+def test_a_step_waits_for_busy_cpus_and_overlap_shares_them(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    marker = os.path.join(c.work, "second-ran")
+    script = c.write_script("busy.sh", "#!/bin/bash\n"
+                            "srun -n2 sleep 3 &\n"
+                            "sleep 1\n"
+                            "srun --overlap -n1 true && echo overlap-ok\n"
+                            f"srun -n1 touch {marker}\n"
+                            "wait\n")
+    jid = c.sbatch("-n2", "-o", os.path.join(c.work, "busy.out"), script)
+    c.wait_state(jid, "COMPLETED", timeout=60)
+    text = open(os.path.join(c.work, "busy.out")).read()
+    assert "overlap-ok" in text
+    assert f"srun: Job {jid} step creation temporarily disabled, retrying (Requested nodes are busy)" in text
+    assert os.path.exists(marker)
+
+
+def test_salloc_runs_a_command_in_its_allocation(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    p = c.run("salloc", "-N2", "sh", "-c", "srun -l hostname | wc -l; echo $SLURM_JOB_NODELIST; exit 4")
+    assert p.returncode == 4, p.stderr
+    assert p.stdout.split() == ["2", "node[1-2]"]
+    lines = p.stderr.splitlines()
+    assert lines[0].startswith("salloc: Granted job allocation ")
+    jid = lines[0].split()[-1]
+    assert lines[-1] == f"salloc: Relinquishing job allocation {jid}"
+    info = c.wait_state(jid, "FAILED")
+    assert info["ExitCode"] == "4:0"
+
+
+def test_salloc_waits_for_resources_and_scancel_ends_a_running_srun(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    hog = c.sbatch("-n2", "--wrap", "sleep 4")
+    c.wait_state(hog, "RUNNING")
+    p = c.run("salloc", "-n1", "true", timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "queued and waiting for resources" in p.stderr
+    assert "has been allocated resources" in p.stderr
+    # A running srun whose allocation is cancelled ends with its tasks.
+    proc = subprocess.Popen([os.path.join(SLURM_BIN, "srun"), "-n1", "sleep", "60"], env=c.env,
+                            cwd=c.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    jid = None
+    while time.time() < deadline and jid is None:
+        out = c.ok("squeue", "-h", "-o", "%i %j %T")
+        for line in out.splitlines():
+            i, name, state = line.split()
+            if name == "sleep" and state == "RUNNING":
+                jid = i
+        time.sleep(0.2)
+    assert jid, "srun's allocation never ran"
+    time.sleep(1)
+    c.ok("scancel", jid)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert c.wait_state(jid, "CANCELLED")
+
+
+def test_ctrl_c_twice_ends_the_step(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    proc = subprocess.Popen([os.path.join(SLURM_BIN, "srun"), "-n1", "sleep", "60"], env=c.env,
+                            cwd=c.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(2)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert "srun: interrupt (one more within 1 sec to abort)" in err
+    assert proc.returncode != 0
+
+
+def test_others_cannot_run_steps_in_my_allocation(make_cluster):
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    jid = c.sbatch("-n1", "--wrap", "sleep 20")
+    c.wait_state(jid, "RUNNING")
+    p = c.run("srun", f"--jobid={jid}", "true", user="drovertest")
+    assert p.returncode != 0
+    assert "Access/permission denied" in p.stderr
+    c.ok("scancel", str(jid))
