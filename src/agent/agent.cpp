@@ -168,8 +168,14 @@ void Agent::on_message(const std::string& payload) {
     if (type == "launch") {
       launch(msg);
     } else if (type == "terminate") {
+      steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
+                           msg.value("step_notice", ""));
       terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
                 msg.value("notice", ""));
+    } else if (type == "step_signal") {
+      steps_.signal_step(msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>(),
+                         msg.value("signal", SIGKILL), msg.value("terminate", false),
+                         msg.value("kill_wait", 30), msg.value("step_notice", ""));
     } else if (type == "signal") {
       signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
                  msg.value("batch_only", false));
@@ -264,7 +270,6 @@ void Agent::on_exec(uint64_t job_id, pid_t pid) {
 }
 
 void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice) {
-  steps_.terminate_job(job_id, kill_wait_s);
   auto it = running_.find(job_id);
   if (it == running_.end()) {
     // Nothing runs: tell the controller again how it ended, if we know.

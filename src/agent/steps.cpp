@@ -275,6 +275,15 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
       if (t.pid > 0 && !t.reaped) ::kill(-t.pid, sig);
   }
 
+  void notify(const std::string& notice) {
+    if (notice.empty()) return;
+    conn->send(
+        json{{"type", "notice"},
+             {"text", "slurmstepd: error: *** STEP " + std::to_string(job_id) + "." +
+                          std::to_string(step_id) + " ON " + server.node_ + " " + notice + " ***"}}
+            .dump());
+  }
+
   void terminate(int64_t kill_wait_s) {
     signal_tasks(SIGCONT);
     signal_tasks(SIGTERM);
@@ -398,9 +407,24 @@ bool StepServer::child_exited(pid_t pid, int status) {
   return true;
 }
 
-void StepServer::terminate_job(uint64_t job_id, int64_t kill_wait_s) {
+void StepServer::terminate_job(uint64_t job_id, int64_t kill_wait_s, const std::string& notice) {
   for (const auto& s : sessions_)
-    if (s->job_id == job_id && s->launched) s->terminate(kill_wait_s);
+    if (s->job_id == job_id && s->launched && !s->done) {
+      s->notify(notice);
+      s->terminate(kill_wait_s);
+    }
+}
+
+void StepServer::signal_step(uint64_t job_id, uint32_t step_id, int sig, bool terminate,
+                             int64_t kill_wait_s, const std::string& notice) {
+  for (const auto& s : sessions_) {
+    if (s->job_id != job_id || s->step_id != step_id || !s->launched || s->done) continue;
+    s->notify(notice);
+    if (terminate)
+      s->terminate(kill_wait_s);
+    else
+      s->signal_tasks(sig);
+  }
 }
 
 void StepServer::stop_all(int64_t kill_wait_s) {

@@ -26,8 +26,12 @@ class StepServer {
   std::string launch_addr() const;  // "ip:port", for the controller to hand to srun
   // From the agent's SIGCHLD reaping: true when `pid` was one of the tasks.
   bool child_exited(pid_t pid, int status);
-  // The job ended: its tasks here get SIGCONT+SIGTERM, then SIGKILL after kill_wait_s.
-  void terminate_job(uint64_t job_id, int64_t kill_wait_s);
+  // The job ended: its tasks here get SIGCONT+SIGTERM, then SIGKILL after kill_wait_s; srun
+  // hears "*** STEP N.S ON <node> <notice> ***" (e.g. "CANCELLED AT <time>") when one is given.
+  void terminate_job(uint64_t job_id, int64_t kill_wait_s, const std::string& notice = "");
+  // scancel of a step: a signal to its tasks here, or (terminate) the same ending as above.
+  void signal_step(uint64_t job_id, uint32_t step_id, int sig, bool terminate, int64_t kill_wait_s,
+                   const std::string& notice);
   void stop_all(int64_t kill_wait_s);
   bool idle() const { return task_owner_.empty(); }
 

@@ -42,6 +42,7 @@ int signal_number(const std::string& name) {
 int scancel_main(const std::vector<std::string>& args) {
   json req = {{"op", "cancel"}};
   json ids = json::array();
+  json steps = json::array();
   bool verbose = false, quiet = false;
   ArgReader r("scancel", args);
   while (r.next()) {
@@ -83,8 +84,19 @@ int scancel_main(const std::vector<std::string>& args) {
       return 1;
     } else {
       try {
-        // "36_4,37" is two references; "36_[1,3]" one.
+        // "36_4,37" is two references; "36_[1,3]" one; "36.0" a step.
         for (std::string_view item : core::split_job_ref_list(a)) {
+          if (auto dot = item.find('.'); dot != std::string_view::npos) {
+            const std::string job(item.substr(0, dot)), step(item.substr(dot + 1));
+            if (job.empty() || step.empty() ||
+                job.find_first_not_of("0123456789") != std::string::npos ||
+                step.find_first_not_of("0123456789") != std::string::npos)
+              throw core::ParseError("Invalid job id specified");
+            steps.push_back({{"ref", std::string(item)},
+                             {"job_id", std::stoull(job)},
+                             {"step_id", std::stoul(step)}});
+            continue;
+          }
           (void)core::parse_job_ref(item);
           ids.push_back(std::string(item));
         }
@@ -94,12 +106,13 @@ int scancel_main(const std::vector<std::string>& args) {
       }
     }
   }
-  if (ids.empty() && !req.contains("uid") && !req.contains("name") && !req.contains("partition") &&
-      !req.contains("states")) {
+  if (ids.empty() && steps.empty() && !req.contains("uid") && !req.contains("name") &&
+      !req.contains("partition") && !req.contains("states")) {
     std::cerr << "scancel: error: No job identification provided\n";
     return 1;
   }
   req["jobs"] = ids;
+  if (!steps.empty()) req["steps"] = steps;
   if (verbose)
     for (const auto& id : ids)
       std::cerr << "scancel: Terminating job " << id.get<std::string>() << '\n';

@@ -67,6 +67,7 @@ class Launcher {
     job_id_ = req.step.at("job_id").get<uint64_t>();
     step_id_ = req.step.at("step_id").get<uint32_t>();
     ntasks_ = req.step.value("ntasks", 1);
+    kill_wait_ = req.step.value("kill_wait", 30);
     int digits = 1;
     for (int n = ntasks_ - 1; n >= 10; n /= 10) ++digits;
     label_width_ = digits;
@@ -161,6 +162,13 @@ class Launcher {
       flush_stdin(link);
     } else if (type == "exit") {
       task_exit(msg.at("task").get<uint32_t>(), msg.value("status", 0));
+    } else if (type == "notice") {
+      if (!aborted_notice_) {
+        aborted_notice_ = true;
+        say("Job step aborted: Waiting up to " + std::to_string(kill_wait_ + 2) +
+            " seconds for job step to finish.");
+      }
+      write_all(2, msg.value("text", "") + "\n");
     } else if (type == "done") {
       link->done = true;
       link->conn->close();
@@ -439,6 +447,8 @@ class Launcher {
   int interrupts_ = 0;
   std::chrono::steady_clock::time_point last_interrupt_;
   bool launch_failed_ = false, killing_ = false, aborting_ = false, cancelled_ = false;
+  bool aborted_notice_ = false;
+  int kill_wait_ = 30;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/job_env.hpp"
 #include "core/output_pattern.hpp"
 #include "core/sbatch_options.hpp"
+#include "ctld/acct_record.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld {
@@ -415,6 +416,8 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
   std::vector<Target> targets;
   if (req.contains("jobs") && !req["jobs"].empty()) {
     targets = resolve_all(req["jobs"], false, fx);
+  } else if (req.contains("steps") && !req["steps"].empty()) {
+    // Steps only.
   } else {
     // Filters only: every active job that matches all of them.
     Target all;
@@ -436,6 +439,45 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
   }
   json errors = json::array();
   size_t matched = 0;
+  // Steps ("36.0"): their tasks are stopped; the job goes on.
+  for (const auto& ref : req.value("steps", json::array())) {
+    const std::string text = ref.value("ref", "");
+    auto it = jobs_.find(ref.value("job_id", uint64_t{0}));
+    core::Step* step = nullptr;
+    if (it != jobs_.end())
+      for (auto& st : it->second.steps)
+        if (st.id == ref.value("step_id", uint32_t{0})) step = &st;
+    if (!step) {
+      errors.push_back({{"job", text}, {"error", "Invalid job id specified"}});
+      continue;
+    }
+    ++matched;
+    if (!may_act_on(who, it->second)) {
+      errors.push_back({{"job", text}, {"error", "Access/permission denied"}});
+      continue;
+    }
+    if (step->state != core::JobState::Running) {
+      errors.push_back({{"job", text}, {"error", "Job/step already completing or completed"}});
+      continue;
+    }
+    const bool kill = signal == 0 || signal == 9;
+    if (kill) {
+      step->state = core::JobState::Cancelled;
+      step->cancelled_by = who.uid;
+      step->end_time = now;
+      fx.dirty_jobs.insert(it->first);
+    }
+    for (const auto& a : step->alloc)
+      fx.to_agents.push_back({a.node,
+                              {{"type", "step_signal"},
+                               {"job_id", it->first},
+                               {"step_id", step->id},
+                               {"signal", kill ? SIGKILL : signal},
+                               {"terminate", kill},
+                               {"kill_wait", config_.kill_wait_s},
+                               {"step_notice", kill ? "CANCELLED AT " + core::format_timestamp(now)
+                                                    : std::string()}}});
+  }
   for (auto& t : targets) {
     if (!t.error.empty()) errors.push_back({{"job", t.ref}, {"error", t.error}});
     if (t.remainder) {
@@ -546,7 +588,9 @@ void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::
          {{"type", "terminate"},
           {"job_id", job.id},
           {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
-          {"notice", a.node == job.batch_host ? cancel_notice(job, now, why) : std::string()}}});
+          {"notice", a.node == job.batch_host ? cancel_notice(job, now, why) : std::string()},
+          // What each step's processes there tell their srun: "*** STEP N.S ON node <this> ***".
+          {"step_notice", "CANCELLED AT " + core::format_timestamp(now) + why}}});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
@@ -941,6 +985,33 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
         for (int idx : p->nodes) per_node = std::max(per_node, nodes_[idx].real_memory_mb);
     j["default_mem_mb"] = per_node * job.spec.nodes_min;
   }
+  // Running srun steps, as squeue -s and scontrol show step list them (ended ones are sacct's).
+  json steps = json::array();
+  for (const auto& s : job.steps) {
+    if (s.state != core::JobState::Running) continue;
+    int cpus = 0;
+    int64_t mem = 0, gpus = 0;
+    for (const auto& a : s.alloc) {
+      cpus += a.cpus;
+      mem += step_mem_mb(job, a);
+      for (const auto& g : a.gres) gpus += g.name == "gpu" ? g.count : 0;
+    }
+    steps.push_back({{"id", s.id},
+                     {"name", s.name},
+                     {"state", core::job_state_name(s.state)},
+                     {"start_time", s.start_time},
+                     {"time_limit_min", s.time_limit_min},
+                     {"nodelist", core::compress_hostlist(s.node_names())},
+                     {"nnodes", s.alloc.size()},
+                     {"ntasks", s.ntasks},
+                     {"cpus", cpus},
+                     {"mem_mb", mem},
+                     {"gpus", gpus},
+                     {"distribution", s.distribution},
+                     {"srun_host", s.srun_host},
+                     {"srun_pid", s.srun_pid}});
+  }
+  j["steps"] = std::move(steps);
   return j;
 }
 

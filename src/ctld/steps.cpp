@@ -116,6 +116,7 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
           {"step_key", step_key(sig)},
           {"job_env", allocation_env(*job)},
           {"time_limit_min", job->time_limit_min},
+          {"kill_wait", config_.kill_wait_s},
           {"start_time", job->start_time}};
 }
 
