@@ -14,11 +14,14 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "core/hostlist.hpp"
 #include "core/slurm_conf.hpp"
+#include "drover/netns.hpp"
 #include "net/auth.hpp"
 #include "net/unix_client.hpp"
 #include "nlohmann/json.hpp"
@@ -69,8 +72,9 @@ bool alive(const fs::path& pid_file, const std::string& binary) {
   return !ec && exe.filename() == binary;
 }
 
+// With `enter`, the daemon runs in that node's network namespace (netns.hpp).
 pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
-                   const fs::path& pid_file) {
+                   const fs::path& pid_file, const netns::Entry* enter = nullptr) {
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -82,6 +86,7 @@ pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
       ::dup2(fd, 2);
     }
     if (null >= 0) ::dup2(null, 0);
+    if (enter && !netns::enter(*enter)) ::_exit(126);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -109,7 +114,8 @@ std::string tail(const fs::path& log, size_t lines) {
   return out;
 }
 
-std::string default_conf(const UpOptions& o, int port, int http_port) {
+// With a netns plan the controller listens on the bridge's address and every node has its own.
+std::string default_conf(const UpOptions& o, int port, int http_port, const netns::Plan* plan) {
   const int nodes = o.nodes > 0 ? o.nodes : 1;
   int cpus = o.cpus > 0 ? o.cpus : static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   long long mem = o.mem_mb > 0 ? o.mem_mb
@@ -123,7 +129,7 @@ std::string default_conf(const UpOptions& o, int port, int http_port) {
   std::ostringstream c;
   c << "# Written by `drover up`. Edit it and run `drover up` again to apply.\n"
     << "ClusterName=drover\n"
-    << "SlurmctldHost=" << host << "(127.0.0.1)\n"
+    << "SlurmctldHost=" << host << "(" << (plan ? plan->bridge_ip() : "127.0.0.1") << ")\n"
     << "SlurmctldPort=" << port << "\n"
     << "DroverHttpPort=" << http_port << "\n"  // GET /metrics (docs/metrics.md)
     << "SlurmUser=" << (::geteuid() == 0 ? "root" : (user ? user : "root")) << "\n"
@@ -140,8 +146,12 @@ std::string default_conf(const UpOptions& o, int port, int http_port) {
     else
       c << s << "\n";
   }
-  c << "NodeName=" << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]")
-    << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n"
+  c << "NodeName=" << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]");
+  if (plan) {
+    c << " NodeAddr=";
+    for (int i = 0; i < nodes; ++i) c << (i ? "," : "") << plan->node_ip(i);
+  }
+  c << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n"
     << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
   for (const auto& p : partitions) c << p << "\n";
   return c.str();
@@ -156,10 +166,34 @@ bool wait_for(const std::function<bool()>& ready, int timeout_s) {
   return ready();
 }
 
+// The name part of SlurmctldHost=name(address).
+std::string control_host(const core::SlurmConf& conf) {
+  std::string host = conf.get("SlurmctldHost", conf.get("ControlMachine", ""));
+  return host.substr(0, host.find('('));
+}
+
 }  // namespace
 
 int cluster_up(const UpOptions& opts) {
   const fs::path dir = fs::absolute(opts.state_dir);
+  std::optional<netns::Plan> plan;
+  try {
+    plan = netns::load(dir);
+  } catch (const std::exception& e) {
+    std::cerr << "drover: " << e.what() << '\n';
+    return 1;
+  }
+  if ((opts.netns || plan) && ::geteuid() != 0) {
+    std::cerr << "drover: " << (plan ? dir.string() + " holds a --netns cluster: it" : "--netns")
+              << " needs root (it creates network namespaces, a bridge and veth pairs); run "
+                 "drover as root\n";
+    return 1;
+  }
+  if (opts.netns && !plan && fs::exists(dir / "slurm.conf")) {
+    std::cerr << "drover: " << dir.string()
+              << " holds a cluster made without --netns; use another --state-dir for --netns\n";
+    return 1;
+  }
   fs::create_directories(dir);
   ::chmod(dir.c_str(), 0755);  // other users reach the socket through it
   const fs::path conf_path = dir / "slurm.conf";
@@ -167,11 +201,24 @@ int cluster_up(const UpOptions& opts) {
   const fs::path socket = dir / "ctld.sock";
   net::load_or_create_key(key_path.string());
 
+  // Held from choosing a subnet until its bridge has its address: clusters started at the
+  // same time pick different ones.
+  std::optional<netns::Lock> netns_lock;
+  if (opts.netns || plan) {
+    try {
+      netns_lock.emplace();
+      if (!plan) plan = netns::create(dir);
+    } catch (const std::exception& e) {
+      std::cerr << "drover: " << e.what() << '\n';
+      return 1;
+    }
+  }
+
   if (!fs::exists(conf_path)) {
     const int port = free_tcp_port();
     int http_port = free_tcp_port();
     while (http_port == port) http_port = free_tcp_port();
-    std::ofstream(conf_path) << default_conf(opts, port, http_port);
+    std::ofstream(conf_path) << default_conf(opts, port, http_port, plan ? &*plan : nullptr);
   } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0) {
     std::cerr << "drover: " << conf_path.string()
               << " exists; edit it instead of passing --cpus/--mem/--set\n";
@@ -193,6 +240,33 @@ int cluster_up(const UpOptions& opts) {
   const int port = static_cast<int>(conf.get_int("SlurmctldPort", 6817));
   const fs::path bin = self_dir();
 
+  if (plan) {
+    std::vector<netns::Node> nodes;
+    std::set<std::string> addrs;
+    for (const auto& node : conf.nodes) {
+      if (!plan->contains(node.node_addr) || !addrs.insert(node.node_addr).second) {
+        std::cerr << "drover: node " << node.name << ": NodeAddr=" << node.node_addr
+                  << " in slurm.conf is not an address of its own in the cluster's subnet "
+                  << plan->subnet() << " (.2 to .254)\n";
+        return 1;
+      }
+      nodes.push_back(
+          {node.name, node.node_addr, alive(dir / ("agent-" + node.name + ".pid"), "droverd")});
+    }
+    std::vector<std::string> extra_hosts;
+    if (const std::string host = control_host(conf); !host.empty())
+      extra_hosts.push_back(plan->bridge_ip() + " " + host);
+    try {
+      netns::setup(*plan, dir, nodes, extra_hosts);
+    } catch (const std::exception& e) {
+      std::cerr << "drover: setting up the network namespaces: " << e.what() << "\n"
+                << "drover: `drover down --state-dir " << dir.string()
+                << "` removes what was set up\n";
+      return 1;
+    }
+    netns_lock.reset();
+  }
+
   if (!alive(dir / "ctld.pid", "droverctld")) {
     spawn_daemon(
         {(bin / "droverctld").string(), "--conf", conf_path.string(), "--state-dir", dir.string()},
@@ -213,17 +287,24 @@ int cluster_up(const UpOptions& opts) {
     return 1;
   }
 
+  // Agents in namespaces dial the controller at the bridge's address.
+  const std::string controller =
+      (plan ? plan->bridge_ip() : "127.0.0.1") + ":" + std::to_string(port);
   for (const auto& node : conf.nodes) {
     const fs::path pid_file = dir / ("agent-" + node.name + ".pid");
     if (alive(pid_file, "droverd")) continue;
-    fs::create_directories(dir / "spool" / node.name);
+    const fs::path spool = dir / "spool" / node.name;
+    fs::create_directories(spool);
     ::chmod((dir / "spool").c_str(), 0755);
-    ::chmod((dir / "spool" / node.name).c_str(), 0755);
-    spawn_daemon({(bin / "droverd").string(), "--node", node.name, "--controller",
-                  "127.0.0.1:" + std::to_string(port), "--key-file", key_path.string(), "--spool",
-                  (dir / "spool" / node.name).string(), "--cpus", std::to_string(node.cpus),
-                  "--mem", std::to_string(node.real_memory_mb)},
-                 dir / ("agent-" + node.name + ".log"), pid_file);
+    ::chmod(spool.c_str(), 0755);
+    std::optional<netns::Entry> entry;
+    if (plan) entry = netns::entry_for(*plan, node.name);
+    // --listen: where srun reaches the agent, the node's own address.
+    spawn_daemon({(bin / "droverd").string(), "--node", node.name, "--controller", controller,
+                  "--key-file", key_path.string(), "--spool", spool.string(), "--listen",
+                  plan ? node.node_addr : "127.0.0.1", "--cpus", std::to_string(node.cpus), "--mem",
+                  std::to_string(node.real_memory_mb)},
+                 dir / ("agent-" + node.name + ".log"), pid_file, entry ? &*entry : nullptr);
   }
   json last;
   bool all_registered = wait_for(
@@ -239,6 +320,10 @@ int cluster_up(const UpOptions& opts) {
   if (!all_registered) {
     std::cerr << "drover: only " << last.value("nodes_registered", 0) << " of " << conf.nodes.size()
               << " agents registered; see " << (dir / "agent-*.log").string() << "\n";
+    for (const auto& node : conf.nodes)
+      if (!alive(dir / ("agent-" + node.name + ".pid"), "droverd"))
+        std::cerr << "drover: the agent of " << node.name << " exited; its log ends with:\n"
+                  << tail(dir / ("agent-" + node.name + ".log"), 5);
     return 1;
   }
 
@@ -258,8 +343,13 @@ int cluster_up(const UpOptions& opts) {
   for (const auto& n : conf.nodes) names.push_back(n.name);
   std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name)
             << "' is up with " << names.size() << " node(s) " << core::compress_hostlist(names)
-            << "\n"
-            << "drover: run `source " << (dir / "env.sh").string()
+            << "\n";
+  if (plan && !names.empty())
+    std::cout << "drover: each node in its own network namespace (" << plan->ns("NODE") << ") on "
+              << plan->subnet() << ", the controller at " << plan->bridge_ip()
+              << "; `ip netns exec " << plan->ns(names.front()) << " CMD` runs CMD on "
+              << names.front() << "\n";
+  std::cout << "drover: run `source " << (dir / "env.sh").string()
             << "` to use sbatch, squeue, ...\n";
   return 0;
 }
@@ -268,6 +358,12 @@ int cluster_down(const std::string& state_dir) {
   const fs::path dir = fs::absolute(state_dir);
   if (!fs::exists(dir / "ctld.pid") && !fs::exists(dir / "slurm.conf")) {
     std::cerr << "drover: no cluster in " << dir.string() << '\n';
+    return 1;
+  }
+  const std::optional<netns::Plan> plan = netns::load(dir);
+  if (plan && ::geteuid() != 0) {
+    std::cerr << "drover: " << dir.string()
+              << " holds a --netns cluster: bringing it down needs root\n";
     return 1;
   }
   auto stop = [](const fs::path& pid_file, const std::string& binary, int wait_s) {
@@ -289,6 +385,13 @@ int cluster_down(const std::string& state_dir) {
   }
   for (auto& t : stoppers) t.join();
   stop(dir / "ctld.pid", "droverctld", 10);
+  if (plan) {
+    // Also after a crash: whatever of the cluster's network is still there goes.
+    const netns::Lock lock;  // not while another cluster sets up (they share /etc/netns)
+    const std::vector<std::string> left = netns::teardown(*plan, dir);
+    for (const auto& l : left) std::cerr << "drover: " << l << '\n';
+    if (!left.empty()) return 1;
+  }
   std::cout << "drover: cluster in " << dir.string() << " stopped\n";
   return 0;
 }

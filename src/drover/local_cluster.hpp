@@ -12,12 +12,16 @@ struct UpOptions {
   long long mem_mb = 0;  // 0: this machine's
   std::vector<std::string> settings;  // extra slurm.conf lines (Key=Value)
   int timeout_s = 30;
+  // Each agent in a network namespace of its own with its own address (root only). A state
+  // dir made with it keeps it: a later `drover up` brings the namespaces back.
+  bool netns = false;
 };
 
 // Starts (or resumes) a local cluster: one droverctld and one droverd per node, all in the
 // background, state under the state dir. Returns once every agent has registered.
 int cluster_up(const UpOptions& opts);
-// Stops the daemons recorded in the state dir's pid files.
+// Stops the daemons recorded in the state dir's pid files and, for a --netns cluster, removes
+// its namespaces, veth pairs, bridge and hosts files.
 int cluster_down(const std::string& state_dir);
 
 }  // namespace drover::tool
