@@ -13,10 +13,14 @@
 #   run CMD ARGS...                run a command; record its command line, stdout ("| "),
 #                                  stderr ("! ") and exit status; sets OUT, ERR, RC; when CMD
 #                                  (or `env ... sbatch`) is sbatch, sets J to the job id it
-#                                  printed ("Submitted batch job N" or --parsable), else J=""
+#                                  printed ("Submitted batch job N" or --parsable), for salloc
+#                                  the N of "salloc: Granted job allocation N", else J=""
 #                                  a command with an empty argument is not run but recorded as
 #                                  skipped (an empty "$J" after a failed sbatch)
 #   run_literal CMD ARGS...        run even with empty arguments (sbatch -p "")
+#   run_sorted CMD ARGS...         like run, but its stdout and its stderr lines are each sorted
+#                                  (LC_ALL=C) before they are recorded: for srun/salloc, whose
+#                                  tasks on several nodes write in no fixed order
 #   run_as USER CMD ARGS...        the same as another user (runuser), reaching the same cluster
 #   submit ARGS...                 run sbatch ARGS... (J = the new job's id)
 #   submit_as USER ARGS...         the same as another user
@@ -25,6 +29,7 @@
 #   wait_state ID STATE [TIMEOUT]  poll until JobState is STATE (alternatives: "A|B")
 #   wait_field ID KEY VALUE [TIMEOUT]  poll until scontrol's KEY=VALUE for the job (first record)
 #   wait_queue_empty [TIMEOUT]     poll until squeue shows no job at all
+#   wait_step STEPID [TIMEOUT]     poll until `squeue -s` lists the step (J.0, J.batch) running
 #   fields ID KEY...               record KEY=VALUE for each record `scontrol -o show job ID` prints
 #   field ID KEY                   print (not record) the value of KEY (first record)
 #   show_file PATH...              record a file's contents (or that it does not exist)
@@ -95,7 +100,7 @@ _exec() {  # _exec USER CMD... : run, capturing OUT ERR RC (stdin is the caller'
 _record_last() {  # _record_last USER CMD...
   local user=$1
   shift
-  _rec "${user:+($user) }\$ $(_cmdline "$@")"
+  _rec "${user:+($user) }\$ $(_cmdline "$@")${_SORTED:+   (stdout and stderr sorted)}"
   sed 's/^/| /' "$_TMP/out" >>"$T"
   sed 's/^/! /' "$_TMP/err" >>"$T"
   _rec "[exit $RC]"
@@ -108,6 +113,14 @@ _pick_job_id() {  # after an sbatch: J = the id it printed, if any
     if [[ $l =~ ^Submitted\ batch\ job\ ([0-9]+) ]]; then J=${BASH_REMATCH[1]}; fi
     if [[ $l =~ ^([0-9]+)(\;.*)?$ ]]; then J=${BASH_REMATCH[1]}; fi
   done <<<"$OUT"
+}
+
+_pick_alloc_id() {  # after a salloc: J = the id of "salloc: Granted/Pending job allocation N"
+  J=""
+  local l
+  while IFS= read -r l; do
+    if [[ $l =~ ^salloc:\ (Granted|Pending)\ job\ allocation\ ([0-9]+) ]]; then J=${BASH_REMATCH[2]}; fi
+  done <<<"$ERR"
 }
 
 _run() {
@@ -125,15 +138,24 @@ _run() {
     done
   fi
   _exec "$user" "$@"
+  if [[ $_SORTED == 1 ]]; then
+    LC_ALL=C sort -o "$_TMP/out" "$_TMP/out"
+    LC_ALL=C sort -o "$_TMP/err" "$_TMP/err"
+    OUT=$(cat "$_TMP/out")
+    ERR=$(cat "$_TMP/err")
+  fi
   _record_last "$user" "$@"
   local a
   for a in "$@"; do
     if [[ ${a##*/} == sbatch ]]; then _pick_job_id; break; fi
+    if [[ ${a##*/} == salloc ]]; then _pick_alloc_id; break; fi
   done
   return 0
 }
 _LITERAL=0
+_SORTED=""
 run() { _run "" "$@"; }
+run_sorted() { _SORTED=1; _run "" "$@"; _SORTED=""; }
 run_literal() { _LITERAL=1; _run "" "$@"; _LITERAL=0; }
 run_as() { local u=$1; shift; _run "$u" "$@"; }
 submit() { _run "" sbatch "$@"; }
@@ -214,6 +236,16 @@ wait_queue_empty() {
   dl=$(_deadline "$timeout")
   while [[ -n $(squeue -h -o %i 2>/dev/null) ]]; do
     if ! _before "$dl"; then note "TIMEOUT after ${timeout}s waiting for an empty queue"; return 1; fi
+    sleep 0.1
+  done
+}
+
+wait_step() {
+  local id=${1:-} timeout=${2:-30} dl
+  if [[ -z $id || $id == _* || $id == .* ]]; then note "wait_step: no step id"; return 0; fi
+  dl=$(_deadline "$timeout")
+  until squeue -h -s -o %i 2>/dev/null | grep -qxF -- "$id"; do
+    if ! _before "$dl"; then note "TIMEOUT after ${timeout}s waiting for step $id"; return 1; fi
     sleep 0.1
   done
 }

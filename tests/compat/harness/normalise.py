@@ -65,6 +65,8 @@ def _hostname(text, ctx):
 _PIDS = [
     (re.compile(r"\bSLURM_TASK_PID=\d+"), "SLURM_TASK_PID=PID"),
     (re.compile(r"\b(AllocNode:Sid=[^\s:]+):\d+"), r"\1:PID"),
+    # srun's pid in `scontrol show step` (a batch step shows "(null):0", kept)
+    (re.compile(r"\b(SrunHost:Pid=[^\s:]+):[1-9]\d*"), r"\1:PID"),
 ]
 
 
@@ -75,17 +77,20 @@ def _pids(text, ctx):
 
 
 _WORKING_CLUSTER = re.compile(r"\b(SLURM_WORKING_CLUSTER=[^:\s]*:[^:\s]*:)\d+(?=:)")
+# the port srun listens on for its tasks (one per srun, picked by the kernel)
+_SRUN_PORTS = re.compile(r"\b((?:SLURM_SRUN_COMM_PORT|SLURM_STEP_LAUNCHER_PORT)=)\d+")
 
 
 def _ports(text, ctx):
-    return _WORKING_CLUSTER.sub(r"\1PORT", text)
+    text = _WORKING_CLUSTER.sub(r"\1PORT", text)
+    return _SRUN_PORTS.sub(r"\1PORT", text)
 
 
 # Contexts in which a number is a job id even if the cluster no longer lists it (purged, or
 # never made, like sbatch --test-only's "Job N to start at").
 _ID_CONTEXTS = [
     re.compile(r"Submitted batch job (\d+)"),
-    re.compile(r"\b(?:JobId|ArrayJobId|HetJobId|SLURM_JOB_ID|SLURM_JOBID|SLURM_ARRAY_JOB_ID)=(\d+)"),
+    re.compile(r"\b(?:JobId|ArrayJobId|HetJobId|SLURM_JOB_ID|SLURM_JOBID|SLURM_ARRAY_JOB_ID|StepId)=(\d+)"),
     re.compile(r"\b[Jj]ob(?: id)? (\d+)\b"),
     re.compile(r"\bJOB (\d+) ON\b"),
     re.compile(r"^\$ .*\bsbatch\b.*\n\| (\d+)(?:;\S+)?$", re.M),
@@ -94,10 +99,12 @@ _ID_CONTEXTS = [
 # SLURM_MEM_PER_NODE=, RealMemory=, ...) is never taken for a job id.
 _ID_KEYS = {k.lower() for k in ("JobId", "ArrayJobId", "HetJobId", "SLURM_JOB_ID", "SLURM_JOBID",
                                  "SLURM_ARRAY_JOB_ID", "SLURM_HET_JOB_ID", "SLURM_DEPENDENCY",
-                                 "HetJobIdSet")}
+                                 "HetJobIdSet", "StepId")}
 # Spans whose numbers are never job ids: user/group ids in parentheses ("root(0)"), the
-# whole of SLURM_WORKING_CLUSTER (port, protocol version, plugin id), big priorities.
-_NOT_ID_SPANS = re.compile(r"\(\d+\)|\bSLURM_WORKING_CLUSTER=\S+|\bPriority=\d+")
+# whole of SLURM_WORKING_CLUSTER (port, protocol version, plugin id), big priorities, the
+# transcript's own "[exit N]" lines (srun exits 128+signal: 137, 143, ... are ids too).
+_NOT_ID_SPANS = re.compile(r"\(\d+\)|\bSLURM_WORKING_CLUSTER=\S+|\bPriority=\d+|^\[exit \d+\]$",
+                           re.M)
 _DIGITS = re.compile(r"(?<![0-9])\d+(?![0-9])")
 _KEY_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_:/]*)=$")
 
@@ -141,6 +148,17 @@ def _job_ids(text, ctx):
     return _DIGITS.sub(repl, text)
 
 
+# salloc's "Relinquishing" (it gives the allocation back itself) races the controller's
+# job-complete message; when the latter arrives first salloc also prints "has been revoked."
+_SALLOC_REVOKED_RACE = re.compile(
+    r"^(! salloc: Relinquishing job allocation (\d+)\n)! salloc: Job allocation \2 has been revoked\.\n",
+    re.M)
+
+
+def _salloc_race(text, ctx):
+    return _SALLOC_REVOKED_RACE.sub(r"\1", text)
+
+
 RULES = [
     ("paths",
      "The work directory, the cluster directory (oracle DIR, drover state dir), the directory "
@@ -165,17 +183,26 @@ RULES = [
      "both sides but differs between machines; named so transcripts read the same everywhere.",
      _hostname),
     ("pids",
-     "Process ids: SLURM_TASK_PID and the session id in AllocNode:Sid.",
+     "Process ids: SLURM_TASK_PID, the session id in AllocNode:Sid and srun's pid in "
+     "SrunHost:Pid (scontrol show step).",
      _pids),
     ("ports",
-     "SLURM_WORKING_CLUSTER carries the controller's TCP port, picked free at random per cluster.",
+     "SLURM_WORKING_CLUSTER carries the controller's TCP port, picked free at random per cluster; "
+     "SLURM_SRUN_COMM_PORT and SLURM_STEP_LAUNCHER_PORT the port each srun listens on.",
      _ports),
+    ("salloc-revoked-race",
+     "After its own 'salloc: Relinquishing job allocation N' Slurm's salloc prints 'salloc: Job "
+     "allocation N has been revoked.' only when the controller's job-complete message beats its "
+     "release (seen in about half the runs); that line is dropped there, and only there.",
+     _salloc_race),
     ("job-ids",
      "Job ids are handed out by each cluster; every id the cluster created during the scenario "
      "(or that the transcript names as a job id) is renamed J1, J2, ... in numeric order of the "
      "ids that appear (J1 the lowest), wherever it appears (slurm-J1.out, J1_3, afterok:J1, JobId=J1, ...). Not "
      "renamed: a number after a Key= that is not a job-id key, a number followed by a letter "
-     "(200M), uids in parentheses, SLURM_WORKING_CLUSTER and Priority values.",
+     "(200M), uids in parentheses, SLURM_WORKING_CLUSTER and Priority values, the exit status in "
+     "'[exit N]'. A step id keeps its "
+     "step part: J1.0, J1.batch, StepId=J1.0.",
      _job_ids),
 ]
 
