@@ -22,6 +22,13 @@ bool ended_by_controller(core::JobState s) {
          s == S::NodeFail || s == S::BootFail;
 }
 
+// A step's TRES: the job's form without billing, which Slurm charges to the allocation (and
+// its extern step) only.
+std::string step_tres(int cpus, int64_t mem_mb, int nodes, int64_t gpus) {
+  std::string s = acct_tres(cpus, mem_mb, nodes, gpus);
+  return s.substr(s.find(',') + 1);
+}
+
 int64_t gpus_of(const std::vector<core::GresCount>& gres) {
   int64_t n = 0;
   for (const auto& g : gres)
@@ -86,9 +93,11 @@ store::JobRecord acct_record(const core::Job& job) {
     r.nnodes = r.req_nodes;
   }
 
-  if (job.start_time != core::kNoTime && !job.alloc.empty()) {
+  if (job.start_time != core::kNoTime && !job.alloc.empty() && !spec.interactive) {
     store::StepRecord b;
     b.name = "batch";
+    b.job_name = "batch";
+    b.ntasks = 1;
     b.start_time = job.start_time;
     b.end_time = core::is_finished(job.state) && !job.completing ? job.end_time : 0;
     b.nodelist = job.batch_host.empty() ? job.alloc.front().node : job.batch_host;
@@ -100,7 +109,7 @@ store::JobRecord acct_record(const core::Job& job) {
         mem = a.mem_mb;
         gpus = gpus_of(a.gres);
       }
-    b.alloc_tres = acct_tres(b.ncpus, mem, 1, gpus);
+    b.alloc_tres = step_tres(b.ncpus, mem, 1, gpus);
     if (!core::is_finished(job.state)) {
       b.state = "RUNNING";
     } else if (by_controller) {
@@ -118,7 +127,37 @@ store::JobRecord acct_record(const core::Job& job) {
     if (core::is_finished(job.state) && job.completing) b.state = "RUNNING";
     r.steps.push_back(std::move(b));
   }
+  for (const core::Step& s : job.steps) r.steps.push_back(acct_step(job, s));
   return r;
+}
+
+store::StepRecord acct_step(const core::Job& job, const core::Step& s) {
+  store::StepRecord r;
+  r.name = std::to_string(s.id);
+  r.job_name = s.name;
+  r.state = std::string(core::job_state_name(s.state));
+  r.start_time = s.start_time;
+  r.end_time = s.state == core::JobState::Running ? 0 : s.end_time;
+  r.exit_code = s.exit_code;
+  r.exit_signal = s.exit_signal;
+  r.nodelist = core::compress_hostlist(s.node_names());
+  r.nnodes = static_cast<int>(s.alloc.size());
+  r.ntasks = s.ntasks;
+  int64_t mem = 0, gpus = 0;
+  for (const auto& a : s.alloc) {
+    r.ncpus += a.cpus;
+    mem += step_mem_mb(job, a);
+    gpus += gpus_of(a.gres);
+  }
+  r.alloc_tres = step_tres(r.ncpus, mem, r.nnodes, gpus);
+  return r;
+}
+
+int64_t step_mem_mb(const core::Job& job, const core::NodeAlloc& step_node) {
+  if (step_node.mem_mb > 0) return step_node.mem_mb;
+  for (const auto& a : job.alloc)
+    if (a.node == step_node.node) return a.mem_mb;
+  return 0;
 }
 
 store::JobFilter acct_filter(const nlohmann::json& req, uint32_t caller_uid) {
@@ -150,7 +189,9 @@ nlohmann::json acct_record_json(const store::JobRecord& r) {
                      {"nodelist", s.nodelist},
                      {"nnodes", s.nnodes},
                      {"ncpus", s.ncpus},
-                     {"alloc_tres", s.alloc_tres}});
+                     {"alloc_tres", s.alloc_tres},
+                     {"job_name", s.job_name},
+                     {"ntasks", s.ntasks}});
   return {{"job_id", r.job_id},
           {"array_job_id", r.array_job_id},
           {"array_task_id", r.array_task_id},

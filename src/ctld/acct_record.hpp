@@ -8,12 +8,22 @@
 
 namespace drover::ctld {
 
-// Job row and steps as Slurm 22.05 records a batch job under a default configuration: the
-// allocation, and once it has started its `batch` step (no `extern` step without
+// Job row and steps as Slurm 22.05 records a job under a default configuration: the
+// allocation, and once a batch job has started its `batch` step (no `extern` step without
 // PrologFlags=Contain). A job the controller ended (cancelled, timed out, preempted...) keeps
 // 0:0 on the allocation; the signal that ended the batch shell is on the batch step, whose
 // state is CANCELLED for those.
+// A job started by salloc or srun (spec.interactive) has no batch step. srun's steps follow as
+// "0", "1", ... with their own name (JobName), state, exit code and signal, times, nodes, CPUs
+// and tasks.
 store::JobRecord acct_record(const core::Job& job);
+
+// One srun step's row.
+store::StepRecord acct_step(const core::Job& job, const core::Step& step);
+
+// Memory a step holds on one of its nodes: what it asked for, else (as Slurm gives a step
+// without --mem) all the job's memory there.
+int64_t step_mem_mb(const core::Job& job, const core::NodeAlloc& step_node);
 
 // TRES as sacct shows them: names in alphabetical order ("billing=2,cpu=2,mem=1G,node=1").
 std::string acct_tres(int cpus, int64_t mem_mb, int nodes, int64_t gpus);

@@ -14,7 +14,7 @@ inline constexpr uint32_t kAcctNoTask = 0xfffffffe;  // not an array task
 inline constexpr int64_t kAcctNoUid = -1;            // nobody cancelled it
 
 struct StepRecord {
-  std::string name;   // "batch", "extern", "0", ...
+  std::string name;   // the step id: "batch", "extern", "0", ...
   std::string state;  // "COMPLETED", "CANCELLED", ...
   int exit_code = 0, exit_signal = 0;
   int64_t start_time = 0, end_time = 0;
@@ -22,6 +22,8 @@ struct StepRecord {
   int nnodes = 0;
   int ncpus = 0;
   std::string alloc_tres;
+  std::string job_name;  // sacct's JobName for the step: "batch", srun's -J or command name
+  int ntasks = 1;
   bool operator==(const StepRecord&) const = default;
 };
 
@@ -73,7 +75,8 @@ class AccountingStore {
   virtual ~AccountingStore() = default;
   // Inserts or replaces these jobs (and their steps) in one transaction; durable on return.
   virtual void upsert(const std::vector<JobRecord>& jobs) = 0;
-  // Records matching the filter, in submit order (then job id), steps included.
+  // Records matching the filter, in submit order (then job id), steps included in the order
+  // sacct lists them: batch, extern, then srun's steps by number.
   virtual std::vector<JobRecord> query(const JobFilter& filter) = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 
@@ -37,7 +38,22 @@ constexpr const char* kSchema[] = {
     " job_id BIGINT NOT NULL, step_name TEXT NOT NULL, state TEXT NOT NULL,"
     " exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL, start_time BIGINT NOT NULL,"
     " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
-    " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, PRIMARY KEY (job_id, step_name))",
+    " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
+    " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+};
+
+// Columns added to acct_steps since its first version: added to older databases when they
+// open (ALTER TABLE ... ADD COLUMN, which PostgreSQL takes as well), then filled in.
+struct AddedColumn {
+  const char* name;
+  const char* definition;
+  const char* fill;  // run once after adding it, or null
+};
+constexpr AddedColumn kAddedStepColumns[] = {
+    // Until then only batch steps were recorded; their name is their id.
+    {"job_name", "TEXT NOT NULL DEFAULT ''",
+     "UPDATE acct_steps SET job_name = step_name WHERE job_name = ''"},
+    {"ntasks", "INTEGER NOT NULL DEFAULT 1", nullptr},
 };
 
 constexpr const char* kJobColumns =
@@ -49,7 +65,19 @@ constexpr int kJobColumnCount = 33;
 
 constexpr const char* kStepColumns =
     "job_id, step_name, state, exit_code, exit_signal, start_time, end_time, nodelist, nnodes, "
-    "ncpus, alloc_tres";
+    "ncpus, alloc_tres, job_name, ntasks";
+constexpr int kStepColumnCount = 13;
+
+// Where sacct lists a step: batch, extern, then srun's steps by number (Slurm's database keeps
+// batch as -5 and extern as -4 and sorts by that).
+int64_t step_order(const std::string& name) {
+  if (name == "batch") return -5;
+  if (name == "extern") return -4;
+  if (!name.empty() && name.size() < 11 &&
+      name.find_first_not_of("0123456789") == std::string::npos)
+    return std::stoll(name);
+  return INT64_MAX;
+}
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
   throw std::runtime_error("accounting: " + what + ": " +
@@ -115,6 +143,12 @@ class SqliteAccounting final : public AccountingStore {
   explicit SqliteAccounting(const std::string& path) {
     db_ = open_durable_sqlite(path, "accounting");
     for (const char* sql : kSchema) exec(sql);
+    for (const AddedColumn& c : kAddedStepColumns) {
+      if (has_column("acct_steps", c.name)) continue;
+      exec((std::string("ALTER TABLE acct_steps ADD COLUMN ") + c.name + " " + c.definition)
+               .c_str());
+      if (c.fill) exec(c.fill);
+    }
     std::string upsert = std::string("INSERT INTO acct_jobs (") + kJobColumns + ") VALUES (" +
                          placeholders(kJobColumnCount) + ") ON CONFLICT (job_id) DO UPDATE SET ";
     std::string cols = kJobColumns;
@@ -134,10 +168,9 @@ class SqliteAccounting final : public AccountingStore {
     erase_steps_ = std::make_unique<Stmt>(db_, "DELETE FROM acct_steps WHERE job_id = ?");
     insert_step_ =
         std::make_unique<Stmt>(db_, std::string("INSERT INTO acct_steps (") + kStepColumns +
-                                        ") VALUES (" + placeholders(11) + ")");
+                                        ") VALUES (" + placeholders(kStepColumnCount) + ")");
     steps_of_ = std::make_unique<Stmt>(
-        db_, std::string("SELECT ") + kStepColumns +
-                 " FROM acct_steps WHERE job_id = ? ORDER BY start_time, step_name");
+        db_, std::string("SELECT ") + kStepColumns + " FROM acct_steps WHERE job_id = ?");
   }
 
   ~SqliteAccounting() override {
@@ -214,6 +247,16 @@ class SqliteAccounting final : public AccountingStore {
     }
   }
 
+  // Whether a table has a column: a statement naming it compiles (in SQLite and PostgreSQL
+  // alike, unlike PRAGMA table_info or information_schema).
+  bool has_column(const char* table, const char* column) {
+    sqlite3_stmt* st = nullptr;
+    const std::string sql = std::string("SELECT ") + column + " FROM " + table + " WHERE 1 = 0";
+    const bool ok = sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) == SQLITE_OK;
+    sqlite3_finalize(st);
+    return ok;
+  }
+
   void run(sqlite3_stmt* st) {
     const int rc = sqlite3_step(st);
     sqlite3_reset(st);
@@ -237,7 +280,7 @@ class SqliteAccounting final : public AccountingStore {
     for (const StepRecord& s : j.steps) {
       Binder{insert_step_->get()}(static_cast<int64_t>(j.job_id))(s.name)(s.state)(
           int64_t{s.exit_code})(int64_t{s.exit_signal})(s.start_time)(s.end_time)(s.nodelist)(
-          int64_t{s.nnodes})(int64_t{s.ncpus})(s.alloc_tres);
+          int64_t{s.nnodes})(int64_t{s.ncpus})(s.alloc_tres)(s.job_name)(int64_t{s.ntasks});
       run(insert_step_->get());
     }
   }
@@ -300,11 +343,16 @@ class SqliteAccounting final : public AccountingStore {
       s.nnodes = static_cast<int>(r.i64());
       s.ncpus = static_cast<int>(r.i64());
       s.alloc_tres = r.text();
+      s.job_name = r.text();
+      s.ntasks = static_cast<int>(r.i64());
       out.push_back(std::move(s));
     }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
     if (rc != SQLITE_DONE) fail(db_, "query steps");
+    std::stable_sort(out.begin(), out.end(), [](const StepRecord& a, const StepRecord& b) {
+      return step_order(a.name) < step_order(b.name);
+    });
     return out;
   }
 

@@ -52,6 +52,7 @@ TEST(AcctRecord, CompletedJobAndBatchStep) {
   EXPECT_EQ(r.steps[0].ncpus, 2);
   EXPECT_EQ(r.steps[0].nodelist, "node1");
   EXPECT_EQ(r.steps[0].end_time, 130);
+  EXPECT_EQ(r.steps[0].alloc_tres, "cpu=2,mem=1G,node=1");
 }
 
 TEST(AcctRecord, CancelledKeepsSignalOnTheBatchStep) {
@@ -109,4 +110,79 @@ TEST(AcctRecord, FilterDefaultsToTheCallersJobs) {
   auto j = ctld::acct_record_json(ctld::acct_record(ran(core::JobState::Completed, 0, 0)));
   EXPECT_EQ(j["steps"][0]["name"], "batch");
   EXPECT_EQ(j["alloc_cpus"], 3);
+}
+
+namespace {
+core::Step step(uint32_t id, const std::string& name, core::JobState state) {
+  core::Step s;
+  s.id = id;
+  s.name = name;
+  s.state = state;
+  s.start_time = 105;
+  s.end_time = state == core::JobState::Running ? 0 : 120;
+  s.ntasks = 3;
+  s.alloc.emplace_back("node1", 2, 0, 2);  // no --mem: the job's memory there
+  s.alloc.emplace_back("node2", 1, 256, 1, std::vector<core::GresCount>{{"gpu", "", 1}});
+  return s;
+}
+}  // namespace
+
+TEST(AcctRecord, SrunStepsFollowTheBatchStep) {
+  auto j = ran(core::JobState::Completed, 0, 0);
+  j.steps.push_back(step(0, "hostname", core::JobState::Completed));
+  auto failed = step(1, "false", core::JobState::Failed);
+  failed.exit_code = 1;
+  j.steps.push_back(failed);
+  auto killed = step(2, "sleep", core::JobState::Cancelled);
+  killed.exit_signal = 9;
+  j.steps.push_back(killed);
+  auto r = ctld::acct_record(j);
+  ASSERT_EQ(r.steps.size(), 4u);
+  EXPECT_EQ(r.steps[0].name, "batch");
+  EXPECT_EQ(r.steps[0].job_name, "batch");
+  const auto& s0 = r.steps[1];
+  EXPECT_EQ(s0.name, "0");
+  EXPECT_EQ(s0.job_name, "hostname");
+  EXPECT_EQ(s0.state, "COMPLETED");
+  EXPECT_EQ(s0.start_time, 105);
+  EXPECT_EQ(s0.end_time, 120);
+  EXPECT_EQ(s0.nodelist, "node[1-2]");
+  EXPECT_EQ(s0.nnodes, 2);
+  EXPECT_EQ(s0.ncpus, 3);
+  EXPECT_EQ(s0.ntasks, 3);
+  EXPECT_EQ(s0.alloc_tres, "cpu=3,gres/gpu=1,mem=1280M,node=2");  // billing is the job's
+  EXPECT_EQ(r.steps[2].state, "FAILED");
+  EXPECT_EQ(r.steps[2].exit_code, 1);
+  EXPECT_EQ(r.steps[3].state, "CANCELLED");
+  EXPECT_EQ(r.steps[3].exit_signal, 9);
+  auto js = ctld::acct_record_json(r);
+  EXPECT_EQ(js["steps"][1]["job_name"], "hostname");
+  EXPECT_EQ(js["steps"][1]["ntasks"], 3);
+}
+
+TEST(AcctRecord, AllocationsHaveNoBatchStep) {
+  // srun outside an allocation: the job is the step's allocation, ended with its result.
+  auto j = ran(core::JobState::Failed, 2, 0);
+  j.spec.interactive = true;
+  j.spec.name = "hostname";
+  j.batch_host.clear();
+  auto s = step(0, "hostname", core::JobState::Failed);
+  s.exit_code = 2;
+  j.steps.push_back(s);
+  auto r = ctld::acct_record(j);
+  EXPECT_EQ(r.state, "FAILED");
+  EXPECT_EQ(r.exit_code, 2);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].name, "0");
+  EXPECT_EQ(r.steps[0].exit_code, 2);
+
+  // salloc, still held, with a step running.
+  auto held = ran(core::JobState::Running, 0, 0);
+  held.spec.interactive = true;
+  held.end_time = 0;
+  held.steps.push_back(step(0, "sleep", core::JobState::Running));
+  auto h = ctld::acct_record(held);
+  ASSERT_EQ(h.steps.size(), 1u);
+  EXPECT_EQ(h.steps[0].state, "RUNNING");
+  EXPECT_EQ(h.steps[0].end_time, 0);
 }

@@ -1,6 +1,7 @@
 #include "store/accounting.hpp"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -74,7 +75,7 @@ TEST(Accounting, RoundTripAndUpsertSurviveReopen) {
     store->upsert({a, rec(2, 1001, "COMPLETED", 110, 120)});
     a.state = "FAILED";
     a.end_time = 200;
-    a.steps.push_back({"batch", "FAILED", 2, 0, 101, 200, "node1", 1, 2, "cpu=2"});
+    a.steps.push_back({"batch", "FAILED", 2, 0, 101, 200, "node1", 1, 2, "cpu=2", "batch", 1});
     store->upsert({a});
   }
   auto store = open_sqlite_accounting(dir.file());
@@ -141,4 +142,70 @@ TEST(Accounting, BatchIsOneTransaction) {
   for (uint64_t i = 1; i <= 2000; ++i) many.push_back(rec(i, 1000, "COMPLETED", int64_t(i), 5000));
   store->upsert(many);
   EXPECT_EQ(store->query({}).size(), 2000u);
+}
+
+TEST(Accounting, StepsKeepTheirNamesAndTasksInSacctOrder) {
+  TempDir dir;
+  JobRecord j = rec(9, 1000, "COMPLETED", 100, 200);  // has its batch step
+  j.steps[0].job_name = "batch";
+  j.steps.push_back({"10", "COMPLETED", 0, 0, 150, 160, "node1", 1, 1, "cpu=1", "late", 1});
+  j.steps.push_back({"2", "FAILED", 3, 0, 101, 140, "node[1-2]", 2, 4, "cpu=4", "hostname", 4});
+  j.steps.push_back({"0", "CANCELLED", 0, 9, 101, 120, "node1", 1, 2, "cpu=2", "sleep", 2});
+  {
+    auto store = open_sqlite_accounting(dir.file());
+    store->upsert({j});
+  }
+  auto store = open_sqlite_accounting(dir.file());
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  std::vector<std::string> order;
+  for (const auto& s : got[0].steps) order.push_back(s.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"batch", "0", "2", "10"}));
+  EXPECT_EQ(got[0].steps[0].job_name, "batch");
+  EXPECT_EQ(got[0].steps[2].job_name, "hostname");
+  EXPECT_EQ(got[0].steps[2].ntasks, 4);
+  EXPECT_EQ(got[0].steps[2].exit_code, 3);
+  EXPECT_EQ(got[0].steps[1].exit_signal, 9);
+}
+
+TEST(Accounting, OlderStepTablesGainTheNewColumns) {
+  TempDir dir;
+  {
+    // The first version's tables, holding a job and its batch step.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir.file().c_str(), &db), SQLITE_OK);
+    const char* sql =
+        "CREATE TABLE acct_steps (job_id BIGINT NOT NULL, step_name TEXT NOT NULL,"
+        " state TEXT NOT NULL, exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,"
+        " start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, nodelist TEXT NOT NULL,"
+        " nnodes INTEGER NOT NULL, ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL,"
+        " PRIMARY KEY (job_id, step_name));"
+        "INSERT INTO acct_steps VALUES (1, 'batch', 'COMPLETED', 0, 0, 101, 110, 'node1', 1, 2,"
+        " 'cpu=2');";
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  for (int open = 0; open < 2; ++open) open_sqlite_accounting(dir.file());  // twice: idempotent
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir.file().c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT job_name, ntasks FROM acct_steps WHERE job_id = 1", -1,
+                                 &st, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "batch");
+    EXPECT_EQ(sqlite3_column_int(st, 1), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  // New rows carry both.
+  auto store = open_sqlite_accounting(dir.file());
+  JobRecord j = rec(2, 1000, "COMPLETED", 120, 130);
+  j.steps[0].job_name = "batch";
+  j.steps.push_back({"0", "COMPLETED", 0, 0, 121, 125, "node1", 1, 1, "cpu=1", "true", 1});
+  store->upsert({j});
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], j);
 }
