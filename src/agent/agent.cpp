@@ -57,6 +57,9 @@ Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {
 
 int Agent::run() {
   std::filesystem::create_directories(opts_.spool_dir);
+  steps_.on_step_end = [this](uint64_t job_id, uint32_t step_id, int status) {
+    send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
+  };
   steps_.listen(opts_.listen_address);
   spdlog::info("listening for srun on {}", steps_.launch_addr());
   child_signals_.async_wait([this](auto, int) { reap(); });

@@ -235,7 +235,9 @@ pid_t spawn_task(const TaskSpec& spec) {
       start = end + 1;
     }
   }
-  const std::string chdir_msg = "slurmstepd: error: couldn't chdir to `" + spec.workdir + "': ";
+  const std::string chdir_msg =
+      spec.stepd_name + ": error: couldn't chdir to `" + spec.workdir + "': ";
+  const std::string exec_msg = spec.stepd_name + ": error: execve(): ";
   int fork_errno = 0;
   pid_t pid = fork_blocked(fork_errno);
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
@@ -271,7 +273,7 @@ pid_t spawn_task(const TaskSpec& spec) {
     // Keep looking past missing files; remember a file that is there but cannot run.
     if (errno != ENOENT && errno != ENOTDIR) err = errno;
   }
-  write_stderr("slurmstepd: error: execve(): ");
+  write_stderr(exec_msg);
   write_stderr(prog);
   write_stderr(": ");
   write_stderr(std::strerror(err));

@@ -40,6 +40,7 @@ struct TaskSpec {
   int stdio_fds[3] = {-1, -1, -1};  // the child's ends; -1: open stdio_paths[i] instead
   std::string stdio_paths[3] = {"/dev/null", "/dev/null", "/dev/null"};
   bool append = false;
+  std::string stepd_name = "slurmstepd";  // how the task's own error lines start
 };
 
 // Forks a task in its own session with the user's credentials. A program that cannot be run

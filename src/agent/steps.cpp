@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
@@ -51,6 +52,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   std::shared_ptr<net::Connection> conn;
   std::string nonce_s;
   bool authenticated = false, launched = false, done = false, conn_closed = false;
+  bool end_reported = false;
   uint64_t job_id = 0;
   uint32_t step_id = 0;
   json cred;
@@ -126,6 +128,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     base.uid = cred.value("uid", uid_t{65534});
     base.gid = cred.value("gid", gid_t{65534});
     base.user = cred.value("user", "");
+    base.stepd_name = "slurmstepd-" + server.node_;
     if (::geteuid() != 0) {  // an unprivileged agent runs everything as itself
       base.uid = ::geteuid();
       base.gid = ::getegid();
@@ -148,6 +151,13 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     base.env["SLURM_TOPOLOGY_ADDR_PATTERN"] = "node";
     base.env["SLURM_LAUNCH_NODE_IPADDR"] = ip_of(conn->peer());
     base.env["SLURM_SRUN_COMM_HOST"] = ip_of(conn->peer());
+    if (!base.env.count("SLURM_SRUN_COMM_PORT")) {  // srun listens on nothing: its link's port
+      const std::string port = conn->peer().substr(conn->peer().rfind(':') + 1);
+      base.env["SLURM_SRUN_COMM_PORT"] = port;
+      base.env["SLURM_STEP_LAUNCHER_PORT"] = port;
+    }
+    base.env["SLURM_CPUS_ON_NODE"] =
+        std::to_string(mine.value("cpu_ids", std::vector<int>{}).size());
     if (!gpu_ids.empty()) {
       std::string list;
       for (int g : gpu_ids) list += (list.empty() ? "" : ",") + std::to_string(g);
@@ -209,6 +219,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     spdlog::info("{}: {} task(s) started for srun at {}", step_name(), tasks.size(), conn->peer());
     conn->send(json{{"type", "launched"}, {"pids", pids}, {"node", server.node_}}.dump());
     for (size_t i = 0; i < tasks.size(); ++i) maybe_report(i);
+    maybe_ended();
   }
 
   void read_output(size_t index, std::shared_ptr<Pipe> pipe, proto::StepIo kind) {
@@ -277,11 +288,11 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
 
   void notify(const std::string& notice) {
     if (notice.empty()) return;
-    conn->send(
-        json{{"type", "notice"},
-             {"text", "slurmstepd: error: *** STEP " + std::to_string(job_id) + "." +
-                          std::to_string(step_id) + " ON " + server.node_ + " " + notice + " ***"}}
-            .dump());
+    conn->send(json{
+        {"type", "notice"},
+        {"text", "slurmstepd-" + server.node_ + ": error: *** STEP " + std::to_string(job_id) +
+                     "." + std::to_string(step_id) + " ON " + server.node_ + " " + notice + " ***"}}
+                   .dump());
   }
 
   void terminate(int64_t kill_wait_s) {
@@ -295,12 +306,27 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     });
   }
 
+  // Tells the agent once every task has ended.
+  void maybe_ended() {
+    if (end_reported || !launched) return;
+    int worst = 0;
+    for (const auto& t : tasks) {
+      if (!t.reaped) return;
+      if (worst == 0 || (WIFSIGNALED(t.status) && !WIFSIGNALED(worst)) ||
+          (WIFEXITED(t.status) && WIFEXITED(worst) && WEXITSTATUS(t.status) > WEXITSTATUS(worst)))
+        worst = t.status;
+    }
+    end_reported = true;
+    if (server.on_step_end) server.on_step_end(job_id, step_id, worst);
+  }
+
   bool child_exited(pid_t pid, int status) {
     for (size_t i = 0; i < tasks.size(); ++i) {
       Task& t = tasks[i];
       if (t.pid != pid) continue;
       t.reaped = true;
       t.status = status;
+      maybe_ended();
       ::kill(-pid, SIGKILL);  // nothing of the task lingers
       if (t.in) {
         t.in->close();
@@ -419,11 +445,9 @@ void StepServer::signal_step(uint64_t job_id, uint32_t step_id, int sig, bool te
                              int64_t kill_wait_s, const std::string& notice) {
   for (const auto& s : sessions_) {
     if (s->job_id != job_id || s->step_id != step_id || !s->launched || s->done) continue;
+    (void)kill_wait_s;
     s->notify(notice);
-    if (terminate)
-      s->terminate(kill_wait_s);
-    else
-      s->signal_tasks(sig);
+    s->signal_tasks(terminate ? SIGKILL : sig);  // a cancelled step is killed at once
   }
 }
 

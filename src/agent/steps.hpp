@@ -4,6 +4,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -34,6 +35,9 @@ class StepServer {
                    const std::string& notice);
   void stop_all(int64_t kill_wait_s);
   bool idle() const { return task_owner_.empty(); }
+  // Called when every task of a step here has ended (with the worst wait status), so the
+  // controller learns of it even when srun is gone.
+  std::function<void(uint64_t job_id, uint32_t step_id, int status)> on_step_end;
 
   struct Session;
 

@@ -28,9 +28,17 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
     return std::nullopt;
   }
   if (!reply.value("ok", false)) {
-    std::cerr << program
-              << ": error: Unable to allocate resources: " << reply.value("error", "unknown error")
-              << '\n';
+    // The detail line first, as sbatch prints it; then each command's own wording.
+    if (reply.contains("bad_partition"))
+      std::cerr << program
+                << ": error: invalid partition specified: " << reply.value("bad_partition", "")
+                << '\n';
+    if (reply.contains("detail"))
+      std::cerr << program << ": error: " << reply.value("detail", "") << '\n';
+    std::cerr << program << ": error: "
+              << (program == "salloc" ? "Job submit/allocate failed: "
+                                      : "Unable to allocate resources: ")
+              << reply.value("error", "unknown error") << '\n';
     return std::nullopt;
   }
   Allocation a;
@@ -88,14 +96,16 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
   }
 }
 
-bool allocation_alive(uint64_t job_id) {
+std::string allocation_state(uint64_t job_id) {
   try {
     json info = call_controller({{"op", "allocation_info"}, {"job_id", job_id}});
-    return info.value("state", "") == "RUNNING";
+    return info.value("state", "UNKNOWN");
   } catch (const ControllerUnreachable&) {
-    return true;  // not known to be gone
+    return "RUNNING";  // not known to be gone
   }
 }
+
+bool allocation_alive(uint64_t job_id) { return allocation_state(job_id) == "RUNNING"; }
 
 void release_allocation(uint64_t job_id, int status) {
   try {

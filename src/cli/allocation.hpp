@@ -22,8 +22,10 @@ struct Allocation {
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
                                    bool quiet);
 
-// Whether the job still runs (false once it was cancelled, timed out or ended).
+// Whether the job still runs (false once it was cancelled, timed out or ended), and its state
+// ("RUNNING", "TIMEOUT", "CANCELLED", ...; RUNNING when the controller cannot be asked).
 bool allocation_alive(uint64_t job_id);
+std::string allocation_state(uint64_t job_id);
 
 // Ends the allocation with the holder's result (a wait status).
 void release_allocation(uint64_t job_id, int status);

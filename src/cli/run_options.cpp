@@ -372,7 +372,10 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   spec.interactive = true;
   std::string base = o.command.empty() ? program : o.command.front();
   if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
-  spec.name = o.job_name.value_or(program == "salloc" && o.command.empty() ? "interactive" : base);
+  // salloc's job is "interactive" whatever it runs (--no-shell: "no-shell"); srun's is named
+  // after its command.
+  spec.name =
+      o.job_name.value_or(program == "salloc" ? (o.no_shell ? "no-shell" : "interactive") : base);
   if (o.ntasks) {
     spec.ntasks = *o.ntasks;
     spec.ntasks_set = true;

@@ -1,6 +1,7 @@
 // srun: a job step inside an allocation (a batch job's, salloc's), or outside one an
 // allocation of its own first.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -187,7 +188,8 @@ int srun_main(const std::vector<std::string>& args) {
   if (ntasks > 0) req["ntasks"] = ntasks;
   if (nodes > 0) req["nodes_min"] = nodes;
   if (o.nodes_max && o.nodes_cli) req["nodes_max"] = *o.nodes_max;
-  req["cpus_per_task"] = o.cpus_per_task.value_or(1);
+  if (o.cpus_per_task) req["cpus_per_task"] = *o.cpus_per_task;
+  req["exact"] = o.exact || o.exclusive;
   if (o.ntasks_per_node) req["ntasks_per_node"] = *o.ntasks_per_node;
   if (o.nodelist) req["nodelist"] = *o.nodelist;
   if (o.exclude) req["exclude"] = *o.exclude;
@@ -230,12 +232,11 @@ int srun_main(const std::vector<std::string>& args) {
       continue;
     }
     give_back(1 << 8);
+    if (step.value("plain", false)) return error(step.value("error", "unknown error"));
     return error("Unable to create step for job " + std::to_string(job_id) + ": " +
                  step.value("error", "unknown error"));
   }
-  if (said_busy && !o.quiet)
-    std::cerr << "srun: Step created for StepId=" << job_id << "." << step.value("step_id", 0)
-              << '\n';
+  if (said_busy && !o.quiet) std::cerr << "srun: Step created for job " << job_id << '\n';
 
   const uint32_t step_id = step.value("step_id", uint32_t{0});
   const int step_tasks = step.value("ntasks", 1);
@@ -287,12 +288,23 @@ int srun_main(const std::vector<std::string>& args) {
   set("SLURM_STEP_NUM_NODES", std::to_string(step_nnodes));
   set("SLURM_STEP_NUM_TASKS", std::to_string(step_tasks));
   set("SLURM_STEP_TASKS_PER_NODE", step.value("tasks_per_node", ""));
-  set("SLURM_NODELIST", step_nodes);
+  // SLURM_NODELIST stays the job's, as in Slurm; the counts become the step's.
   set("SLURM_NNODES", std::to_string(step_nnodes));
   set("SLURM_NTASKS", std::to_string(step_tasks));
   set("SLURM_NPROCS", std::to_string(step_tasks));
   set("SLURM_TASKS_PER_NODE", step.value("tasks_per_node", ""));
-  set("SLURM_DISTRIBUTION", req.value("distribution", "block"));
+  // Inside an existing allocation srun always says how it distributed the tasks (cyclic when
+  // there is at most one per node); for an allocation of its own only when asked (-m).
+  if (o.distribution)
+    set("SLURM_DISTRIBUTION", *o.distribution);
+  else if (!own)
+    set("SLURM_DISTRIBUTION", step_tasks <= step_nnodes ? "cyclic" : "block");
+  if (!own && task_env.count("SLURM_JOB_CPUS_PER_NODE"))
+    set("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", task_env["SLURM_JOB_CPUS_PER_NODE"]);
+  set("SRUN_DEBUG", std::to_string(o.quiet ? 2 : 3 + o.verbose));
+  errno = 0;
+  const int nice_now = ::getpriority(PRIO_PROCESS, 0);
+  set("SLURM_PRIO_PROCESS", std::to_string(errno == 0 ? nice_now : 0));
   if (o.cpus_per_task) set("SLURM_CPUS_PER_TASK", std::to_string(*o.cpus_per_task));
   set("SLURM_UMASK", [] {
     mode_t m = ::umask(0);

@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "cli/client.hpp"
 #include "core/hostlist.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
@@ -75,6 +76,8 @@ class Launcher {
 
   StepOutcome run() {
     signals_.add(SIGQUIT);
+    signals_.add(SIGUSR1);
+    signals_.add(SIGUSR2);
     for (const auto& node : req_.step.at("nodes")) {
       auto link = std::make_shared<Link>();
       link->name = node.at("name").get<std::string>();
@@ -163,12 +166,9 @@ class Launcher {
     } else if (type == "exit") {
       task_exit(msg.at("task").get<uint32_t>(), msg.value("status", 0));
     } else if (type == "notice") {
-      if (!aborted_notice_) {
-        aborted_notice_ = true;
-        say("Job step aborted: Waiting up to " + std::to_string(kill_wait_ + 2) +
-            " seconds for job step to finish.");
-      }
-      write_all(2, msg.value("text", "") + "\n");
+      say_aborted();
+      if (!notice_shown_) write_all(2, msg.value("text", "") + "\n");  // from the first node only
+      notice_shown_ = true;
     } else if (type == "done") {
       link->done = true;
       link->conn->close();
@@ -225,10 +225,34 @@ class Launcher {
     check_done();
   }
 
+  void say_aborted() {
+    if (aborted_said_) return;
+    aborted_said_ = true;
+    say("Job step aborted: Waiting up to " + std::to_string(kill_wait_ + 2) +
+        " seconds for job step to finish.");
+  }
+
+  // Ends the step through the controller, as scancel N.S does (its tasks are killed and each
+  // node tells why).
+  void force_termination() {
+    if (forcing_) return;
+    forcing_ = true;
+    say("forcing job termination");
+    say_aborted();
+    const std::string ref = std::to_string(job_id_) + "." + std::to_string(step_id_);
+    try {
+      call_controller(
+          {{"op", "cancel"},
+           {"steps", json::array({{{"ref", ref}, {"job_id", job_id_}, {"step_id", step_id_}}})}});
+    } catch (const ControllerUnreachable&) {
+      broadcast_signal(SIGKILL);
+    }
+  }
+
   void output(uint32_t task, proto::StepIo kind, std::string_view data) {
     const int fd = kind == proto::StepIo::Stderr ? 2 : 1;
     OutBuf& buf = outbufs_[{task, fd}];
-    if (req_.unbuffered && !req_.label) {
+    if (!req_.label) {  // passed on as it comes, as srun does without -l
       write_all(fd, data);
       return;
     }
@@ -260,7 +284,7 @@ class Launcher {
     for (int fd : {1, 2}) {
       auto it = outbufs_.find({task, fd});
       if (it == outbufs_.end() || it->second.partial.empty()) continue;
-      write_all(fd, prefix(task) + it->second.partial);
+      write_all(fd, prefix(task) + it->second.partial + "\n");  // a label's line is whole
       it->second.partial.clear();
     }
   }
@@ -272,7 +296,10 @@ class Launcher {
     const bool bad = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     if (bad && req_.kill_on_bad_exit && !killing_) {
       killing_ = true;
-      broadcast_signal(SIGKILL);
+      report_task(task, status);
+      say("launch/slurm: _step_signal: Terminating " + step_name());
+      broadcast_signal(SIGCONT);
+      broadcast_signal(SIGTERM);
     }
     if (req_.wait_s > 0 && !wait_timer_) {
       wait_timer_ = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(req_.wait_s));
@@ -311,11 +338,10 @@ class Launcher {
         cancelled_ = true;
         say("sending Ctrl-C to " + step_name());
         broadcast_signal(SIGINT);
-        broadcast_signal(SIGCONT);
-        broadcast_signal(SIGTERM);
-        int_timer_ = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(2));
+        // The tasks get a moment to die of it before the step is ended.
+        int_timer_ = std::make_unique<asio::steady_timer>(io_, std::chrono::milliseconds(300));
         int_timer_->async_wait([this](boost::system::error_code e) {
-          if (!e) broadcast_signal(SIGKILL);
+          if (!e) force_termination();
         });
       } else {
         say("interrupt (one more within 1 sec to abort)");
@@ -323,8 +349,12 @@ class Launcher {
       }
       ++interrupts_;
       last_interrupt_ = now;
-    } else {
+    } else if (sig == SIGUSR1 || sig == SIGUSR2) {
       broadcast_signal(sig);
+    } else {  // SIGTERM, SIGHUP, SIGQUIT: the step is ended
+      if (sig == SIGQUIT) say("Quit");
+      cancelled_ = true;
+      force_termination();
     }
     signals_.async_wait([this](auto e, int s) { on_signal(e, s); });
   }
@@ -395,6 +425,20 @@ class Launcher {
     for (const auto& c : stdin_chunks_) send_stdin(l, c);
   }
 
+  static std::string how_ended(int st) {
+    if (WIFEXITED(st)) return "Exited with exit code " + std::to_string(WEXITSTATUS(st));
+    return signal_text(WTERMSIG(st)) + (WCOREDUMP(st) ? " (core dumped)" : "");
+  }
+
+  // One task's bad end, said at once (before srun acts on it).
+  void report_task(uint32_t task, int status) {
+    if (req_.quiet || reported_.count(task)) return;
+    reported_.insert(task);
+    auto it = task_node_.find(task);
+    say("error: " + (it != task_node_.end() ? it->second->name : std::string("?")) + ": task " +
+        std::to_string(task) + ": " + how_ended(status));
+  }
+
   StepOutcome finish() {
     StepOutcome out;
     out.status = status_;
@@ -407,10 +451,13 @@ class Launcher {
         auto it = status_.find(t);
         if (it == status_.end()) continue;
         const int st = it->second;
+        if (reported_.count(t)) {  // said already; still counts
+          if (WIFEXITED(st)) out.max_exit = std::max(out.max_exit, WEXITSTATUS(st));
+          continue;
+        }
         if (WIFEXITED(st) && WEXITSTATUS(st) != 0) {
           out.max_exit = std::max(out.max_exit, WEXITSTATUS(st));
-          if (!l->failed || l->launched)
-            groups["Exited with exit code " + std::to_string(WEXITSTATUS(st))].push_back(t);
+          if (!l->failed || l->launched) groups[how_ended(st)].push_back(t);
         } else if (WIFSIGNALED(st)) {
           if (!out.term_signal) out.term_signal = WTERMSIG(st);
           if (l->launched && !l->failed)
@@ -423,8 +470,16 @@ class Launcher {
         say("error: " + l->name + ": task" + (tasks.size() > 1 ? "s " : " ") + ranges(tasks) +
             ": " + what);
     }
-    out.exit_code = out.max_exit;
-    if (out.term_signal) out.exit_code = std::max(out.exit_code, 128 + out.term_signal);
+    // Any task ended by a signal: the largest 128+signal; else the largest exit code.
+    int worst_signal = 0;
+    bool force_terminated = false;
+    for (const auto& [t, st] : status_)
+      if (WIFSIGNALED(st)) {
+        worst_signal = std::max(worst_signal, WTERMSIG(st));
+        force_terminated = force_terminated || WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM;
+      }
+    out.exit_code = worst_signal ? 128 + worst_signal : out.max_exit;
+    if (force_terminated && !req_.quiet) say("Force Terminated " + step_name());
     if (out.launch_failed && out.exit_code == 0) out.exit_code = 1;
     return out;
   }
@@ -447,7 +502,8 @@ class Launcher {
   int interrupts_ = 0;
   std::chrono::steady_clock::time_point last_interrupt_;
   bool launch_failed_ = false, killing_ = false, aborting_ = false, cancelled_ = false;
-  bool aborted_notice_ = false;
+  bool aborted_said_ = false, notice_shown_ = false, forcing_ = false;
+  std::set<uint32_t> reported_;  // tasks whose bad end was already reported (-K)
   int kill_wait_ = 30;
 };
 

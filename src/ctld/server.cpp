@@ -282,6 +282,8 @@ void Server::handle(Event& ev, Effects& fx,
           machine_.agent_heartbeat(ev.node, ev.msg, now);
         else if (type == "exited")
           machine_.agent_exited(ev.node, ev.msg, now, fx);
+        else if (type == "step_exited")
+          machine_.agent_step_exited(ev.node, ev.msg, now, fx);
         else if (type == "started")
           machine_.agent_heartbeat(ev.node, json::object(), now);
       } catch (const std::exception& e) {

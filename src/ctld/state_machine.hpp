@@ -108,6 +108,9 @@ class StateMachine {
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
   void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
   void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
+  // A step's tasks on a node have all ended ({"job_id", "step_id", "status"}): once every node
+  // of the step said so, the step ends (if srun has not ended it already).
+  void agent_step_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
   // Whether an agent's report (with its "run") is about the job's current run.
   bool current_run(uint64_t id, const json& report) const;
 
@@ -284,6 +287,9 @@ class StateMachine {
   std::map<std::string, core::Reservation> reservations_;
   int64_t next_resv_id_ = 1;
   std::string cluster_key_;
+  // Nodes whose tasks of a running step have ended, by (job, step); not journaled (a restart
+  // leaves the step to srun's report or the job's end).
+  std::map<std::pair<uint64_t, uint32_t>, std::set<std::string>> step_nodes_ended_;
   int64_t resv_checked_at_ = 0;
   std::unordered_map<uint64_t, uint32_t>
       payload_refs_;  // when reservation starts were last looked at

@@ -72,6 +72,12 @@ StepLayout layout_step(const std::vector<core::NodeAlloc>& job_alloc,
     nodes = std::max<int>(nodes, static_cast<int>(wanted.size()));
   }
   if (ntasks <= 0) ntasks = req.ntasks_per_node > 0 ? nodes * req.ntasks_per_node : nodes;
+  if (nodes > static_cast<int>(job_alloc.size())) {
+    out.error = "Only allocated " + std::to_string(job_alloc.size()) + " nodes asked for " +
+                std::to_string(nodes);
+    out.plain = true;
+    return out;
+  }
   if (nodes > avail_nodes || static_cast<int>(wanted.size()) > nodes) {
     out.error = "Requested node configuration is not available";
     return out;
@@ -150,7 +156,8 @@ StepLayout layout_step(const std::vector<core::NodeAlloc>& job_alloc,
   }
   for (size_t k = 0; k < chosen.size(); ++k) {
     const Candidate& c = cands[static_cast<size_t>(chosen[k])];
-    core::NodeAlloc a(c.job->node, counts[k] * cpt, req.mem_mb, counts[k], c.job->gres);
+    const int cpus = req.exact ? counts[k] * cpt : static_cast<int>(c.free_ids.size());
+    core::NodeAlloc a(c.job->node, cpus, req.mem_mb, counts[k], c.job->gres);
     a.cpu_ids.assign(c.free_ids.begin(), c.free_ids.begin() + a.cpus);
     a.gpu_ids = c.job->gpu_ids;
     out.alloc.push_back(std::move(a));

@@ -17,14 +17,18 @@ struct StepRequest {
   bool overlap = false;           // --overlap: ignore (and do not count in) other steps' CPUs
   bool cyclic = false;            // -m cyclic: task ids round-robin over the nodes
   int64_t mem_mb = 0;             // --mem per node (0: shares the job's memory)
+  // Without --exact (or -c) a step takes every CPU of the job on its nodes that no other step
+  // holds, as Slurm 22.05 does; with it, only its tasks' CPUs.
+  bool exact = false;
 };
 
 struct StepLayout {
   std::vector<core::NodeAlloc> alloc;        // per chosen node: tasks, CPUs and ids, GPUs
   std::vector<std::vector<uint32_t>> tasks;  // global task ids per chosen node
   int ntasks = 0;
-  std::string error;  // why not ("" when laid out)
-  bool busy = false;  // could run once other steps end: srun retries
+  std::string error;   // why not ("" when laid out)
+  bool busy = false;   // could run once other steps end: srun retries
+  bool plain = false;  // srun prints the error as is (not "Unable to create step ...")
 };
 
 // Places a step's tasks on the job's nodes (pure). Nodes in allocation order; each node gets at

@@ -48,10 +48,12 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
   sr.overlap = req.value("overlap", false);
   sr.cyclic = req.value("distribution", "block") == "cyclic";
   sr.mem_mb = req.value("mem_mb", int64_t{0});
+  sr.exact = req.value("exact", false) || req.contains("cpus_per_task");
   StepLayout layout = layout_step(job->alloc, job->steps, sr);
   if (!layout.error.empty()) {
     json r = error_reply(layout.error);
     r["busy"] = layout.busy;
+    r["plain"] = layout.plain;
     return r;
   }
   // Every node must have an agent that srun can reach.
@@ -161,6 +163,7 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
   core::Job* job = caller_job(req, who, error);
   if (!job) return error;
   const uint32_t step_id = req.at("step_id").get<uint32_t>();
+  step_nodes_ended_.erase({job->id, step_id});
   for (auto& s : job->steps) {
     if (s.id != step_id) continue;
     if (s.state == core::JobState::Running) {
@@ -199,9 +202,33 @@ json StateMachine::allocation_complete(const json& req, const Caller& who, int64
   return {{"ok", true}};
 }
 
+void StateMachine::agent_step_exited(const std::string& node, const json& msg, int64_t now,
+                                     Effects& fx) {
+  auto it = jobs_.find(msg.at("job_id").get<uint64_t>());
+  if (it == jobs_.end()) return;
+  const uint32_t step_id = msg.at("step_id").get<uint32_t>();
+  for (auto& s : it->second.steps) {
+    if (s.id != step_id || s.state != core::JobState::Running) continue;
+    auto& ended = step_nodes_ended_[{it->first, step_id}];
+    ended.insert(node);
+    const int status = msg.value("status", 0);
+    if (WIFSIGNALED(status) && s.exit_signal == 0) s.exit_signal = WTERMSIG(status);
+    if (WIFEXITED(status)) s.exit_code = std::max(s.exit_code, WEXITSTATUS(status));
+    for (const auto& a : s.alloc)
+      if (!ended.count(a.node)) return;
+    s.end_time = now;
+    s.state =
+        s.exit_code == 0 && s.exit_signal == 0 ? core::JobState::Completed : core::JobState::Failed;
+    step_nodes_ended_.erase({it->first, step_id});
+    fx.dirty_jobs.insert(it->first);
+    return;
+  }
+}
+
 void StateMachine::end_steps(core::Job& job, core::JobState state, int64_t now) {
   for (auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;
+    step_nodes_ended_.erase({job.id, s.id});
     s.state =
         state == core::JobState::Timeout ? core::JobState::Timeout : core::JobState::Cancelled;
     s.end_time = now;

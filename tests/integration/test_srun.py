@@ -63,9 +63,10 @@ def test_exit_codes_and_error_lines(make_cluster):
     p = c.run("srun", "-n2", "sh", "-c", "kill -9 $$")
     assert p.returncode == 137, p.stderr
     assert "tasks 0-1: Killed" in p.stderr
+    assert p.stderr.splitlines()[-1] == "srun: Force Terminated StepId=" + p.stderr.split("StepId=")[1].split()[0]
     p = c.run("srun", "-n1", "no-such-program-here")
     assert p.returncode == 2
-    assert "slurmstepd: error: execve(): no-such-program-here: No such file or directory" in p.stderr
+    assert "slurmstepd-node1: error: execve(): no-such-program-here: No such file or directory" in p.stderr
     # An impossible step is refused, the allocation srun made goes away.
     p = c.run("srun", "-n1", "-c", "3", "true")
     assert p.returncode != 0

@@ -32,6 +32,7 @@ TEST(StepLayout, BlockAndCyclicPlacement) {
   EXPECT_EQ(tasks_of(l), (std::vector<std::vector<uint32_t>>{{0, 1}, {2}}));
   r.cyclic = true;
   r.ntasks = 4;
+  r.exact = true;
   l = layout_step(two_nodes(4), {}, r);
   EXPECT_EQ(tasks_of(l), (std::vector<std::vector<uint32_t>>{{0, 2}, {1, 3}}));
   EXPECT_EQ(l.alloc[0].cpu_ids, (std::vector<uint16_t>{0, 1}));
@@ -64,8 +65,7 @@ TEST(StepLayout, RefusesWhatTheAllocationCannotHold) {
   EXPECT_EQ(layout_step(two_nodes(2), {}, r).error, "More processors requested than permitted");
   r = {};
   r.nodes_min = 3;
-  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error,
-            "Requested node configuration is not available");
+  EXPECT_EQ(layout_step(two_nodes(2), {}, r).error, "Only allocated 2 nodes asked for 3");
   r = {};
   r.nodelist = "node7";
   EXPECT_EQ(layout_step(two_nodes(2), {}, r).error,
@@ -74,6 +74,17 @@ TEST(StepLayout, RefusesWhatTheAllocationCannotHold) {
   r.ntasks = 1;
   r.cpus_per_task = 3;
   EXPECT_EQ(layout_step(two_nodes(2), {}, r).error, "More processors requested than permitted");
+}
+
+TEST(StepLayout, WithoutExactAStepTakesEveryFreeCpuOfItsNodes) {
+  StepRequest r;
+  r.ntasks = 1;
+  StepLayout l = layout_step(two_nodes(4), {}, r);
+  ASSERT_EQ(l.alloc.size(), 1u);
+  EXPECT_EQ(l.alloc[0].cpus, 4);
+  EXPECT_EQ(l.alloc[0].tasks, 1);
+  r.exact = true;
+  EXPECT_EQ(layout_step(two_nodes(4), {}, r).alloc[0].cpus, 1);
 }
 
 TEST(StepLayout, BusyCpusMakeAStepWaitUnlessItOverlaps) {
@@ -98,6 +109,7 @@ TEST(StepLayout, BusyCpusMakeAStepWaitUnlessItOverlaps) {
   StepRequest two;
   two.ntasks = 2;
   two.nodes_min = 2;
+  two.exact = true;
   StepLayout half = layout_step(two_nodes(2), {}, two);
   core::Step s;
   s.alloc = half.alloc;
@@ -163,6 +175,21 @@ TEST(Steps, CreateSignsACredentialForTheAgents) {
   json next = h.sm.step_create({{"job_id", id}, {"ntasks", 2}}, h.alice, h.now, fx);
   ASSERT_TRUE(next["ok"]) << next.dump();
   EXPECT_EQ(next["step_id"], 1);
+}
+
+TEST(Steps, AStepEndsWhenEveryNodeReportsItsTasksGoneEvenWithoutSrun) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 4, 2);
+  Effects fx;
+  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
+  h.sm.agent_step_exited("node1", {{"job_id", id}, {"step_id", 0}, {"status", 0}}, h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
+  h.sm.agent_step_exited("node2", {{"job_id", id}, {"step_id", 0}, {"status", 9}}, h.now + 1, fx);
+  const core::Step& s = h.sm.find_job(id)->steps[0];
+  EXPECT_EQ(s.state, core::JobState::Failed);
+  EXPECT_EQ(s.exit_signal, 9);
+  // Its CPUs are free for the next step.
+  EXPECT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
 }
 
 TEST(Steps, AllocationEndsWhenItsHolderSaysSoAndEndsItsSteps) {
