@@ -153,7 +153,11 @@ const std::vector<FieldDef>& field_defs() {
          return text(id);
        }},
       {"JobName", 10,
-       [](const Row& r) { return text(r.step ? str(*r.step, "name") : str(*r.job, "name")); }},
+       [](const Row& r) {
+         if (!r.step) return text(str(*r.job, "name"));
+         const std::string name = str(*r.step, "job_name");  // records before steps had one
+         return text(name.empty() ? str(*r.step, "name") : name);
+       }},
       {"MaxRSS", 10, [](const Row&) { return blank(); }},
       {"MaxVMSize", 10, [](const Row&) { return blank(); }},
       {"NCPUS", 10, [](const Row& r) { return number(cpus(r)); }},
@@ -164,7 +168,8 @@ const std::vector<FieldDef>& field_defs() {
          std::string n = str(r.step ? *r.step : *r.job, "nodelist");
          return text(n.empty() ? "None assigned" : n);
        }},
-      {"NTasks", 8, [](const Row& r) { return r.step ? number(1) : blank(); }},
+      {"NTasks", 8,
+       [](const Row& r) { return r.step ? number(r.step->value("ntasks", 1)) : blank(); }},
       {"Partition", 10,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "partition")); });
@@ -350,7 +355,8 @@ std::string render(const json& jobs, const std::vector<Field>& fields, const Pri
     out += "\n";
   };
   for (const auto& j : jobs) {
-    line({&j, nullptr, now, cluster});
+    // A job named only by some of its steps (-j N.0) shows just those.
+    if (j.value("show_full", true)) line({&j, nullptr, now, cluster});
     if (allocations) continue;
     for (const auto& s : j.value("steps", json::array())) line({&j, &s, now, cluster});
   }
@@ -459,6 +465,12 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
   json req = {{"op", "query"}, {"what", "acct_jobs"}};
   std::vector<uint64_t> job_ids;
   std::vector<std::pair<uint64_t, uint32_t>> tasks;  // -j N_M
+  struct Selected {
+    uint64_t id;
+    std::optional<uint32_t> task;
+    std::optional<std::string> step;  // -j N.S: that step only
+  };
+  std::vector<Selected> selected;
   bool jobs_given = false, states_given = false;
   std::vector<std::string> names;
   for (const ParsedOption& o : parsed.options) {
@@ -519,6 +531,10 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
             return fail(std::move(res), "sacct: fatal: Bad job/step specified: " + item + "\n");
           job_ids.push_back(std::stoull(id));
           if (task) tasks.emplace_back(job_ids.back(), *task);
+          std::optional<std::string> step;
+          if (const auto dot = item.find('.'); dot != std::string::npos)
+            step = item.substr(dot + 1);
+          selected.push_back({job_ids.back(), task, step});
         }
         break;
       case 'l':
@@ -653,6 +669,32 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       if (!keep) continue;
     }
     jobs.push_back(j);
+    // Steps named with -j N.S: unless the job is also named whole, only those.
+    const uint64_t id = j.value("job_id", uint64_t{0});
+    const uint64_t array = j.value("array_job_id", uint64_t{0});
+    const uint32_t task = j.value("array_task_id", kNoTask);
+    bool whole = selected.empty();
+    std::vector<std::string> wanted_steps;
+    for (const auto& sel : selected) {
+      const bool names_it =
+          sel.task ? (array == sel.id && task == *sel.task) || (array == 0 && id == sel.id)
+                   : id == sel.id || array == sel.id;
+      if (!names_it) continue;
+      if (sel.step)
+        wanted_steps.push_back(*sel.step);
+      else
+        whole = true;
+    }
+    if (!whole && !wanted_steps.empty()) {
+      json& kept = jobs.back();
+      json steps = json::array();
+      for (const auto& s : kept.value("steps", json::array()))
+        if (std::find(wanted_steps.begin(), wanted_steps.end(), str(s, "name")) !=
+            wanted_steps.end())
+          steps.push_back(s);
+      kept["steps"] = std::move(steps);
+      kept["show_full"] = false;
+    }
   }
   res.out =
       render(jobs, fields, print, allocations, now, answer->value("cluster_name", std::string()));

@@ -1,4 +1,4 @@
-// scontrol: show job|node|partition, ping.
+// scontrol: show job|node|partition|step, ping.
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
 #include "cli/scontrol_resv.hpp"
+#include "cli/scontrol_steps.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/job.hpp"
@@ -102,7 +103,9 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + reason,
           "Dependency=" + or_null(j.value("dependency_text", std::string()))});
   r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)),
-          "Restarts=" + std::to_string(j.value("restarts", 0u)), "BatchFlag=1", "Reboot=0",
+          "Restarts=" + std::to_string(j.value("restarts", 0u)),
+          // 0 for an allocation without a batch script (salloc, srun's own)
+          std::string("BatchFlag=") + (spec.value("interactive", false) ? "0" : "1"), "Reboot=0",
           "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" +
               std::to_string(j.value("exit_signal", 0))});
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
@@ -496,6 +499,18 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         return 1;
       }
       return 0;
+    }
+    if (what == "step" || what == "steps") {
+      if (args.size() > 3) {
+        std::cerr << "too many arguments for keyword:show\n";
+        return 1;
+      }
+      json req = {{"op", "query"}, {"what", "jobs"}, {"detail", false}};
+      if (const uint64_t job = step_query_job_id(id); job != 0) req["job_id"] = job;
+      const CommandResult r = scontrol_show_steps(id, call_controller(req), one_liner);
+      std::cerr << r.err;
+      std::cout << r.out;
+      return r.rc;
     }
     if (what == "node" || what == "nodes") {
       json r = call_controller({{"op", "query"}, {"what", "nodes"}});

@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "cli/scontrol_steps.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/hostlist.hpp"
@@ -66,7 +67,7 @@ const FieldDef kFields[] = {
   {"arraytaskid", "ARRAY_TASK_ID", [](const json& job, const Context&) {
      return job.value("array_job_id", uint64_t{0}) != 0 ? array_task_field(job) : std::string("N/A"); }},
   {"associd", "ASSOC_ID", [](const json&, const Context&) { return std::string("0"); }},
-  {"batchflag", "BATCH_FLAG", [](const json&, const Context&) { return std::string("1"); }},
+  {"batchflag", "BATCH_FLAG", [](const json& job, const Context&) { return std::string(SPEC.value("interactive", false) ? "0" : "1"); }},
   {"batchhost", "EXEC_HOST", [](const json& job, const Context&) {
      return job.value("batch_host", "").empty() ? std::string("n/a") : job.value("batch_host", ""); }},
   {"boardspernode", "BOARDS_PER_NODE", [](const json&, const Context&) { return std::string("0"); }},
@@ -284,6 +285,8 @@ std::string render(const std::vector<Column>& columns, const std::vector<json>& 
 int squeue_main(const std::vector<std::string>& args) {
   std::string format = kDefaultFormat, named_format;
   bool header = true, long_format = false, start_format = false, steps = false;
+  bool format_given = false;
+  std::string step_list;
   std::set<std::string> users, partitions, states, names, accounts, qos;
   std::vector<std::string> on_nodes;
   std::vector<core::JobRef> job_refs;
@@ -330,17 +333,24 @@ int squeue_main(const std::vector<std::string>& args) {
     else if (r.take("-o", "--format")) {
       format = value;
       named_format.clear();
-    } else if (r.take("-O", "--Format"))
+      format_given = true;
+    } else if (r.take("-O", "--Format")) {
       named_format = value;
-    else if (r.take("-A", "--account"))
+      format_given = true;
+    } else if (r.take("-A", "--account"))
       accounts = split_set(value);
     else if (r.take("-q", "--qos"))
       qos = split_set(value);
     else if (r.take("-w", "--nodelist")) {
       for (const auto& item : split_set(value))
         for (auto& n : core::expand_hostlist(item)) on_nodes.push_back(std::move(n));
-    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0)
+    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0 ||
+               (a.size() > 2 && a.rfind("-s", 0) == 0)) {
+      // -s[LIST], --steps[=LIST]; a LIST may also follow as an operand.
       steps = true;
+      if (a != "-s" && a != "--steps") step_list = a.substr(a[1] == '-' ? 8 : 2);
+    } else if (steps && step_list.empty() && !a.empty() && a[0] != '-')
+      step_list = a;
     else if (a == "--noconvert" || a == "-v" || a == "--verbose")
       continue;
     else if (r.take("-i", "--iterate")) {
@@ -366,6 +376,47 @@ int squeue_main(const std::vector<std::string>& args) {
       std::cerr << "squeue: unrecognized option '" << a << "'\n"
                 << "Try \"squeue --help\" for more information\n";
       return 1;
+    }
+  }
+  if (steps) {
+    // One line per running step (scontrol_steps.cpp); SQUEUE_FORMAT is for jobs.
+    StepListOptions so;
+    if (format_given) {
+      so.format = named_format.empty() ? format : "";
+      so.named_format = named_format;
+    }
+    so.header = header;
+    so.sort = sort_spec;
+    so.jobs = job_refs;
+    so.users = users;
+    so.partitions = partitions;
+    so.nodes = on_nodes;
+    std::string error;
+    if (!step_list.empty() && !parse_step_list(step_list, so.steps, error)) {
+      std::cerr << error;
+      return 1;
+    }
+    for (;;) {
+      json reply;
+      try {
+        reply = call_controller(
+            {{"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", true}});
+      } catch (const ControllerUnreachable&) {
+        std::cerr << "slurm_get_job_steps error: Unable to contact slurm controller (connect "
+                     "failure)\n";
+        return 1;
+      }
+      if (!reply.value("ok", false)) {
+        std::cerr << "slurm_get_job_steps error: " << reply.value("error", "Unknown error") << '\n';
+        return 1;
+      }
+      const CommandResult out = squeue_steps(reply, so);
+      std::cerr << out.err;
+      if ((long_format || iterate_s > 0) && header)
+        std::cout << date_line(reply.value("now", int64_t{0})) << '\n';
+      std::cout << out.out << std::flush;
+      if (iterate_s <= 0) return 0;
+      ::sleep(static_cast<unsigned>(iterate_s));
     }
   }
   if (long_format) format = kLongFormat;
@@ -557,22 +608,7 @@ int squeue_main(const std::vector<std::string>& args) {
     }
 
     if ((long_format || iterate_s > 0) && header) std::cout << date_line(ctx.now) << '\n';
-    if (steps) {
-      // The batch step of each running batch job (jobs have no other steps yet).
-      std::string out;
-      if (header) out = "         STEPID     NAME PARTITION     USER      TIME NODELIST\n";
-      for (const auto& job : rows) {
-        if (job.value("state", "") != "RUNNING") continue;
-        out += fit(std::to_string(job.at("id").get<uint64_t>()) + ".batch", 15, true) + " " +
-               fit("batch", 8, true) + " " + fit(job.value("partition", ""), 9, true) + " " +
-               fit(job.value("user", ""), 8, true) + " " +
-               fit(core::format_elapsed(job.value("run_time", int64_t{0})), 9, true) + " " +
-               job.value("batch_host", "") + "\n";
-      }
-      std::cout << out;
-    } else {
-      std::cout << render(columns, rows, ctx, header);
-    }
+    std::cout << render(columns, rows, ctx, header);
     std::cout << std::flush;
     if (iterate_s <= 0) return 0;
     ::sleep(static_cast<unsigned>(iterate_s));

@@ -1009,7 +1009,8 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
                      {"gpus", gpus},
                      {"distribution", s.distribution},
                      {"srun_host", s.srun_host},
-                     {"srun_pid", s.srun_pid}});
+                     {"srun_pid", s.srun_pid},
+                     {"command", s.command}});
   }
   j["steps"] = std::move(steps);
   return j;

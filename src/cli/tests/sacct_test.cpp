@@ -216,3 +216,48 @@ TEST(Sacct, HelpFormatAndPastTimes) {
   EXPECT_GT(t, kNow - 86400);
   EXPECT_EQ(parse_past_time("midnight", kNow), mid);
 }
+
+TEST(Sacct, SrunStepRows) {
+  Fixture f;
+  json s0 = step("COMPLETED", 0, 0);
+  s0["name"] = "0";
+  s0["job_name"] = "hostname";
+  s0["ntasks"] = 4;
+  s0["ncpus"] = 4;
+  s0["nnodes"] = 2;
+  s0["nodelist"] = "node[1-2]";
+  json s1 = step("FAILED", 3, 0);
+  s1["name"] = "1";
+  s1["job_name"] = "false";
+  json batch = step("COMPLETED", 0, 0);
+  batch["job_name"] = "batch";
+  // srun outside an allocation: no batch step.
+  json alloc = job(10, "sleep", "CANCELLED", 0, {step("CANCELLED", 0, 9)});
+  alloc["steps"][0]["name"] = "0";
+  alloc["steps"][0]["job_name"] = "sleep";
+  f.reply = {{"ok", true},
+             {"cluster_name", "c1"},
+             {"jobs", {job(9, "wrap", "FAILED", 3, {batch, s0, s1}), alloc}}};
+  auto r = f.run({"-o", "JobID,JobName,State,ExitCode,NNodes,NodeList,NTasks,AllocCPUS"});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(
+      r.out,
+      "JobID           JobName      State ExitCode   NNodes        NodeList   NTasks  AllocCPUS \n"
+      "------------ ---------- ---------- -------- -------- --------------- -------- ---------- \n"
+      "9                  wrap     FAILED      3:0        1           node1                   2 \n"
+      "9.batch           batch  COMPLETED      0:0        1           node1        1          2 \n"
+      "9.0            hostname  COMPLETED      0:0        2       node[1-2]        4          4 \n"
+      "9.1               false     FAILED      3:0        1           node1        1          2 \n"
+      "10                sleep  CANCELLED      0:0        1           node1                   2 \n"
+      "10.0              sleep  CANCELLED      0:9        1           node1        1          2 "
+      "\n");
+  // -j N.S: that step alone, unless the job is named whole too.
+  f.reply["jobs"].erase(1);  // what the controller answers for -j 9
+  r = f.run({"-j", "9.0", "-o", "JobID,JobName"});
+  EXPECT_EQ(r.out,
+            "JobID           JobName \n"
+            "------------ ---------- \n"
+            "9.0            hostname \n");
+  r = f.run({"-j", "9.1,9", "-o", "JobID", "-n"});
+  EXPECT_EQ(r.out, "9            \n9.batch      \n9.0          \n9.1          \n");
+}
