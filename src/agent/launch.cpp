@@ -237,7 +237,10 @@ pid_t spawn_task(const TaskSpec& spec) {
   }
   const std::string chdir_msg =
       spec.stepd_name + ": error: couldn't chdir to `" + spec.workdir + "': ";
-  const std::string exec_msg = spec.stepd_name + ": error: execve(): ";
+  // Slurm names a relative program by its full path (the working directory before it).
+  const std::string shown =
+      prog.find('/') != std::string::npos && prog.front() != '/' ? spec.workdir + "/" + prog : prog;
+  const std::string exec_msg = spec.stepd_name + ": error: execve(): " + shown + ": ";
   int fork_errno = 0;
   pid_t pid = fork_blocked(fork_errno);
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
@@ -273,11 +276,17 @@ pid_t spawn_task(const TaskSpec& spec) {
     // Keep looking past missing files; remember a file that is there but cannot run.
     if (errno != ENOENT && errno != ENOTDIR) err = errno;
   }
-  write_stderr(exec_msg);
-  write_stderr(prog);
-  write_stderr(": ");
-  write_stderr(std::strerror(err));
-  write_stderr("\n");
+  // One write, so tasks sharing srun's stderr do not interleave within the line.
+  char line[4096];
+  const char* reason = std::strerror(err);
+  const size_t n1 = std::min(exec_msg.size(), sizeof line - 1);
+  std::memcpy(line, exec_msg.data(), n1);
+  size_t n = n1;
+  const size_t n2 = std::min(std::strlen(reason), sizeof line - 2 - n);
+  std::memcpy(line + n, reason, n2);
+  n += n2;
+  line[n++] = '\n';
+  write_stderr(std::string_view(line, n));
   ::_exit(err);
 }
 

@@ -174,6 +174,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
       if (task_argv.contains(key)) spec.argv = task_argv[key].get<std::vector<std::string>>();
       spec.env["SLURM_PROCID"] = key;
       spec.env["SLURM_LOCALID"] = std::to_string(local);
+      // Slurm 22.05 adds a missing TMPDIR to the first task of each node only (observed).
+      if (local == 0 && !spec.env.count("TMPDIR")) spec.env["TMPDIR"] = "/tmp";
       Task t;
       t.gid = gid;
       int child_ends[3] = {-1, -1, -1}, ours[3] = {-1, -1, -1};

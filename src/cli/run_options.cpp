@@ -188,7 +188,7 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
                                  ? "+A:c:C:d:D:e:G:hHi:I::J:k::K::lm:n:N:o:Op:q:QsS:t:uvVw:W:x:X"
                                  : "+A:c:C:d:D:G:hHI::J:k::m:n:N:Op:q:QsS:t:vVw:W:x:";
   ParsedArgs parsed = parse_options(program, args, shorts, run_long_options());
-  if (!parsed.error.empty()) throw RunUsageError(parsed.error, true);
+  if (!parsed.error.empty()) throw RunUsageError(parsed.error, true, 255);
   for (const auto& [id, value_opt] : parsed.options) {
     const std::string value = value_opt.value_or("");
     switch (id) {
@@ -252,6 +252,8 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.output = value;
         break;
       case 'O':
+        o.overcommit = true;
+        break;
       case 's':
       case 'S':
         break;
@@ -265,7 +267,11 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.quiet = true;
         break;
       case 't':
-        o.time_limit_min = core::parse_time_limit_minutes(value, "time");
+        try {
+          o.time_limit_min = core::parse_time_limit_minutes(value);
+        } catch (const core::ParseError&) {
+          throw RunUsageError("Invalid --time specification", false, 255);
+        }
         break;
       case 'u':
         o.unbuffered = true;
@@ -393,6 +399,8 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
     }
   }
   if (spec.nodes_set && spec.ntasks < spec.nodes_min) spec.ntasks = spec.nodes_min;
+  // -O: the nodes are allocated, not a CPU per task (the step may put more tasks on them).
+  if (o.overcommit && spec.nodes_set) spec.ntasks = spec.nodes_min;
   if (o.cpus_per_task) {
     spec.cpus_per_task = *o.cpus_per_task;
     spec.cpus_per_task_set = true;
@@ -427,7 +435,7 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   spec.submit_sid = ::getsid(0);
   std::string line = program;
   for (const auto& a : o.command) line += " " + a;
-  spec.command = o.command.empty() ? "" : o.command.front();
+  spec.command = o.command.empty() || program == "salloc" ? "" : o.command.front();
   spec.argv = o.command;
   return spec;
 }

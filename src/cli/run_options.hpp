@@ -21,7 +21,7 @@ struct RunOptions {
   bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
        kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
        no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,
-       no_shell = false;
+       no_shell = false, overcommit = false;
   int verbose = 0;
   int wait_s = 0;  // -W: how long after the first task ends the others may run (0: no limit)
   std::vector<std::string> command;  // the program and its arguments
@@ -31,9 +31,10 @@ struct RunOptions {
 // A usage error: what() is the message line for "srun: error: ..." (or getopt's own text when
 // `getopt` is set, printed as is, followed by the "Try ... --help" hint).
 struct RunUsageError : core::ParseError {
-  RunUsageError(const std::string& what, bool getopt_text)
-      : core::ParseError(what), getopt(getopt_text) {}
+  RunUsageError(const std::string& what, bool getopt_text, int exit = 1)
+      : core::ParseError(what), getopt(getopt_text), exit_code(exit) {}
   bool getopt;
+  int exit_code;  // 255 for what Slurm's option parser rejects (unknown options, --time)
 };
 
 // `program` is "srun" or "salloc" (their option tables differ a little). `env` supplies the

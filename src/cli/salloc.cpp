@@ -34,7 +34,7 @@ int salloc_main(const std::vector<std::string>& args) {
       std::cerr << e.what() << "\nTry \"salloc --help\" for more information\n";
     else
       std::cerr << "salloc: error: " << e.what() << '\n';
-    return 1;
+    return e.exit_code;
   } catch (const core::ParseError& e) {
     std::cerr << "salloc: error: " << e.what() << '\n';
     return 1;
@@ -61,6 +61,11 @@ int salloc_main(const std::vector<std::string>& args) {
   std::vector<std::string> env_strings;
   std::map<std::string, std::string> child_env = env;
   for (const auto& [k, v] : a->env) child_env[k] = v;
+  // salloc's command gets the allocation, not the job's owner and site (Slurm 22.05 sets none
+  // of these for it).
+  for (const char* k : {"SLURM_JOB_GID", "SLURM_JOB_UID", "SLURM_JOB_USER", "SLURM_PRIO_PROCESS",
+                        "SLURM_WORKING_CLUSTER"})
+    if (!env.count(k)) child_env.erase(k);
   for (const auto& [k, v] : child_env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());

@@ -46,75 +46,124 @@ int error(const std::string& line, int code = 1) {
   return code;
 }
 
-// --multi-prog: "RANKS PROGRAM ARGS..." per line ('#' in column one: a comment); RANKS is
-// "*" or a list of ids and ranges; %t in the arguments is the task id, %o its offset within
-// the line's ranks.
+// Splits a --multi-prog command like a shell: blanks separate words, single quotes keep
+// everything, double quotes and backslashes as in sh (no expansions).
+std::vector<std::string> shell_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\'') {
+      const size_t end = text.find('\'', i + 1);
+      cur += text.substr(i + 1, (end == std::string::npos ? text.size() : end) - i - 1);
+      i = end == std::string::npos ? text.size() : end;
+      in_word = true;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < text.size()) ++i;
+        cur += text[i];
+      }
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      cur += text[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(cur);
+      cur.clear();
+      in_word = false;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(cur);
+  return words;
+}
+
+// --multi-prog: "TASKS PROGRAM ARGS..." per line ('#' starts a comment line); TASKS is an id,
+// a range, a list or "*" (every task not matched yet). %t is the task id, %o its offset in
+// the record's list (for "*" the id). `extra` (srun's arguments after the file) is appended.
+// On error `why` holds Slurm's lines.
 std::map<uint32_t, std::vector<std::string>> read_multi_prog(const std::string& path, int ntasks,
-                                                             std::string& why) {
+                                                             const std::vector<std::string>& extra,
+                                                             std::vector<std::string>& why) {
   std::ifstream in(path);
   std::map<uint32_t, std::vector<std::string>> out;
   if (!in) {
-    why = "Unable to open configuration file " + path;
+    why = {"Could not open multi_prog config file " + path};
     return {};
   }
+  auto bad_line = [&](int lineno) {
+    why.push_back("Line " + std::to_string(lineno) + " of configuration file " + path + " invalid");
+    return std::map<uint32_t, std::vector<std::string>>{};
+  };
   std::string line;
   int lineno = 0;
   while (std::getline(in, line)) {
     ++lineno;
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string ranks, word;
-    if (!(words >> ranks)) continue;
-    std::vector<std::string> argv;
-    while (words >> word) argv.push_back(word);
-    if (argv.empty()) {
-      why = "Invalid configuration line " + std::to_string(lineno) + ": " + line;
-      return {};
-    }
-    std::vector<uint32_t> ids;
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    std::vector<std::string> words = shell_words(line.substr(first));
+    if (words.size() < 2) return bad_line(lineno);
+    const std::string ranks = words.front();
+    std::vector<std::string> argv(words.begin() + 1, words.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::vector<std::pair<uint32_t, uint32_t>> ids;  // (task, offset)
     if (ranks == "*") {
-      for (int t = 0; t < ntasks; ++t) ids.push_back(static_cast<uint32_t>(t));
+      for (int t = 0; t < ntasks; ++t)
+        if (!out.count(static_cast<uint32_t>(t)))
+          ids.push_back({static_cast<uint32_t>(t), static_cast<uint32_t>(t)});
     } else {
-      std::stringstream parts(ranks);
-      std::string part;
-      while (std::getline(parts, part, ',')) {
-        auto dash = part.find('-');
+      uint32_t offset = 0;
+      for (const auto& part : core::split_list(ranks, ',')) {
+        const auto dash = part.find('-');
+        unsigned long lo = 0, hi = 0;
         try {
-          unsigned long lo = std::stoul(part.substr(0, dash));
-          unsigned long hi = dash == std::string::npos ? lo : std::stoul(part.substr(dash + 1));
-          for (unsigned long t = lo; t <= hi; ++t) ids.push_back(static_cast<uint32_t>(t));
+          size_t used = 0;
+          lo = std::stoul(part.substr(0, dash), &used);
+          if (used != part.substr(0, dash).size()) throw std::invalid_argument("id");
+          hi = lo;
+          if (dash != std::string::npos) {
+            hi = std::stoul(part.substr(dash + 1), &used);
+            if (used != part.size() - dash - 1) throw std::invalid_argument("id");
+          }
         } catch (const std::exception&) {
-          why = "Invalid task range specification (" + part + ")";
-          return {};
+          why.push_back("Invalid task range specification (" + part + ")");
+          return bad_line(lineno);
         }
+        if (hi >= static_cast<unsigned long>(ntasks)) {
+          why.push_back("Invalid task id, " + std::to_string(hi) + " >= ntasks");
+          return bad_line(lineno);
+        }
+        for (unsigned long t = lo; t <= hi; ++t)
+          ids.push_back({static_cast<uint32_t>(t), offset++});
       }
     }
-    uint32_t offset = 0;
-    for (uint32_t t : ids) {
-      if (t >= static_cast<uint32_t>(ntasks) || out.count(t)) {
-        ++offset;
-        continue;
+    for (const auto& [t, offset] : ids) {
+      if (out.count(t)) {
+        why.push_back("Duplicate record for task " + std::to_string(t));
+        return bad_line(lineno);
       }
       std::vector<std::string> a = argv;
-      for (auto& s : a) {
+      for (auto& w : a) {
         std::string r;
-        for (size_t i = 0; i < s.size(); ++i) {
-          if (s[i] == '%' && i + 1 < s.size() && (s[i + 1] == 't' || s[i + 1] == 'o')) {
-            r += std::to_string(s[i + 1] == 't' ? t : offset);
+        for (size_t i = 0; i < w.size(); ++i) {
+          if (w[i] == '%' && i + 1 < w.size() && (w[i + 1] == 't' || w[i + 1] == 'o')) {
+            r += std::to_string(w[i + 1] == 't' ? t : offset);
             ++i;
           } else {
-            r += s[i];
+            r += w[i];
           }
         }
-        s = r;
+        w = r;
       }
       out[t] = a;
-      ++offset;
     }
   }
   for (int t = 0; t < ntasks; ++t)
     if (!out.count(static_cast<uint32_t>(t))) {
-      why = "Configuration file " + path + " invalid";
+      why = {"Configuration file " + path + " invalid, no record for task id " + std::to_string(t)};
       return {};
     }
   return out;
@@ -138,7 +187,7 @@ int srun_main(const std::vector<std::string>& args) {
       std::cerr << e.what() << "\nTry \"srun --help\" for more information\n";
     else
       std::cerr << "srun: error: " << e.what() << '\n';
-    return 1;
+    return e.exit_code;
   } catch (const core::ParseError& e) {
     std::cerr << "srun: error: " << e.what() << '\n';
     return 1;
@@ -170,6 +219,7 @@ int srun_main(const std::vector<std::string>& args) {
     if (!own) return 1;
     job_id = own->job_id;
     job_env = own->env;
+    job_env.erase("SLURM_NODE_ALIASES");  // not in the tasks of srun's own allocation
   }
 
   // What the step asks for: the command line, else the allocation's (input variables).
@@ -190,6 +240,7 @@ int srun_main(const std::vector<std::string>& args) {
   if (o.nodes_max && o.nodes_cli) req["nodes_max"] = *o.nodes_max;
   if (o.cpus_per_task) req["cpus_per_task"] = *o.cpus_per_task;
   req["exact"] = o.exact || o.exclusive;
+  req["overcommit"] = o.overcommit;
   if (o.ntasks_per_node) req["ntasks_per_node"] = *o.ntasks_per_node;
   if (o.nodelist) req["nodelist"] = *o.nodelist;
   if (o.exclude) req["exclude"] = *o.exclude;
@@ -250,8 +301,9 @@ int srun_main(const std::vector<std::string>& args) {
   launch.cwd = o.workdir.value_or(::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/");
   launch.argv = o.command;
   if (o.multi_prog) {
-    std::string why;
-    launch.task_argv = read_multi_prog(o.command.front(), step_tasks, why);
+    std::vector<std::string> why;
+    const std::vector<std::string> extra(o.command.begin() + 1, o.command.end());
+    launch.task_argv = read_multi_prog(o.command.front(), step_tasks, extra, why);
     if (!why.empty()) {
       req = {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}};
       try {
@@ -259,7 +311,8 @@ int srun_main(const std::vector<std::string>& args) {
       } catch (const ControllerUnreachable&) {
       }
       give_back(1 << 8);
-      return error(why);
+      for (const auto& line : why) error(line);
+      return 1;
     }
   }
   // The tasks' environment: srun's own (--export=ALL), the allocation's when srun made it,
@@ -297,7 +350,7 @@ int srun_main(const std::vector<std::string>& args) {
   // there is at most one per node); for an allocation of its own only when asked (-m).
   if (o.distribution)
     set("SLURM_DISTRIBUTION", *o.distribution);
-  else if (!own)
+  else if (!own || o.mem_mb || o.mem_per_cpu_mb)
     set("SLURM_DISTRIBUTION", step_tasks <= step_nnodes ? "cyclic" : "block");
   if (!own && task_env.count("SLURM_JOB_CPUS_PER_NODE"))
     set("SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0", task_env["SLURM_JOB_CPUS_PER_NODE"]);
@@ -314,7 +367,7 @@ int srun_main(const std::vector<std::string>& args) {
     return std::string(buf);
   }());
   if (o.label) set("SLURM_LABELIO", "1");
-  if (!task_env.count("TMPDIR")) set("TMPDIR", "/tmp");
+  if (o.overcommit) set("SLURM_OVERCOMMIT", "1");
 
   launch.env = task_env;
   launch.label = o.label;

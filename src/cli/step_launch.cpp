@@ -479,7 +479,7 @@ class Launcher {
         force_terminated = force_terminated || WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGTERM;
       }
     out.exit_code = worst_signal ? 128 + worst_signal : out.max_exit;
-    if (force_terminated && !req_.quiet) say("Force Terminated " + step_name());
+    if (force_terminated && !aborted_said_ && !req_.quiet) say("Force Terminated " + step_name());
     if (out.launch_failed && out.exit_code == 0) out.exit_code = 1;
     return out;
   }

@@ -56,8 +56,14 @@ StepLayout layout_step(const std::vector<core::NodeAlloc>& job_alloc,
       std::erase_if(ids, [&](uint16_t id) { return busy.count(id) > 0; });
     }
     const bool required = std::find(wanted.begin(), wanted.end(), a.node) != wanted.end();
-    const int total = static_cast<int>(job_cpu_ids(a).size()) / cpt;
-    cands.push_back({&a, ids, total, static_cast<int>(ids.size()) / cpt, required});
+    int total = static_cast<int>(job_cpu_ids(a).size()) / cpt;
+    int free_cap = static_cast<int>(ids.size()) / cpt;
+    if (req.overcommit) total = free_cap = 1 << 20;  // no CPU count limits the tasks
+    if (req.mem_mb > a.mem_mb && a.mem_mb > 0) {
+      out.error = "Memory required by task is not available";
+      return out;
+    }
+    cands.push_back({&a, ids, total, free_cap, required});
   }
   const int avail_nodes = static_cast<int>(cands.size());
   int nodes = req.nodes_min;
@@ -156,7 +162,8 @@ StepLayout layout_step(const std::vector<core::NodeAlloc>& job_alloc,
   }
   for (size_t k = 0; k < chosen.size(); ++k) {
     const Candidate& c = cands[static_cast<size_t>(chosen[k])];
-    const int cpus = req.exact ? counts[k] * cpt : static_cast<int>(c.free_ids.size());
+    const int cpus =
+        req.exact && !req.overcommit ? counts[k] * cpt : static_cast<int>(c.free_ids.size());
     core::NodeAlloc a(c.job->node, cpus, req.mem_mb, counts[k], c.job->gres);
     a.cpu_ids.assign(c.free_ids.begin(), c.free_ids.begin() + a.cpus);
     a.gpu_ids = c.job->gpu_ids;

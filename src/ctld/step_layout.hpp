@@ -20,6 +20,7 @@ struct StepRequest {
   // Without --exact (or -c) a step takes every CPU of the job on its nodes that no other step
   // holds, as Slurm 22.05 does; with it, only its tasks' CPUs.
   bool exact = false;
+  bool overcommit = false;  // -O: more tasks than CPUs (each node still gets its CPUs)
 };
 
 struct StepLayout {

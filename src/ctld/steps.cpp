@@ -49,6 +49,7 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
   sr.cyclic = req.value("distribution", "block") == "cyclic";
   sr.mem_mb = req.value("mem_mb", int64_t{0});
   sr.exact = req.value("exact", false) || req.contains("cpus_per_task");
+  sr.overcommit = req.value("overcommit", false);
   StepLayout layout = layout_step(job->alloc, job->steps, sr);
   if (!layout.error.empty()) {
     json r = error_reply(layout.error);
@@ -127,10 +128,9 @@ std::map<std::string, std::string> StateMachine::allocation_env(const core::Job&
       core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
   if (!config_.source_path.empty()) env["SLURM_CONF"] = config_.source_path;
   // What belongs to the batch shell or to one task, not to the allocation.
-  for (const char* k :
-       {"ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_GTIDS", "SLURM_LOCALID",
-        "SLURM_NODEID", "SLURM_PROCID", "SLURM_CPUS_ON_NODE", "SLURM_TOPOLOGY_ADDR",
-        "SLURM_TOPOLOGY_ADDR_PATTERN", "TMPDIR", "SLURM_NODE_ALIASES"})
+  for (const char* k : {"ENVIRONMENT", "HOSTNAME", "SLURMD_NODENAME", "SLURM_GTIDS",
+                        "SLURM_LOCALID", "SLURM_NODEID", "SLURM_PROCID", "SLURM_CPUS_ON_NODE",
+                        "SLURM_TOPOLOGY_ADDR", "SLURM_TOPOLOGY_ADDR_PATTERN", "TMPDIR"})
     env.erase(k);
   for (const auto& [k, v] : job.spec.environment)
     if (env.count(k) && env[k] == v) env.erase(k);  // the holder has these already
