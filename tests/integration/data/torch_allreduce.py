@@ -18,6 +18,10 @@ def first_host(nodelist):
 rank = int(os.environ["SLURM_PROCID"])
 world = int(os.environ["SLURM_NTASKS"])
 master = first_host(os.environ["SLURM_JOB_NODELIST"])
+try:
+    socket.gethostbyname(master)
+except OSError:  # agents sharing loopback (no network namespaces): node names do not resolve
+    master = "127.0.0.1"
 port = 20000 + int(os.environ["SLURM_JOB_ID"]) % 20000
 # Every emulated node shares the machine's host name: gloo is told which device reaches the
 # first host (the one the kernel routes to it by).
