@@ -17,6 +17,26 @@
 namespace drover::agent {
 namespace {
 
+// argv and envp for execve, built before fork (the child only fills in SLURM_TASK_PID).
+struct ExecVectors {
+  std::vector<std::string> env_strings, args;
+  std::string pid_var = std::string(64, '\0');
+  std::vector<char*> envp, argv;
+  ExecVectors(const std::map<std::string, std::string>& env, std::vector<std::string> arguments)
+      : args(std::move(arguments)) {
+    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(pid_var.data());
+    envp.push_back(nullptr);
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+  }
+  void set_task_pid() {
+    std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d",
+                  static_cast<int>(::getpid()));
+  }
+};
+
 // After fork only async-signal-safe calls: report through stderr and _exit.
 [[noreturn]] void child_fail(const char* what) {
   const char* err = std::strerror(errno);
@@ -145,18 +165,8 @@ std::map<std::string, std::string> login_environment(const std::string& user, in
 
 Spawned spawn_batch(const LaunchSpec& spec) {
   // Everything the child needs is prepared before fork.
-  std::vector<std::string> env_strings;
-  for (const auto& [k, v] : spec.env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  std::string pid_var(64, '\0');  // SLURM_TASK_PID, filled in by the child
-  envp.push_back(pid_var.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  if (args.empty()) args.push_back(spec.script_path);
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  ExecVectors ev(spec.env,
+                 spec.argv.empty() ? std::vector<std::string>{spec.script_path} : spec.argv);
 
   int exec_pipe[2];
   if (::pipe2(exec_pipe, O_CLOEXEC) != 0)
@@ -175,7 +185,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   // Child.
   ::close(exec_pipe[0]);
   child_reset_signals();
-  std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
+  ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   // Files are opened as the job's user, so permissions are theirs.
   redirect(0, spec.std_in, O_RDONLY);
@@ -199,27 +209,17 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   const unsigned keep = static_cast<unsigned>(exec_pipe[1]);
   if (keep > 3) ::close_range(3, keep - 1, 0);
   ::close_range(keep + 1, ~0U, 0);
-  ::execve(spec.script_path.c_str(), argv.data(), envp.data());
+  ::execve(spec.script_path.c_str(), ev.argv.data(), ev.envp.data());
   child_fail("execve");
 }
 
 pid_t spawn_task(const TaskSpec& spec) {
-  std::vector<std::string> env_strings;
-  std::string path_var = "/usr/local/bin:/usr/bin:/bin";
-  for (const auto& [k, v] : spec.env) {
-    env_strings.push_back(k + "=" + v);
-    if (k == "PATH") path_var = v;
-  }
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  std::string pid_var(64, '\0');  // SLURM_TASK_PID, filled in by the child
-  envp.push_back(pid_var.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = spec.argv;
-  if (args.empty()) throw std::runtime_error("no program to run");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  if (spec.argv.empty()) throw std::runtime_error("no program to run");
+  auto path_it = spec.env.find("PATH");
+  const std::string path_var =
+      path_it != spec.env.end() ? path_it->second : "/usr/local/bin:/usr/bin:/bin";
+  ExecVectors ev(spec.env, spec.argv);
+  const std::vector<std::string>& args = ev.args;
   // Where the program may be: a name with a slash as given, else each directory of PATH.
   std::vector<std::string> candidates;
   const std::string& prog = args.front();
@@ -248,7 +248,7 @@ pid_t spawn_task(const TaskSpec& spec) {
 
   // Child.
   child_reset_signals();
-  std::snprintf(pid_var.data(), pid_var.size(), "SLURM_TASK_PID=%d", static_cast<int>(::getpid()));
+  ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   for (int i = 0; i < 3; ++i) {
     if (spec.stdio_fds[i] >= 0) {
@@ -272,7 +272,7 @@ pid_t spawn_task(const TaskSpec& spec) {
   ::close_range(3, ~0U, 0);
   int err = ENOENT;
   for (const auto& c : candidates) {
-    ::execve(c.c_str(), argv.data(), envp.data());
+    ::execve(c.c_str(), ev.argv.data(), ev.envp.data());
     // Keep looking past missing files; remember a file that is there but cannot run.
     if (errno != ENOENT && errno != ENOTDIR) err = errno;
   }

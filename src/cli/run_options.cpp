@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iostream>
 
 #include "cli/getopt.hpp"
 #include "core/duration.hpp"
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
+
+extern char** environ;
 
 namespace drover::cli {
 namespace {
@@ -370,6 +373,35 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       throw RunUsageError("Invalid --distribution specification", false);
   }
   return o;
+}
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string item = *e;
+    if (auto eq = item.find('='); eq != std::string::npos)
+      env[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return env;
+}
+
+std::optional<RunOptions> parse_run_options_or_report(const std::string& program,
+                                                      const std::vector<std::string>& args,
+                                                      const std::map<std::string, std::string>& env,
+                                                      int& exit_code) {
+  try {
+    return parse_run_options(program, args, env);
+  } catch (const RunUsageError& e) {
+    if (e.getopt)
+      std::cerr << e.what() << "\nTry \"" << program << " --help\" for more information\n";
+    else
+      std::cerr << program << ": error: " << e.what() << '\n';
+    exit_code = e.exit_code;
+  } catch (const core::ParseError& e) {
+    std::cerr << program << ": error: " << e.what() << '\n';
+    exit_code = 1;
+  }
+  return std::nullopt;
 }
 
 core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,

@@ -42,6 +42,16 @@ struct RunUsageError : core::ParseError {
 RunOptions parse_run_options(const std::string& program, const std::vector<std::string>& args,
                              const std::map<std::string, std::string>& env);
 
+// This process's environment as a map.
+std::map<std::string, std::string> process_environment();
+
+// Parses like parse_run_options; on an error prints it as `program` does and returns nothing
+// with `exit_code` set.
+std::optional<RunOptions> parse_run_options_or_report(const std::string& program,
+                                                      const std::vector<std::string>& args,
+                                                      const std::map<std::string, std::string>& env,
+                                                      int& exit_code);
+
 // The allocation srun (outside an allocation) or salloc asks for: a JobSpec with
 // `interactive` set, named after the command unless -J.
 core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,

@@ -15,30 +15,14 @@
 #include "cli/run_options.hpp"
 #include "core/text.hpp"
 
-extern char** environ;
-
 namespace drover::cli {
 
 int salloc_main(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string item = *e;
-    if (auto eq = item.find('='); eq != std::string::npos)
-      env[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  RunOptions o;
-  try {
-    o = parse_run_options("salloc", args, env);
-  } catch (const RunUsageError& e) {
-    if (e.getopt)
-      std::cerr << e.what() << "\nTry \"salloc --help\" for more information\n";
-    else
-      std::cerr << "salloc: error: " << e.what() << '\n';
-    return e.exit_code;
-  } catch (const core::ParseError& e) {
-    std::cerr << "salloc: error: " << e.what() << '\n';
-    return 1;
-  }
+  const std::map<std::string, std::string> env = process_environment();
+  int exit_code = 1;
+  std::optional<RunOptions> parsed = parse_run_options_or_report("salloc", args, env, exit_code);
+  if (!parsed) return exit_code;
+  const RunOptions& o = *parsed;
   if (o.help || o.usage) {
     std::cout << "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n";
     return 0;

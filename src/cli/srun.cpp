@@ -22,20 +22,8 @@
 #include "core/output_pattern.hpp"
 #include "core/text.hpp"
 
-extern char** environ;
-
 namespace drover::cli {
 namespace {
-
-std::map<std::string, std::string> current_environment() {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string item = *e;
-    if (auto eq = item.find('='); eq != std::string::npos)
-      env[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return env;
-}
 
 int fatal(const std::string& line, int code = 1) {
   std::cerr << "srun: fatal: " << line << '\n';
@@ -178,20 +166,11 @@ std::string local_hostname() {
 }  // namespace
 
 int srun_main(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> env = current_environment();
-  RunOptions o;
-  try {
-    o = parse_run_options("srun", args, env);
-  } catch (const RunUsageError& e) {
-    if (e.getopt)
-      std::cerr << e.what() << "\nTry \"srun --help\" for more information\n";
-    else
-      std::cerr << "srun: error: " << e.what() << '\n';
-    return e.exit_code;
-  } catch (const core::ParseError& e) {
-    std::cerr << "srun: error: " << e.what() << '\n';
-    return 1;
-  }
+  std::map<std::string, std::string> env = process_environment();
+  int exit_code = 1;
+  std::optional<RunOptions> parsed = parse_run_options_or_report("srun", args, env, exit_code);
+  if (!parsed) return exit_code;
+  const RunOptions& o = *parsed;
   if (o.help || o.usage) {
     std::cout << "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n";
     return 0;
