@@ -167,8 +167,12 @@ class Launcher {
       task_exit(msg.at("task").get<uint32_t>(), msg.value("status", 0));
     } else if (type == "notice") {
       say_aborted();
-      if (!notice_shown_) write_all(2, msg.value("text", "") + "\n");  // from the first node only
-      notice_shown_ = true;
+      // Shown once, from the step's first node as Slurm does (another node's when the first
+      // one's link is gone), whichever node's arrives first.
+      if (!notice_shown_ && (link == links_.front() || links_.front()->failed)) {
+        write_all(2, msg.value("text", "") + "\n");
+        notice_shown_ = true;
+      }
     } else if (type == "done") {
       link->done = true;
       link->conn->close();
@@ -252,7 +256,10 @@ class Launcher {
   void output(uint32_t task, proto::StepIo kind, std::string_view data) {
     const int fd = kind == proto::StepIo::Stderr ? 2 : 1;
     OutBuf& buf = outbufs_[{task, fd}];
-    if (!req_.label) {  // passed on as it comes, as srun does without -l
+    // Tasks' output goes on in whole lines (a partial line waits for its end or the task's
+    // exit), so that lines of different tasks never interleave; -u without -l passes it on
+    // as it comes. Slurm's stepd does the same line buffering.
+    if (req_.unbuffered && !req_.label) {
       write_all(fd, data);
       return;
     }
@@ -284,7 +291,8 @@ class Launcher {
     for (int fd : {1, 2}) {
       auto it = outbufs_.find({task, fd});
       if (it == outbufs_.end() || it->second.partial.empty()) continue;
-      write_all(fd, prefix(task) + it->second.partial + "\n");  // a label's line is whole
+      // A labelled line is ended; otherwise the bytes go on as the task left them.
+      write_all(fd, prefix(task) + it->second.partial + (req_.label ? "\n" : ""));
       it->second.partial.clear();
     }
   }

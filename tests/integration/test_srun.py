@@ -86,6 +86,14 @@ def test_output_labels_stdin_and_files(make_cluster):
     assert open(os.path.join(c.work, "task-1.out")).read() == "I am 1\n"
     # Output without a trailing newline still arrives.
     assert c.ok("srun", "-n1", "printf", "no-newline") == "no-newline"
+    # Tasks' lines are whole (a partial line waits for its end; the tail at exit goes on as
+    # it is), as Slurm's stepd buffers them; -u passes bytes on as they come.
+    script = 'printf "a$SLURM_PROCID"; sleep 1; printf "b\\n"; printf tail'
+    out = c.ok("srun", "-n2", "sh", "-c", script)
+    assert sorted(out.replace("tail", "").splitlines()) == ["a0b", "a1b"], out
+    assert out.count("tail") == 2
+    out = c.ok("srun", "-u", "-n2", "sh", "-c", 'printf "a$SLURM_PROCID"; sleep 1; printf "b\\n"')
+    assert out.startswith("a0a1") or out.startswith("a1a0"), out
 
 
 def test_steps_inside_a_batch_job_and_multi_prog(make_cluster):
