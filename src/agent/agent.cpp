@@ -178,7 +178,8 @@ void Agent::on_message(const std::string& payload) {
     } else if (type == "step_signal") {
       steps_.signal_step(msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>(),
                          msg.value("signal", SIGKILL), msg.value("terminate", false),
-                         msg.value("kill_wait", 30), msg.value("step_notice", ""));
+                         msg.value("kill_wait", 30), msg.value("step_notice", ""),
+                         msg.value("graceful", false));
     } else if (type == "signal") {
       signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
                  msg.value("batch_only", false));

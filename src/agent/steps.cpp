@@ -444,12 +444,14 @@ void StepServer::terminate_job(uint64_t job_id, int64_t kill_wait_s, const std::
 }
 
 void StepServer::signal_step(uint64_t job_id, uint32_t step_id, int sig, bool terminate,
-                             int64_t kill_wait_s, const std::string& notice) {
+                             int64_t kill_wait_s, const std::string& notice, bool graceful) {
   for (const auto& s : sessions_) {
     if (s->job_id != job_id || s->step_id != step_id || !s->launched || s->done) continue;
-    (void)kill_wait_s;
     s->notify(notice);
-    s->signal_tasks(terminate ? SIGKILL : sig);  // a cancelled step is killed at once
+    if (terminate && graceful)
+      s->terminate(kill_wait_s);
+    else
+      s->signal_tasks(terminate ? SIGKILL : sig);  // a cancelled step is killed at once
   }
 }
 

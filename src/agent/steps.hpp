@@ -31,8 +31,9 @@ class StepServer {
   // hears "*** STEP N.S ON <node> <notice> ***" (e.g. "CANCELLED AT <time>") when one is given.
   void terminate_job(uint64_t job_id, int64_t kill_wait_s, const std::string& notice = "");
   // scancel of a step: a signal to its tasks here, or (terminate) the same ending as above.
+  // `graceful`: SIGTERM first and SIGKILL after kill_wait_s (a step's time limit).
   void signal_step(uint64_t job_id, uint32_t step_id, int sig, bool terminate, int64_t kill_wait_s,
-                   const std::string& notice);
+                   const std::string& notice, bool graceful = false);
   void stop_all(int64_t kill_wait_s);
   bool idle() const { return task_owner_.empty(); }
   // Called when every task of a step here has ended (with the worst wait status), so the

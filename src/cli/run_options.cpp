@@ -10,6 +10,7 @@
 #include "core/duration.hpp"
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
+#include "core/sbatch_options.hpp"
 
 extern char** environ;
 
@@ -343,6 +344,12 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.begin = value;
         break;
       case kSignal:
+        // srun and salloc take R: but not B: (no batch shell).
+        try {
+          if (core::parse_signal_spec(value).batch_only) throw core::ParseError("");
+        } catch (const core::ParseError&) {
+          throw RunUsageError("Invalid --signal specification", false, 255);
+        }
         o.signal = value;
         break;
       case kOpenMode:
@@ -440,6 +447,7 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   if (o.mem_mb) spec.mem_per_node_mb = *o.mem_mb;
   if (o.mem_per_cpu_mb) spec.mem_per_cpu_mb = *o.mem_per_cpu_mb;
   if (o.time_limit_min) spec.time_limit_min = *o.time_limit_min;
+  spec.signal = o.signal.value_or("");
   spec.exclusive = o.exclusive;
   if (o.partition) spec.partitions = {*o.partition};
   std::vector<char> cwd(4096);

@@ -52,6 +52,10 @@ int scancel_main(const std::vector<std::string>& args) {
       verbose = true;
     else if (a == "-Q" || a == "--quiet")
       quiet = true;
+    else if (a == "-b" || a == "--batch")
+      req["batch"] = true;
+    else if (a == "-f" || a == "--full")
+      req["full"] = true;
     else if (a == "--me")
       req["uid"] = ::getuid();
     else if (r.take("-u", "--user")) {

@@ -524,8 +524,16 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
           errors.push_back({{"job", ref}, {"error", "Job is pending execution"}});
           continue;
         }
-        fx.to_agents.push_back(
-            {job.batch_host, {{"type", "signal"}, {"job_id", job.id}, {"signal", signal}}});
+        // As Slurm's scancel: the job's steps by default, the batch shell alone with --batch,
+        // the batch shell's processes and the steps with --full.
+        const bool batch = req.value("batch", false), full = req.value("full", false);
+        if ((batch || full) && !job.batch_host.empty() && !job.spec.interactive)
+          fx.to_agents.push_back({job.batch_host,
+                                  {{"type", "signal"},
+                                   {"job_id", job.id},
+                                   {"signal", signal},
+                                   {"batch_only", batch && !full}}});
+        if (!batch || full) signal_steps(job, signal, fx);
         continue;
       }
       job.cancelled_by = who.uid;
@@ -734,6 +742,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   if (full_pass) full_pass_needed_ = true;
   advance_reservations(now, fx);
   for (auto& [id, job] : jobs_) {
+    if (job.state == core::JobState::Running && !job.completing) step_time_limits(job, now, fx);
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     const int64_t end = job.start_time + job.time_limit_min * 60;
     if (now >= end) {
@@ -742,7 +751,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
       continue;
     }
     // --signal: a warning signal some time before the limit. Without "B:" Slurm sends it to
-    // the job's steps only, never the batch shell; a batch job here has no steps.
+    // the job's steps only, never the batch shell.
     if (!job.spec.signal.empty() && !job.warning_sent) {
       try {
         core::SignalSpec sig = core::parse_signal_spec(job.spec.signal);
@@ -755,6 +764,8 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
                                      {"job_id", id},
                                      {"signal", sig.signal},
                                      {"batch_only", true}}});
+          else
+            signal_steps(job, sig.signal, fx);
         }
       } catch (const core::ParseError&) {
         job.warning_sent = true;

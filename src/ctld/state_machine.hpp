@@ -149,6 +149,11 @@ class StateMachine {
   core::Job* caller_job(const json& req, const Caller& who, json& error);
   std::string step_key(const std::string& cred_sig) const;
   std::map<std::string, std::string> allocation_env(const core::Job& job) const;
+  // Steps past their own time limit (srun -t) end TIMEOUT: their tasks get SIGTERM, then
+  // SIGKILL after KillWait, and srun hears "... CANCELLED AT <time> DUE TO TIME LIMIT".
+  void step_time_limits(core::Job& job, int64_t now, Effects& fx);
+  // A signal to every task of the job's running steps (scancel -s, --signal without B:).
+  void signal_steps(const core::Job& job, int sig, Effects& fx) const;
   // Steps still running when their job ends end with it.
   void end_steps(core::Job& job, core::JobState state, int64_t now);
   bool may_act_on(const Caller& who, const core::Job& job) const {

@@ -225,6 +225,43 @@ void StateMachine::agent_step_exited(const std::string& node, const json& msg, i
   }
 }
 
+void StateMachine::step_time_limits(core::Job& job, int64_t now, Effects& fx) {
+  for (auto& s : job.steps) {
+    if (s.state != core::JobState::Running || s.time_limit_min < 0) continue;
+    if (now < s.start_time + s.time_limit_min * 60) continue;
+    s.state = core::JobState::Timeout;
+    s.end_time = now;
+    step_nodes_ended_.erase({job.id, s.id});
+    fx.dirty_jobs.insert(job.id);
+    for (const auto& a : s.alloc)
+      fx.to_agents.push_back({a.node,
+                              {{"type", "step_signal"},
+                               {"job_id", job.id},
+                               {"step_id", s.id},
+                               {"signal", SIGTERM},
+                               {"terminate", true},
+                               {"graceful", true},
+                               {"kill_wait", config_.kill_wait_s},
+                               {"step_notice", "CANCELLED AT " + core::format_timestamp(now) +
+                                                   " DUE TO TIME LIMIT"}}});
+  }
+}
+
+void StateMachine::signal_steps(const core::Job& job, int sig, Effects& fx) const {
+  for (const auto& s : job.steps) {
+    if (s.state != core::JobState::Running) continue;
+    for (const auto& a : s.alloc)
+      fx.to_agents.push_back({a.node,
+                              {{"type", "step_signal"},
+                               {"job_id", job.id},
+                               {"step_id", s.id},
+                               {"signal", sig},
+                               {"terminate", false},
+                               {"kill_wait", config_.kill_wait_s},
+                               {"step_notice", ""}}});
+  }
+}
+
 void StateMachine::end_steps(core::Job& job, core::JobState state, int64_t now) {
   for (auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;

@@ -5,8 +5,13 @@ import time
 
 
 def test_time_limit_ends_job_with_timeout(make_cluster):
-    c = make_cluster(nodes=1, cpus=1, mem=500, settings=["KillWait=2"])
-    jid = c.sbatch("-t", "1", "--wrap", "sleep 300")
+    c = make_cluster(nodes=1, cpus=2, mem=500, settings=["KillWait=2"])
+    jid = c.sbatch("-t", "1", "-c1", "--wrap", "sleep 300")
+    # A step's own limit (srun -t inside a longer job) ends the step, not the job, in the
+    # same minute.
+    out = os.path.join(c.work, "step-limit.out")
+    holder = c.sbatch("-t", "5", "-c1", "-o", out, "--wrap",
+                      "srun -t 1 sleep 300; echo srun exit $?")
     c.wait_state(jid, "RUNNING")
     info = c.wait_state(jid, "TIMEOUT", timeout=90)
     assert info["Reason"] == "TimeLimit"
@@ -14,6 +19,11 @@ def test_time_limit_ends_job_with_timeout(make_cluster):
     c.wait_all_done([jid], timeout=30)
     info = c.job(jid)
     assert info["ExitCode"] == "0:15"
+    c.wait_state(holder, "COMPLETED", timeout=60)
+    text = open(out).read()
+    assert f"*** STEP {holder}.0 ON node1 CANCELLED AT " in text and "DUE TO TIME LIMIT" in text
+    assert "srun: error: node1: task 0: Terminated" in text, text
+    assert text.rstrip().endswith("srun exit 143"), text
 
 
 def test_silent_agent_marks_node_down_and_fails_its_job(make_cluster):

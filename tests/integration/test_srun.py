@@ -195,3 +195,52 @@ def test_others_cannot_run_steps_in_my_allocation(make_cluster):
     assert p.returncode != 0
     assert "Access/permission denied" in p.stderr
     c.ok("scancel", str(jid))
+
+
+def test_signals_go_to_steps_or_the_batch_shell_as_scancel_and_signal_say(make_cluster):
+    c = make_cluster(nodes=1, cpus=4, mem=1000)
+    script = os.path.join(c.work, "traps.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n"
+                "trap 'echo shell got USR1' USR1\n"
+                "srun -n1 bash -c 'trap \"echo step got USR1\" USR1; "
+                "for i in $(seq 40); do sleep 0.25; done' &\n"
+                "until wait; do :; done\n"
+                "echo end\n")
+
+    def started(jid):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if f"{jid}.0" in c.ok("squeue", "-h", "-s", "-o", "%i"):
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"step {jid}.0 never ran")
+
+    # As Slurm's scancel (checked on 22.05): -s goes to the steps only, -b to the batch shell
+    # only, -f to both.
+    outs = {}
+    for mode in ("", "-b", "-f"):
+        out = os.path.join(c.work, f"traps{mode}.out")
+        jid = c.sbatch("-o", out, script)
+        started(jid)
+        time.sleep(0.5)
+        c.ok("scancel", *([mode] if mode else []), "-s", "USR1", str(jid))
+        outs[mode] = (jid, out)
+    for mode, (jid, out) in outs.items():
+        c.wait_state(jid, "COMPLETED", timeout=60)
+        text = open(out).read()
+        assert text.count("step got USR1") == (0 if mode == "-b" else 1), (mode, text)
+        assert text.count("shell got USR1") == (0 if mode == "" else 1), (mode, text)
+        assert text.rstrip().endswith("end")
+    # --signal without B: reaches the steps sig_time seconds before the end (here at once).
+    out = os.path.join(c.work, "warned.out")
+    jid = c.sbatch("-t", "1", "--signal=USR1@59", "-o", out, script)
+    c.wait_state(jid, "COMPLETED", timeout=60)
+    text = open(out).read()
+    assert text.count("step got USR1") == 1 and "shell got" not in text, text
+    # srun's own allocation takes --signal too (not B:, there is no batch shell).
+    p = c.run("srun", "-t", "1", "--signal=USR1@59", "bash", "-c",
+              'trap "echo warned" USR1; for i in $(seq 20); do sleep 0.25; done')
+    assert p.returncode == 0 and p.stdout == "warned\n", p.stdout + p.stderr
+    p = c.run("srun", "--signal=B:USR1", "true")
+    assert p.returncode == 255 and "srun: error: Invalid --signal specification" in p.stderr

@@ -192,6 +192,56 @@ TEST(Steps, AStepEndsWhenEveryNodeReportsItsTasksGoneEvenWithoutSrun) {
   EXPECT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
 }
 
+TEST(Steps, AStepPastItsOwnTimeLimitEndsWithoutItsJob) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 2, 1);
+  Effects fx;
+  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 1}, {"time_limit_min", 1}}, h.alice,
+                               h.now, fx)["ok"]);
+  Effects early;
+  h.sm.tick(h.now + 59, early);
+  EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
+  Effects late;
+  h.sm.tick(h.now + 60, late);
+  EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Timeout);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  bool told = false;
+  for (const auto& [node, msg] : late.to_agents)
+    if (msg["type"] == "step_signal") {
+      told = true;
+      EXPECT_TRUE(msg["graceful"]);
+      EXPECT_NE(msg["step_notice"].get<std::string>().find("DUE TO TIME LIMIT"), std::string::npos);
+    }
+  EXPECT_TRUE(told);
+}
+
+TEST(Steps, ScancelSignalsTheStepsTheBatchShellOrBothAsAsked) {
+  StepHarness h;
+  const uint64_t id = h.allocation(h.alice, 4, 2);
+  Effects fx;
+  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
+  auto sent = [&](const json& extra) {
+    json req = {{"op", "cancel"}, {"jobs", json::array({std::to_string(id)})}, {"signal", 10}};
+    req.update(extra);
+    Effects out;
+    EXPECT_TRUE(h.sm.cancel(req, h.alice, h.now, out)["ok"]);
+    std::vector<std::string> types;
+    for (const auto& [node, msg] : out.to_agents) {
+      types.push_back(msg["type"].get<std::string>());
+      if (msg["type"] == "step_signal") {
+        EXPECT_EQ(msg["signal"], 10);
+        EXPECT_FALSE(msg["terminate"]);
+      }
+    }
+    return types;
+  };
+  // Steps only (one message per node of the step); an allocation has no batch shell to signal.
+  EXPECT_EQ(sent(json::object()), (std::vector<std::string>{"step_signal", "step_signal"}));
+  EXPECT_EQ(sent({{"batch", true}}), std::vector<std::string>{});
+  EXPECT_EQ(sent({{"full", true}}), (std::vector<std::string>{"step_signal", "step_signal"}));
+  EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
+}
+
 TEST(Steps, AllocationEndsWhenItsHolderSaysSoAndEndsItsSteps) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 2, 1);
