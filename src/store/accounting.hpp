@@ -1,7 +1,7 @@
 #pragma once
 // Job accounting: one record per job (and its steps) that outlives the job in the controller.
-// The interface is backend-neutral (SQLite now, PostgreSQL later behind the same calls); the
-// SQL it uses is kept to what both accept (INSERT ... ON CONFLICT, integer times, text TRES).
+// The interface is backend-neutral: SQLite (the default) and PostgreSQL run the same schema and
+// statements (accounting_sql.hpp: INSERT ... ON CONFLICT, integer times, text TRES).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -74,6 +74,8 @@ class AccountingStore {
  public:
   virtual ~AccountingStore() = default;
   // Inserts or replaces these jobs (and their steps) in one transaction; durable on return.
+  // Throws std::runtime_error ("accounting: ...") when that cannot be done; nothing is
+  // written then.
   virtual void upsert(const std::vector<JobRecord>& jobs) = 0;
   // Records matching the filter, in submit order (then job id), steps included in the order
   // sacct lists them: batch, extern, then srun's steps by number.
@@ -82,5 +84,31 @@ class AccountingStore {
 
 // The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).
 std::unique_ptr<AccountingStore> open_sqlite_accounting(const std::string& path);
+
+// Where a PostgreSQL database is and how to log in.
+struct PgsqlLocation {
+  std::string host = "localhost";  // a name, an address, or a Unix socket directory ("/...")
+  int port = 5432;
+  std::string user;  // empty: libpq's default (the process's user name)
+  std::string database = "drover";
+  std::string password_file;  // its first line is the password; empty: none
+  bool operator==(const PgsqlLocation&) const = default;
+};
+
+// The PostgreSQL backend (libpq). Opening does not connect: each call connects when it has no
+// connection (creating or migrating the schema), and reconnects once when the connection was
+// lost, so a database that is down makes calls throw, not the open.
+std::unique_ptr<AccountingStore> open_pgsql_accounting(const PgsqlLocation& where);
+
+// Which backend and where: AccountingStorageType and its keys in slurm.conf.
+struct AccountingStorage {
+  enum class Type { Sqlite, Pgsql } type = Type::Sqlite;
+  std::string sqlite_path;  // Sqlite
+  PgsqlLocation pgsql;      // Pgsql
+  // "SQLite <path>" or "PostgreSQL user@host:port/database", for logs.
+  std::string describe() const;
+};
+
+std::unique_ptr<AccountingStore> open_accounting(const AccountingStorage& storage);
 
 }  // namespace drover::store

@@ -1,12 +1,20 @@
+// The accounting store's behaviour, run against every backend: SQLite, and PostgreSQL on a
+// server of the test's own (skipped when PostgreSQL is not installed).
 #include "store/accounting.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "store/tests/pg_server.hpp"
 
 using namespace drover::store;
+using drover::store::testing::PgServer;
 
 namespace {
 struct TempDir {
@@ -19,6 +27,60 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
   std::string file() const { return (path / "accounting.db").string(); }
 };
+
+enum class Backend { Sqlite, Pgsql };
+
+// Each test gets an empty store: a new file, or a new database on the shared server.
+class Accounting : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::Pgsql) {
+      std::string why;
+      pg_ = PgServer::shared(&why);
+      if (!pg_) GTEST_SKIP() << why;
+      db_ = pg_->create_database();
+    }
+  }
+
+  std::unique_ptr<AccountingStore> open() {
+    if (GetParam() == Backend::Sqlite) return open_sqlite_accounting(dir_.file());
+    return open_pgsql_accounting(pg_->location(db_));
+  }
+
+  // SQL underneath the store (statements both databases take).
+  void exec(const std::string& sql) {
+    if (pg_) return pg_->exec(db_, sql);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir_.file().c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+    sqlite3_close(db);
+  }
+  std::vector<std::vector<std::string>> rows(const std::string& sql) {
+    if (pg_) return pg_->query(db_, sql);
+    std::vector<std::vector<std::string>> out;
+    sqlite3* db = nullptr;
+    sqlite3_open(dir_.file().c_str(), &db);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    while (st && sqlite3_step(st) == SQLITE_ROW) {
+      auto& row = out.emplace_back();
+      for (int i = 0; i < sqlite3_column_count(st); ++i)
+        row.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, i)));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+  }
+
+  TempDir dir_;
+  PgServer* pg_ = nullptr;
+  std::string db_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, Accounting, ::testing::Values(Backend::Sqlite, Backend::Pgsql),
+                         [](const auto& info) {
+                           return info.param == Backend::Sqlite ? "SQLite" : "PostgreSQL";
+                         });
 
 JobRecord rec(uint64_t id, uint32_t uid, const std::string& state, int64_t submit, int64_t end) {
   JobRecord j;
@@ -60,8 +122,7 @@ std::vector<uint64_t> ids(const std::vector<JobRecord>& v) {
 }
 }  // namespace
 
-TEST(Accounting, RoundTripAndUpsertSurviveReopen) {
-  TempDir dir;
+TEST_P(Accounting, RoundTripAndUpsertSurviveReopen) {
   JobRecord a = rec(1, 1000, "RUNNING", 100, 0);
   a.array_job_id = 7;
   a.array_task_id = 3;
@@ -71,14 +132,14 @@ TEST(Accounting, RoundTripAndUpsertSurviveReopen) {
   a.workdir = "/home/x";
   a.time_limit_min = 60;
   {
-    auto store = open_sqlite_accounting(dir.file());
+    auto store = open();
     store->upsert({a, rec(2, 1001, "COMPLETED", 110, 120)});
     a.state = "FAILED";
     a.end_time = 200;
     a.steps.push_back({"batch", "FAILED", 2, 0, 101, 200, "node1", 1, 2, "cpu=2", "batch", 1});
     store->upsert({a});
   }
-  auto store = open_sqlite_accounting(dir.file());
+  auto store = open();
   auto all = store->query({});
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0], a);
@@ -86,9 +147,8 @@ TEST(Accounting, RoundTripAndUpsertSurviveReopen) {
   EXPECT_EQ(all[1].steps[0].name, "batch");
 }
 
-TEST(Accounting, Filters) {
-  TempDir dir;
-  auto store = open_sqlite_accounting(dir.file());
+TEST_P(Accounting, Filters) {
+  auto store = open();
   JobRecord task = rec(5, 1000, "COMPLETED", 150, 160);
   task.array_job_id = 4;
   task.array_task_id = 1;
@@ -135,27 +195,25 @@ TEST(Accounting, Filters) {
   EXPECT_EQ(ids(store->query(f)), (std::vector<uint64_t>{3}));
 }
 
-TEST(Accounting, BatchIsOneTransaction) {
-  TempDir dir;
-  auto store = open_sqlite_accounting(dir.file());
+TEST_P(Accounting, BatchIsOneTransaction) {
+  auto store = open();
   std::vector<JobRecord> many;
   for (uint64_t i = 1; i <= 2000; ++i) many.push_back(rec(i, 1000, "COMPLETED", int64_t(i), 5000));
   store->upsert(many);
   EXPECT_EQ(store->query({}).size(), 2000u);
 }
 
-TEST(Accounting, StepsKeepTheirNamesAndTasksInSacctOrder) {
-  TempDir dir;
+TEST_P(Accounting, StepsKeepTheirNamesAndTasksInSacctOrder) {
   JobRecord j = rec(9, 1000, "COMPLETED", 100, 200);  // has its batch step
   j.steps[0].job_name = "batch";
   j.steps.push_back({"10", "COMPLETED", 0, 0, 150, 160, "node1", 1, 1, "cpu=1", "late", 1});
   j.steps.push_back({"2", "FAILED", 3, 0, 101, 140, "node[1-2]", 2, 4, "cpu=4", "hostname", 4});
   j.steps.push_back({"0", "CANCELLED", 0, 9, 101, 120, "node1", 1, 2, "cpu=2", "sleep", 2});
   {
-    auto store = open_sqlite_accounting(dir.file());
+    auto store = open();
     store->upsert({j});
   }
-  auto store = open_sqlite_accounting(dir.file());
+  auto store = open();
   auto got = store->query({});
   ASSERT_EQ(got.size(), 1u);
   std::vector<std::string> order;
@@ -168,39 +226,21 @@ TEST(Accounting, StepsKeepTheirNamesAndTasksInSacctOrder) {
   EXPECT_EQ(got[0].steps[1].exit_signal, 9);
 }
 
-TEST(Accounting, OlderStepTablesGainTheNewColumns) {
-  TempDir dir;
-  {
-    // The first version's tables, holding a job and its batch step.
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(dir.file().c_str(), &db), SQLITE_OK);
-    const char* sql =
-        "CREATE TABLE acct_steps (job_id BIGINT NOT NULL, step_name TEXT NOT NULL,"
-        " state TEXT NOT NULL, exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,"
-        " start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, nodelist TEXT NOT NULL,"
-        " nnodes INTEGER NOT NULL, ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL,"
-        " PRIMARY KEY (job_id, step_name));"
-        "INSERT INTO acct_steps VALUES (1, 'batch', 'COMPLETED', 0, 0, 101, 110, 'node1', 1, 2,"
-        " 'cpu=2');";
-    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
-  for (int open = 0; open < 2; ++open) open_sqlite_accounting(dir.file());  // twice: idempotent
-  {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(dir.file().c_str(), &db), SQLITE_OK);
-    sqlite3_stmt* st = nullptr;
-    ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT job_name, ntasks FROM acct_steps WHERE job_id = 1", -1,
-                                 &st, nullptr),
-              SQLITE_OK);
-    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "batch");
-    EXPECT_EQ(sqlite3_column_int(st, 1), 1);
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-  }
+TEST_P(Accounting, OlderStepTablesGainTheNewColumns) {
+  // The first version's step table, holding a job's batch step.
+  exec(
+      "CREATE TABLE acct_steps (job_id BIGINT NOT NULL, step_name TEXT NOT NULL,"
+      " state TEXT NOT NULL, exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,"
+      " start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, nodelist TEXT NOT NULL,"
+      " nnodes INTEGER NOT NULL, ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL,"
+      " PRIMARY KEY (job_id, step_name));"
+      "INSERT INTO acct_steps VALUES (1, 'batch', 'COMPLETED', 0, 0, 101, 110, 'node1', 1, 2,"
+      " 'cpu=2');");
+  for (int i = 0; i < 2; ++i) open()->query({});  // twice: migrating is idempotent
+  EXPECT_EQ(rows("SELECT job_name, ntasks FROM acct_steps WHERE job_id = 1"),
+            (std::vector<std::vector<std::string>>{{"batch", "1"}}));
   // New rows carry both.
-  auto store = open_sqlite_accounting(dir.file());
+  auto store = open();
   JobRecord j = rec(2, 1000, "COMPLETED", 120, 130);
   j.steps[0].job_name = "batch";
   j.steps.push_back({"0", "COMPLETED", 0, 0, 121, 125, "node1", 1, 1, "cpu=1", "true", 1});
@@ -208,4 +248,119 @@ TEST(Accounting, OlderStepTablesGainTheNewColumns) {
   auto got = store->query({});
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], j);
+}
+
+TEST_P(Accounting, AFailedBatchWritesNothing) {
+  auto store = open();
+  store->upsert({rec(1, 1000, "RUNNING", 100, 0)});
+  JobRecord bad = rec(3, 1000, "COMPLETED", 120, 130);
+  bad.steps.push_back(bad.steps[0]);  // the same step twice
+  JobRecord done = rec(1, 1000, "COMPLETED", 100, 150);
+  EXPECT_THROW(store->upsert({done, rec(2, 1000, "COMPLETED", 110, 120), bad}), std::runtime_error);
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].state, "RUNNING");
+  store->upsert({done});  // and the store goes on working
+  EXPECT_EQ(store->query({})[0].state, "COMPLETED");
+}
+
+TEST_P(Accounting, TheNewestRecordOfAJobInABatchWins) {
+  auto store = open();
+  store->upsert({rec(1, 1000, "RUNNING", 100, 0), rec(1, 1000, "COMPLETED", 100, 150)});
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].state, "COMPLETED");
+  EXPECT_EQ(got[0].steps.size(), 1u);
+}
+
+TEST_P(Accounting, TextIsStoredAsGiven) {
+  auto store = open();
+  JobRecord j = rec(1, 1000, "COMPLETED", 100, 150);
+  j.name = "it's \"quoted\"; DROP TABLE acct_jobs; -- \xc3\xa9t\xc3\xa9";
+  j.workdir = "/home/o'brien";
+  store->upsert({j});
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], j);
+}
+
+// What only a database server brings: connections that drop, servers that go away, logins.
+class PgsqlAccounting : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    pg_ = PgServer::shared(&why);
+    if (!pg_) GTEST_SKIP() << why;
+    db_ = pg_->create_database();
+  }
+  // Whatever a test did, the next one finds the server up.
+  void TearDown() override {
+    if (pg_) pg_->start();
+  }
+  PgServer* pg_ = nullptr;
+  std::string db_;
+};
+
+TEST_F(PgsqlAccounting, ReconnectsOnceWhenTheConnectionWasDropped) {
+  auto store = open_pgsql_accounting(pg_->location(db_));
+  store->upsert({rec(1, 1000, "RUNNING", 100, 0)});
+  pg_->kill_sessions(db_);
+  store->upsert({rec(1, 1000, "COMPLETED", 100, 150)});
+  pg_->kill_sessions(db_);
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].state, "COMPLETED");
+}
+
+TEST_F(PgsqlAccounting, ADownServerIsAClearErrorUntilItIsBack) {
+  auto store = open_pgsql_accounting(pg_->location(db_));
+  store->upsert({rec(1, 1000, "RUNNING", 100, 0)});
+  pg_->stop();
+  try {
+    store->upsert({rec(1, 1000, "COMPLETED", 100, 150)});
+    FAIL() << "wrote to a stopped server";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("accounting: cannot connect to PostgreSQL at drover@127.0.0.1:"),
+        std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(store->query({}), std::runtime_error);
+  pg_->start();
+  store->upsert({rec(1, 1000, "COMPLETED", 100, 150)});
+  EXPECT_EQ(store->query({}).at(0).state, "COMPLETED");
+}
+
+TEST_F(PgsqlAccounting, AWrongPasswordSaysSo) {
+  TempDir dir;
+  const std::string wrong = (dir.path / "pw").string();
+  std::ofstream(wrong) << "not-the-password\n";
+  PgsqlLocation where = pg_->location(db_);
+  where.password_file = wrong;
+  try {
+    open_pgsql_accounting(where)->query({});
+    FAIL() << "logged in with a wrong password";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("password authentication failed"), std::string::npos)
+        << e.what();
+  }
+  where.password_file = (dir.path / "missing").string();
+  EXPECT_THROW(open_pgsql_accounting(where)->query({}), std::runtime_error);
+}
+
+TEST_F(PgsqlAccounting, ControllersOpeningAtOnceCreateTheSchemaOnce) {
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&, i] {
+      try {
+        open_pgsql_accounting(pg_->location(db_))
+            ->upsert({rec(i + 1, 1000, "RUNNING", 100 + i, 0)});
+      } catch (...) {
+        ++failures;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(open_pgsql_accounting(pg_->location(db_))->query({}).size(), 4u);
 }

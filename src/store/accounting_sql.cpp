@@ -1,0 +1,192 @@
+// The accounting schema and statements both backends run. Times are integer Unix seconds and
+// TRES are text; the SQL is what SQLite and PostgreSQL both accept.
+#include "store/accounting_sql.hpp"
+
+#include <algorithm>
+
+#include "core/hostlist.hpp"
+
+namespace drover::store::acct_sql {
+namespace {
+
+constexpr const char* kSchema[] = {
+    "CREATE TABLE IF NOT EXISTS acct_jobs ("
+    " job_id BIGINT PRIMARY KEY, array_job_id BIGINT NOT NULL, array_task_id BIGINT NOT NULL,"
+    " name TEXT NOT NULL, user_name TEXT NOT NULL, group_name TEXT NOT NULL,"
+    " uid BIGINT NOT NULL, gid BIGINT NOT NULL, account TEXT NOT NULL, qos TEXT NOT NULL,"
+    " partition_name TEXT NOT NULL, submit_time BIGINT NOT NULL, eligible_time BIGINT NOT NULL,"
+    " start_time BIGINT NOT NULL, end_time BIGINT NOT NULL, state TEXT NOT NULL,"
+    " reason TEXT NOT NULL, exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL,"
+    " cancelled_by BIGINT NOT NULL, req_cpus INTEGER NOT NULL, req_mem_mb BIGINT NOT NULL,"
+    " req_mem_per_cpu INTEGER NOT NULL, req_nodes INTEGER NOT NULL, req_tres TEXT NOT NULL,"
+    " alloc_tres TEXT NOT NULL, alloc_cpus INTEGER NOT NULL, nnodes INTEGER NOT NULL,"
+    " nodelist TEXT NOT NULL, workdir TEXT NOT NULL, time_limit_min BIGINT NOT NULL,"
+    " restarts INTEGER NOT NULL, priority BIGINT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_array ON acct_jobs (array_job_id)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_uid ON acct_jobs (uid, submit_time)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_submit ON acct_jobs (submit_time)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_end ON acct_jobs (end_time)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_state ON acct_jobs (state)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_partition ON acct_jobs (partition_name)",
+    "CREATE INDEX IF NOT EXISTS acct_jobs_account ON acct_jobs (account)",
+    "CREATE TABLE IF NOT EXISTS acct_steps ("
+    " job_id BIGINT NOT NULL, step_name TEXT NOT NULL, state TEXT NOT NULL,"
+    " exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL, start_time BIGINT NOT NULL,"
+    " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
+    " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
+    " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+};
+
+constexpr AddedColumn kAddedStepColumns[] = {
+    // Until then only batch steps were recorded; their name is their id.
+    {"job_name", "TEXT NOT NULL DEFAULT ''",
+     "UPDATE acct_steps SET job_name = step_name WHERE job_name = ''"},
+    {"ntasks", "INTEGER NOT NULL DEFAULT 1", nullptr},
+};
+
+// Where sacct lists a step (Slurm's database keeps batch as -5 and extern as -4 and sorts by
+// that).
+int64_t step_order(const std::string& name) {
+  if (name == "batch") return -5;
+  if (name == "extern") return -4;
+  if (!name.empty() && name.size() < 11 &&
+      name.find_first_not_of("0123456789") == std::string::npos)
+    return std::stoll(name);
+  return INT64_MAX;
+}
+
+}  // namespace
+
+const char* const kJobColumns =
+    "job_id, array_job_id, array_task_id, name, user_name, group_name, uid, gid, account, qos, "
+    "partition_name, submit_time, eligible_time, start_time, end_time, state, reason, exit_code, "
+    "exit_signal, cancelled_by, req_cpus, req_mem_mb, req_mem_per_cpu, req_nodes, req_tres, "
+    "alloc_tres, alloc_cpus, nnodes, nodelist, workdir, time_limit_min, restarts, priority";
+
+const char* const kStepColumns =
+    "job_id, step_name, state, exit_code, exit_signal, start_time, end_time, nodelist, nnodes, "
+    "ncpus, alloc_tres, job_name, ntasks";
+
+std::span<const char* const> schema() { return kSchema; }
+std::span<const AddedColumn> added_step_columns() { return kAddedStepColumns; }
+
+std::string job_upsert_clause() {
+  std::string out = " ON CONFLICT (job_id) DO UPDATE SET ";
+  const std::string cols = kJobColumns;
+  bool first = true;
+  for (size_t pos = 0; pos < cols.size();) {
+    size_t end = cols.find(',', pos);
+    if (end == std::string::npos) end = cols.size();
+    std::string c = cols.substr(pos, end - pos);
+    c.erase(0, c.find_first_not_of(' '));
+    if (c != "job_id") {
+      out += (first ? "" : ", ") + c + " = excluded." + c;
+      first = false;
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
+std::vector<Value> job_values(const JobRecord& j) {
+  return {static_cast<int64_t>(j.job_id),
+          static_cast<int64_t>(j.array_job_id),
+          static_cast<int64_t>(j.array_task_id),
+          j.name,
+          j.user,
+          j.group,
+          static_cast<int64_t>(j.uid),
+          static_cast<int64_t>(j.gid),
+          j.account,
+          j.qos,
+          j.partition,
+          j.submit_time,
+          j.eligible_time,
+          j.start_time,
+          j.end_time,
+          j.state,
+          j.reason,
+          int64_t{j.exit_code},
+          int64_t{j.exit_signal},
+          j.cancelled_by,
+          int64_t{j.req_cpus},
+          j.req_mem_mb,
+          int64_t{j.req_mem_per_cpu ? 1 : 0},
+          int64_t{j.req_nodes},
+          j.req_tres,
+          j.alloc_tres,
+          int64_t{j.alloc_cpus},
+          int64_t{j.nnodes},
+          j.nodelist,
+          j.workdir,
+          j.time_limit_min,
+          static_cast<int64_t>(j.restarts),
+          static_cast<int64_t>(j.priority)};
+}
+
+std::vector<Value> step_values(uint64_t job_id, const StepRecord& s) {
+  return {static_cast<int64_t>(job_id),
+          s.name,
+          s.state,
+          int64_t{s.exit_code},
+          int64_t{s.exit_signal},
+          s.start_time,
+          s.end_time,
+          s.nodelist,
+          int64_t{s.nnodes},
+          int64_t{s.ncpus},
+          s.alloc_tres,
+          s.job_name,
+          int64_t{s.ntasks}};
+}
+
+void sort_steps(std::vector<StepRecord>& steps) {
+  std::stable_sort(steps.begin(), steps.end(), [](const StepRecord& a, const StepRecord& b) {
+    return step_order(a.name) < step_order(b.name);
+  });
+}
+
+Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& placeholder) {
+  Query q;
+  q.sql = std::string("SELECT ") + kJobColumns + " FROM acct_jobs WHERE 1 = 1";
+  auto param = [&](Value v) {
+    q.params.push_back(std::move(v));
+    return placeholder(q.params.size());
+  };
+  // " AND <column> IN (<one marker per value>)"
+  auto in = [&](const char* column, const auto& values) {
+    if (values.empty()) return std::string();
+    std::string s = std::string(" ") + column + " IN (";
+    bool first = true;
+    for (const auto& v : values) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>)
+        s += (first ? "" : ",") + param(v);
+      else
+        s += (first ? "" : ",") + param(static_cast<int64_t>(v));
+      first = false;
+    }
+    return s + ")";
+  };
+  if (!f.job_ids.empty())
+    q.sql += " AND (" + in("job_id", f.job_ids) + " OR" + in("array_job_id", f.job_ids) + ")";
+  if (!f.uids.empty()) q.sql += " AND" + in("uid", f.uids);
+  if (!f.gids.empty()) q.sql += " AND" + in("gid", f.gids);
+  if (!f.states.empty()) q.sql += " AND" + in("state", f.states);
+  if (!f.partitions.empty()) q.sql += " AND" + in("partition_name", f.partitions);
+  if (!f.accounts.empty()) q.sql += " AND" + in("account", f.accounts);
+  if (!f.include_ineligible) q.sql += " AND eligible_time <> 0";
+  if (f.window_end)
+    q.sql += " AND (eligible_time = 0 OR eligible_time <= " + param(*f.window_end) + ")";
+  if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
+  q.sql += " ORDER BY submit_time, job_id";
+  return q;
+}
+
+bool ran_on(const JobRecord& j, const std::set<std::string>& nodes) {
+  if (nodes.empty()) return true;
+  const auto names = core::expand_hostlist(j.nodelist);
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return nodes.count(n) > 0; });
+}
+
+}  // namespace drover::store::acct_sql
