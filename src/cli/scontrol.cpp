@@ -1,7 +1,8 @@
-// scontrol: show job|node|partition|step, ping.
+// scontrol: show job|node|partition|step|hostnames|hostlist, ping.
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -11,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "cli/scontrol_hostlist.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "cli/scontrol_steps.hpp"
 #include "core/array_spec.hpp"
@@ -541,6 +543,18 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       return 0;
     }
     if (names_reservation(what)) return reservation_show(id, one_liner);
+    if (what == "hostnames" || what == "hostlist" || what == "hostlistsorted") {
+      if (args.size() > 3) {
+        std::cerr << "too many arguments for keyword:show\n";
+        return 1;
+      }
+      std::map<std::string, std::string> env;
+      if (const char* v = std::getenv("SLURM_NODELIST")) env["SLURM_NODELIST"] = v;
+      const CommandResult r = scontrol_show_hostlist(what, id, env);
+      std::cerr << r.err;
+      std::cout << r.out;
+      return r.rc;
+    }
     return usage_error("invalid entity: " + what + " for keyword: show");
   } catch (const ControllerUnreachable&) {
     std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";

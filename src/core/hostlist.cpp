@@ -128,18 +128,26 @@ std::vector<std::string> expand_hostlist(std::string_view expr) {
   return out;
 }
 
-std::string compress_hostlist(const std::vector<std::string>& names) {
+namespace {
+
+std::vector<HostKey> keys_of(const std::vector<std::string>& names) {
   std::vector<HostKey> keys;
   keys.reserve(names.size());
   for (const auto& n : names)
     if (!n.empty()) keys.push_back(split_host(n));
-  auto tie = [](const HostKey& k) { return std::tie(k.prefix, k.has_num, k.digits, k.num); };
-  std::sort(keys.begin(), keys.end(),
-            [&](const HostKey& a, const HostKey& b) { return tie(a) < tie(b); });
-  keys.erase(std::unique(keys.begin(), keys.end(),
-                         [&](const HostKey& a, const HostKey& b) { return tie(a) == tie(b); }),
-             keys.end());
+  return keys;
+}
 
+auto key_tie(const HostKey& k) { return std::tie(k.prefix, k.has_num, k.digits, k.num); }
+
+void sort_keys(std::vector<HostKey>& keys) {
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const HostKey& a, const HostKey& b) { return key_tie(a) < key_tie(b); });
+}
+
+// Ranges of consecutive numbers in the given order; neighbouring ranges of one prefix share a
+// bracket.
+std::string ranged(const std::vector<HostKey>& keys) {
   std::string out;
   std::size_t i = 0;
   while (i < keys.size()) {
@@ -184,6 +192,24 @@ std::string compress_hostlist(const std::vector<std::string>& names) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string compress_hostlist(const std::vector<std::string>& names) {
+  std::vector<HostKey> keys = keys_of(names);
+  sort_keys(keys);
+  keys.erase(
+      std::unique(keys.begin(), keys.end(),
+                  [](const HostKey& a, const HostKey& b) { return key_tie(a) == key_tie(b); }),
+      keys.end());
+  return ranged(keys);
+}
+
+std::string ranged_hostlist(const std::vector<std::string>& names, bool sorted) {
+  std::vector<HostKey> keys = keys_of(names);
+  if (sorted) sort_keys(keys);
+  return ranged(keys);
 }
 
 }  // namespace drover::core

@@ -28,4 +28,9 @@ std::vector<std::string> expand_hostlist(std::string_view expr);
 // digit are ("n9","n10" -> "n[9-10]").
 std::string compress_hostlist(const std::vector<std::string>& names);
 
+// The ranged form as `scontrol show hostlist` writes it: names in the order given (or sorted),
+// duplicates kept, a range only over numbers that follow each other in that order
+// ({"a1","a2","a4","a3"} -> "a[1-2,4,3]"; sorted {"a1","a2","a2","a3"} -> "a[1-2,2-3]").
+std::string ranged_hostlist(const std::vector<std::string>& names, bool sorted);
+
 }  // namespace drover::core

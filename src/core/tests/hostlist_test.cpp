@@ -9,6 +9,7 @@
 using drover::core::compress_hostlist;
 using drover::core::expand_hostlist;
 using drover::core::ParseError;
+using drover::core::ranged_hostlist;
 using V = std::vector<std::string>;
 
 TEST(ExpandHostlist, SimpleAndRanges) {
@@ -100,4 +101,24 @@ TEST(CompressHostlist, RoundTrip) {
     std::sort(again.begin(), again.end());
     EXPECT_EQ(names, again) << e;
   }
+}
+
+// Expected strings from Slurm 22.05's `scontrol show hostlist` / `hostlistsorted`.
+TEST(RangedHostlist, AsGivenAndSortedKeepDuplicates) {
+  auto given = [](std::string_view e) { return ranged_hostlist(expand_hostlist(e), false); };
+  auto sorted = [](std::string_view e) { return ranged_hostlist(expand_hostlist(e), true); };
+  EXPECT_EQ(given("node1,node3,node2,x"), "node[1,3,2],x");
+  EXPECT_EQ(given("a1,b1,a2"), "a1,b1,a2");
+  EXPECT_EQ(sorted("a1,b1,a2"), "a[1-2],b1");
+  EXPECT_EQ(given("a1,a2,a4,a3"), "a[1-2,4,3]");
+  EXPECT_EQ(sorted("a1,a2,a4,a3"), "a[1-4]");
+  EXPECT_EQ(given("a5,a4,a3"), "a[5,4,3]");
+  EXPECT_EQ(given("x,y,x"), "x,y,x");
+  EXPECT_EQ(sorted("x,y,x"), "x,x,y");
+  EXPECT_EQ(given("a[1-3],a[2-5]"), "a[1-3,2-5]");
+  EXPECT_EQ(sorted("a[1-3],a[2-5]"), "a[1-2,2-3,3-5]");
+  EXPECT_EQ(given("n9,n10"), "n[9-10]");
+  EXPECT_EQ(given("a1b2,a1b3"), "a1b[2-3]");
+  EXPECT_EQ(given("n01,n02,n3,n10"), "n[01-02,3,10]");
+  EXPECT_EQ(sorted("b2,a1,a3,b1"), "a[1,3],b[1-2]");
 }
