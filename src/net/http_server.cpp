@@ -32,6 +32,7 @@ struct HttpServer::State {
   HttpLimits limits;
   // path -> method -> handler
   std::map<std::string, std::map<std::string, HttpHandler>> routes;
+  std::map<std::string, HttpHandler> prefixes;
   std::size_t active = 0;  // io thread only
 };
 
@@ -96,8 +97,21 @@ class Session : public std::enable_shared_from_this<Session> {
       req.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     req.body = std::move(msg.body());
 
+    {
+      beast::error_code ignored;
+      const auto remote = stream_.socket().remote_endpoint(ignored);
+      if (!ignored) req.peer = remote.address().to_string() + ":" + std::to_string(remote.port());
+    }
+
     auto path_it = st_->routes.find(req.path);
-    if (path_it == st_->routes.end()) return write(error_response(404, req.path), keep_alive_);
+    if (path_it == st_->routes.end()) {
+      // The longest prefix route that the path starts with.
+      const HttpHandler* prefix = nullptr;
+      for (auto it = st_->prefixes.begin(); it != st_->prefixes.end(); ++it)
+        if (req.path.compare(0, it->first.size(), it->first) == 0) prefix = &it->second;
+      if (prefix == nullptr) return write(error_response(404, req.path), keep_alive_);
+      return dispatch(*prefix, req);
+    }
     auto h = path_it->second.find(req.method);
     if (h == path_it->second.end()) {
       std::string allow;
@@ -106,10 +120,14 @@ class Session : public std::enable_shared_from_this<Session> {
       r.headers.emplace_back("Allow", allow);
       return write(std::move(r), keep_alive_);
     }
+    dispatch(h->second, req);
+  }
+
+  void dispatch(const HttpHandler& handler, const HttpRequest& req) {
     // The handler may answer from another thread: hop back onto the io thread.
     auto self = shared_from_this();
     stream_.expires_never();
-    h->second(req, [self](HttpResponse r) {
+    handler(req, [self](HttpResponse r) {
       asio::post(self->st_->io, [self, r = std::move(r)]() mutable {
         self->write(std::move(r), self->keep_alive_);
       });
@@ -174,6 +192,10 @@ HttpServer::~HttpServer() { stop(); }
 
 void HttpServer::route(const std::string& method, const std::string& path, HttpHandler handler) {
   state_->routes[path][method] = std::move(handler);
+}
+
+void HttpServer::route_prefix(const std::string& prefix, HttpHandler handler) {
+  state_->prefixes[prefix] = std::move(handler);
 }
 
 unsigned short HttpServer::listen(const std::string& address, unsigned short port) {

@@ -12,7 +12,7 @@
 
 namespace drover::net {
 
-// A small HTTP/1.1 server on Boost.Beast for the controller's metrics and (later) REST API.
+// A small HTTP/1.1 server on Boost.Beast for the controller's metrics and REST API.
 // Everything runs on the io_context's thread; a handler may answer later from any thread
 // (the answer is posted back to the io_context).
 
@@ -23,6 +23,7 @@ struct HttpRequest {
   std::string query;   // after '?', "" when none
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  std::string peer;  // the client's address and port: "127.0.0.1:40312"
   // The first header of that name (case-insensitive), "" when absent.
   std::string header(std::string_view name) const;
 };
@@ -57,6 +58,9 @@ class HttpServer {
 
   // Exact path match. Other methods on a known path get 405 (with Allow), unknown paths 404.
   void route(const std::string& method, const std::string& path, HttpHandler handler);
+  // Every method on every path that starts with `prefix` and has no exact route (the longest
+  // prefix wins): for APIs with ids in their paths, which answer 404/405 themselves.
+  void route_prefix(const std::string& prefix, HttpHandler handler);
   // Binds and starts accepting. Returns the port bound (useful with port 0). Throws
   // boost::system::system_error when the address cannot be bound.
   unsigned short listen(const std::string& address, unsigned short port);

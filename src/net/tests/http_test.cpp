@@ -136,6 +136,31 @@ TEST(HttpServer, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   EXPECT_EQ(res.result_int(), 200);
 }
 
+TEST(HttpServer, PrefixRoutesTakeWhatNoExactRouteDoesLongestFirst) {
+  Fixture f;
+  auto echo = [](std::string tag) {
+    return [tag](const net::HttpRequest& req, net::HttpResponder respond) {
+      net::HttpResponse r;
+      r.body = tag + " " + req.method + " " + req.path +
+               " from=" + (req.peer.rfind("127.0.0.1:", 0) == 0 ? "loopback" : req.peer);
+      respond(std::move(r));
+    };
+  };
+  f.server.route_prefix("/api/", echo("api"));
+  f.server.route_prefix("/api/v2/", echo("v2"));
+  f.start();
+  auto s = f.connect();
+  beast::flat_buffer buf;
+  auto res = roundtrip(s, buf, http::verb::delete_, "/api/job/7?signal=9");
+  EXPECT_EQ(res.body(), "api DELETE /api/job/7 from=loopback");
+  res = roundtrip(s, buf, http::verb::get, "/api/v2/nodes");
+  EXPECT_EQ(res.body(), "v2 GET /api/v2/nodes from=loopback");
+  res = roundtrip(s, buf, http::verb::get, "/hello");  // exact routes still win
+  EXPECT_EQ(res.body(), "hello  accept=");
+  res = roundtrip(s, buf, http::verb::get, "/apiary");
+  EXPECT_EQ(res.result_int(), 404);
+}
+
 TEST(HttpServer, MalformedRequestIs400AndCloses) {
   Fixture f;
   f.start();
