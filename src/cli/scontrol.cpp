@@ -1,4 +1,4 @@
-// scontrol: show job|node|partition|step|hostnames|hostlist, ping.
+// scontrol: show job|node|partition|step|hostnames|hostlist, ping, token.
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "cli/scontrol_hostlist.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "cli/scontrol_steps.hpp"
+#include "cli/scontrol_token.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/job.hpp"
@@ -431,6 +432,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       return up ? 0 : 1;
     }
     const std::string& cmd = args[0];
+    if (cmd == "token") return scontrol_token({args.begin() + 1, args.end()});
     if (cmd == "hold" || cmd == "uhold" || cmd == "release" || cmd == "requeue" ||
         cmd == "requeuehold")
       return job_control(cmd, {args.begin() + 1, args.end()});

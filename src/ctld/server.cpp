@@ -15,6 +15,7 @@
 #include "ctld/acct_record.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
+#include "ctld/rest_auth.hpp"
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
 #include "net/peercred.hpp"
@@ -119,6 +120,7 @@ int Server::run() {
   });
   accept_unix();
   accept_tcp();
+  started_at_ = last_job_change_ = wall_now();
   if (config_.http_port > 0) start_http();
 
   std::thread state_thread([this] { state_loop(); });
@@ -252,6 +254,9 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.allocation_info(ev.msg, ev.caller, now);
         else if (op == "allocation_complete")
           reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
+        else if (op == "token")
+          reply = issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_),
+                              now);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {
@@ -291,6 +296,9 @@ void Server::handle(Event& ev, Effects& fx,
       }
       break;
     }
+    case Event::Rest:
+      after_commit_.push_back(ev.apply(fx));
+      break;
     case Event::AgentClosed: {
       auto it = agents_.find(ev.node);
       if (it != agents_.end() && (!ev.conn || it->second == ev.conn)) agents_.erase(it);
@@ -332,9 +340,11 @@ void Server::start_http() {
           cv_.notify_one();
         });
   }
+  start_rest(*impl_->http);
   const auto port =
       impl_->http->listen(config_.http_address, static_cast<unsigned short>(config_.http_port));
-  spdlog::info("metrics on http://{}:{}/metrics", config_.http_address, port);
+  spdlog::info("metrics on http://{}:{}/metrics, REST API under /slurm/ and /slurmdb/",
+               config_.http_address, port);
 }
 
 void Server::state_loop() {
@@ -377,6 +387,7 @@ void Server::state_loop() {
       sched_stats_.record_pass(std::chrono::duration<double>(clock::now() - started).count(),
                                backlog);
       if (full) {
+        last_full_pass_at_ = now;
         last_full_pass = clock::now();
         last_full_pass_cost = last_full_pass - started;
       }
@@ -410,6 +421,9 @@ void Server::state_loop() {
     record_accounting(fx);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
+    if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
+    for (auto& answer : after_commit_) answer();
+    after_commit_.clear();
     for (auto& task : tasks) task();  // reads only (metrics): after this batch's changes
     tasks.clear();
     for (auto& [node, msg] : fx.to_agents) {

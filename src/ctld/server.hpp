@@ -10,6 +10,7 @@
 #include "ctld/metrics.hpp"
 #include "ctld/state_machine.hpp"
 #include "net/connection.hpp"
+#include "net/http_server.hpp"
 #include "store/accounting.hpp"
 #include "store/journal.hpp"
 
@@ -28,11 +29,13 @@ class Server {
 
  private:
   struct Event {
-    enum Kind { Client, AgentRegister, AgentMessage, AgentClosed } kind;
+    enum Kind { Client, AgentRegister, AgentMessage, AgentClosed, Rest } kind;
     std::shared_ptr<net::Connection> conn;
     json msg;
     Caller caller;
     std::string node;
+    // Rest: runs in the batch; what it returns runs after the batch is committed (the answer).
+    std::function<std::function<void()>(Effects&)> apply = {};
   };
   void post(Event ev);
   void state_loop();
@@ -45,6 +48,9 @@ class Server {
   void on_agent_connection(std::shared_ptr<net::Connection> conn);
   // DroverHttpPort: GET /metrics (and Slurm's /metrics/<group>), answered by the state thread.
   void start_http();
+  // The REST API (server_rest.cpp) on the HTTP server: /slurm/ and /slurmdb/ requests are
+  // authenticated on the I/O thread and answered in the state thread's batches.
+  void start_rest(net::HttpServer& http);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -61,6 +67,10 @@ class Server {
   std::deque<Event> queue_;
   std::vector<std::function<void()>> tasks_;  // run on the state thread (metrics); under mu_
   SchedStats sched_stats_;                    // state thread only
+  // For the REST API (state thread only): answers to send once their batch is committed, when
+  // the controller started, when a job last changed and when the queue was last planned whole.
+  std::vector<std::function<void()>> after_commit_;
+  int64_t started_at_ = 0, last_job_change_ = 0, last_full_pass_at_ = 0;
   std::atomic<bool> stopping_{false};
   std::unordered_map<std::string, std::shared_ptr<net::Connection>> agents_;  // state thread only
 };

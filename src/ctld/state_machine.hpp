@@ -121,6 +121,8 @@ class StateMachine {
   bool full_pass_pending() const { return full_pass_needed_; }
   void schedule(int64_t now, Effects& fx);
 
+  // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
+  bool is_operator(const Caller& who) const;
   bool knows_node(const std::string& name) const { return node_index_.count(name) > 0; }
   const Config& config() const { return config_; }
   const core::Job* find_job(uint64_t id) const;
@@ -144,7 +146,6 @@ class StateMachine {
     core::PartitionConf conf;
   };
 
-  bool is_operator(const Caller& who) const;
   // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
   core::Job* caller_job(const json& req, const Caller& who, json& error);
   std::string step_key(const std::string& cred_sig) const;

@@ -131,7 +131,7 @@ std::string default_conf(const UpOptions& o, int port, int http_port, const netn
     << "ClusterName=drover\n"
     << "SlurmctldHost=" << host << "(" << (plan ? plan->bridge_ip() : "127.0.0.1") << ")\n"
     << "SlurmctldPort=" << port << "\n"
-    << "DroverHttpPort=" << http_port << "\n"  // GET /metrics (docs/metrics.md)
+    << "DroverHttpPort=" << http_port << "\n"  // metrics and the REST API
     << "SlurmUser=" << (::geteuid() == 0 ? "root" : (user ? user : "root")) << "\n"
     << "SlurmdTimeout=300\n"
     << "KillWait=30\n"
@@ -336,8 +336,11 @@ int cluster_up(const UpOptions& opts) {
   if (const int64_t http_port = conf.get_int("DroverHttpPort", 0); http_port > 0) {
     std::string addr = conf.get("DroverHttpAddress", "127.0.0.1");
     if (addr == "0.0.0.0") addr = "127.0.0.1";
+    // The REST API (docs/architecture.md, "REST API and tokens") shares the metrics port.
+    const std::string base = "http://" + addr + ":" + std::to_string(http_port);
     std::ofstream(dir / "env.sh", std::ios::app)
-        << "export DROVER_METRICS_URL=http://" << addr << ":" << http_port << "/metrics\n";
+        << "export DROVER_API=" << base << "\n"
+        << "export DROVER_METRICS_URL=" << base << "/metrics\n";
   }
   std::vector<std::string> names;
   for (const auto& n : conf.nodes) names.push_back(n.name);

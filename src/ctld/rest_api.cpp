@@ -1,0 +1,229 @@
+#include "ctld/rest_api.hpp"
+
+#include <functional>
+
+#include "ctld/rest_handlers.hpp"
+
+namespace drover::ctld {
+
+using nlohmann::json;
+
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string url_decode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 &&
+               hex_digit(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The path after the API prefix, split at '/' without empty parts: "job/12/" -> {job, 12}.
+std::vector<std::string> segments(std::string_view rest) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= rest.size()) {
+    auto slash = rest.find('/', start);
+    if (slash == std::string_view::npos) slash = rest.size();
+    if (slash > start) out.push_back(url_decode(rest.substr(start, slash - start)));
+    start = slash + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace rest {
+namespace {
+
+// Runs the handler for `method`; a known path asked with another method gets 405.
+bool dispatch(Call& call,
+              std::initializer_list<std::pair<const char*, std::function<void()>>> by_method) {
+  for (const auto& [method, handler] : by_method)
+    if (call.req.method == method) {
+      handler();
+      return true;
+    }
+  call.error(405, rest_errno::kRestUnknownUrlMethod,
+             "Method " + call.req.method + " is not supported at " + call.req.path, "router");
+  return true;
+}
+
+}  // namespace
+
+bool route_slurm(const std::vector<std::string>& p, Call& call) {
+  const std::string first = p.empty() ? "" : p[0];
+  const std::string second = p.size() > 1 ? p[1] : "";
+  if (p.size() > 2) return false;
+  if (p.size() == 1) {
+    if (first == "ping") return dispatch(call, {{"GET", [&] { get_ping(call); }}});
+    if (first == "diag") return dispatch(call, {{"GET", [&] { get_diag(call); }}});
+    if (first == "jobs") return dispatch(call, {{"GET", [&] { get_jobs(call); }}});
+    if (first == "nodes") return dispatch(call, {{"GET", [&] { get_nodes(call, ""); }}});
+    if (first == "partitions") return dispatch(call, {{"GET", [&] { get_partitions(call, ""); }}});
+    if (first == "reservations")
+      return dispatch(call, {{"GET", [&] { get_reservations(call, ""); }}});
+    if (first == "shares") return dispatch(call, {{"GET", [&] { get_shares(call); }}});
+    return false;
+  }
+  if (p.size() != 2) return false;
+  if (first == "job" && second == "submit")
+    return dispatch(call, {{"POST", [&] { submit_job(call); }}});
+  if (first == "job")
+    return dispatch(call, {{"GET", [&] { get_job(call, second); }},
+                           {"DELETE", [&] { delete_job(call, second); }}});
+  if (first == "node") return dispatch(call, {{"GET", [&] { get_nodes(call, second); }}});
+  if (first == "partition") return dispatch(call, {{"GET", [&] { get_partitions(call, second); }}});
+  if (first == "reservation")
+    return dispatch(call, {{"GET", [&] { get_reservations(call, second); }}});
+  return false;
+}
+
+bool route_slurmdb(const std::vector<std::string>& p, Call& call) {
+  if (p.size() == 1) {
+    const std::string& first = p[0];
+    if (first == "jobs") return dispatch(call, {{"GET", [&] { get_db_jobs(call, ""); }}});
+    if (first == "accounts") return dispatch(call, {{"GET", [&] { get_db_accounts(call); }}});
+    if (first == "users") return dispatch(call, {{"GET", [&] { get_db_users(call); }}});
+    if (first == "associations")
+      return dispatch(call, {{"GET", [&] { get_db_associations(call); }}});
+    if (first == "qos") return dispatch(call, {{"GET", [&] { get_db_qos(call); }}});
+    return false;
+  }
+  if (p.size() == 2 && p[0] == "job")
+    return dispatch(call, {{"GET", [&] { get_db_jobs(call, p[1]); }}});
+  return false;
+}
+
+}  // namespace rest
+
+std::map<std::string, std::string> parse_query_string(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto amp = text.find('&', start);
+    if (amp == std::string::npos) amp = text.size();
+    const std::string_view pair(text.data() + start, amp - start);
+    if (!pair.empty()) {
+      const auto eq = pair.find('=');
+      out[url_decode(pair.substr(0, eq))] =
+          eq == std::string_view::npos ? "" : url_decode(pair.substr(eq + 1));
+    }
+    start = amp + 1;
+  }
+  return out;
+}
+
+std::string rest_error_text(int number) {
+  using namespace rest_errno;
+  switch (number) {
+    case kInvalidPartitionName:
+      return "Invalid partition name specified";
+    case kAccessDenied:
+      return "Access/permission denied";
+    case kJobScriptMissing:
+      return "Job script not specified";
+    case kUserIdMissing:
+      return "Invalid user id";
+    case kInvalidJobId:
+      return "Invalid job id specified";
+    case kInvalidNodeName:
+      return "Invalid node name specified";
+    case kAlreadyDone:
+      return "Job/step already completing or completed";
+    case kJobPending:
+      return "Job is pending execution";
+    case kReservationInvalid:
+      return "Requested reservation is invalid";
+    case kEnvironmentMissing:
+      return "Environment is missing in job";
+    case kAuthCredInvalid:
+      return "Invalid authentication credential";
+    case kRestInvalidQuery:
+      return "Query empty or not RFC7320 compliant";
+    case kRestFailParsing:
+      return "Failure during parsing";
+    case kRestEmptyResult:
+      return "Nothing found with query";
+    case kRestAuthFail:
+      return "Authentication failure";
+    case kRestUnknownUrlMethod:
+      return "Requested HTTP query method is not supported at URL endpoint";
+    case kUrlInvalidPath:
+      return "Invalid or unknown URL path";
+    default:
+      return "Unspecified error";
+  }
+}
+
+json rest_envelope(const Config& config, const Caller& who, const std::string& client,
+                   bool slurmdb) {
+  // Shaped as slurmrestd's; the version is that of the Slurm release data_parser v0.0.44
+  // belongs to (25.11), which is what clients of this API check.
+  return {{"meta",
+           {{"plugin",
+             {{"type", slurmdb ? "openapi/slurmdbd" : "openapi/slurmctld"},
+              {"name", slurmdb ? "Slurm OpenAPI slurmdbd" : "Slurm OpenAPI slurmctld"},
+              {"data_parser", std::string("data_parser/") + kRestVersion},
+              {"accounting_storage", "accounting_storage/drover"}}},
+            {"client", {{"source", client}, {"user", who.user}, {"group", who.group}}},
+            {"command", json::array()},
+            {"slurm",
+             {{"version", {{"major", "25"}, {"minor", "11"}, {"micro", "0"}}},
+              {"release", "25.11.0"},
+              {"cluster", config.cluster_name}}}}},
+          {"errors", json::array()},
+          {"warnings", json::array()}};
+}
+
+json rest_error(int number, const std::string& description, const std::string& source) {
+  return {{"description", description},
+          {"error_number", number},
+          {"error", rest_error_text(number)},
+          {"source", source}};
+}
+
+RestResponse rest_failure(int status, int number, const std::string& description,
+                          const std::string& source, const Config& config, const Caller& who,
+                          const std::string& client, bool slurmdb) {
+  RestResponse r{status, rest_envelope(config, who, client, slurmdb)};
+  r.body["errors"].push_back(rest_error(number, description, source));
+  return r;
+}
+
+RestResponse rest_handle(const RestRequest& req, RestContext& ctx) {
+  const std::string slurm = std::string("/slurm/") + kRestVersion + "/";
+  const std::string slurmdb = std::string("/slurmdb/") + kRestVersion + "/";
+  const bool db = req.path.rfind(slurmdb, 0) == 0;
+  const bool ctl = req.path.rfind(slurm, 0) == 0;
+  auto fail = [&](int status, int number, const std::string& description) {
+    return rest_failure(status, number, description, req.method + " " + req.path, ctx.config,
+                        ctx.who, req.client, db);
+  };
+  if (!db && !ctl)
+    return fail(404, rest_errno::kUrlInvalidPath,
+                "Unknown path (this API speaks data_parser " + std::string(kRestVersion) + ")");
+  const auto parts =
+      segments(std::string_view(req.path).substr(db ? slurmdb.size() : slurm.size()));
+  rest::Call call{req, ctx, rest_envelope(ctx.config, ctx.who, req.client, db), 200};
+  const bool known = db ? rest::route_slurmdb(parts, call) : rest::route_slurm(parts, call);
+  if (!known) return fail(404, rest_errno::kUrlInvalidPath, "Unknown path " + req.path);
+  return {call.status, std::move(call.body)};
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,96 @@
+#pragma once
+// The slurmrestd-shaped REST API (data_parser v0.0.44): /slurm/v0.0.44/... and
+// /slurmdb/v0.0.44/... answered from the controller's own requests (query, submit, cancel) and
+// the accounting store, so the rules stay in one place. Pure: requests in, JSON out; the
+// server runs it on the state thread with the caller the token named (rest_auth.hpp).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ctld/config.hpp"
+#include "ctld/metrics.hpp"
+#include "ctld/state_machine.hpp"
+#include "store/accounting.hpp"
+
+namespace drover::ctld {
+
+inline constexpr const char* kRestVersion = "v0.0.44";
+
+struct RestRequest {
+  std::string method;                        // "GET", "POST", "DELETE"
+  std::string path;                          // "/slurm/v0.0.44/job/12"
+  std::map<std::string, std::string> query;  // decoded ?key=value pairs
+  std::string body;
+  std::string client;  // the peer, for meta.client.source
+};
+
+struct RestResponse {
+  int status = 200;
+  nlohmann::json body;
+};
+
+// What the API asks of the controller: the same requests the CLI sends over its socket.
+class RestBackend {
+ public:
+  virtual ~RestBackend() = default;
+  virtual nlohmann::json query(const nlohmann::json& req) = 0;
+  virtual nlohmann::json submit(const nlohmann::json& req, const Caller& who) = 0;
+  virtual nlohmann::json cancel(const nlohmann::json& req, const Caller& who) = 0;
+  virtual std::vector<store::JobRecord> acct_jobs(const store::JobFilter& filter) = 0;
+  virtual SchedStats sched_stats() = 0;
+};
+
+struct RestContext {
+  const Config& config;
+  RestBackend& backend;
+  Caller who;
+  int64_t now = 0;
+  int64_t started = 0;          // when the controller started (diag)
+  int64_t last_job_change = 0;  // when a job last changed (jobs?update_time=)
+  int64_t last_sched_pass = 0;  // when the scheduler last planned the whole queue
+};
+
+RestResponse rest_handle(const RestRequest& req, RestContext& ctx);
+
+// The envelope every answer carries: meta (plugin, client, command, slurm version and
+// cluster), errors and warnings. `slurmdb` picks the plugin that slurmrestd names.
+nlohmann::json rest_envelope(const Config& config, const Caller& who, const std::string& client,
+                             bool slurmdb);
+// One entry of "errors", with Slurm's error number and its text.
+nlohmann::json rest_error(int number, const std::string& description, const std::string& source);
+// A whole failed answer: the envelope with one error.
+RestResponse rest_failure(int status, int number, const std::string& description,
+                          const std::string& source, const Config& config, const Caller& who,
+                          const std::string& client, bool slurmdb);
+
+// "a=1&b=x%20y" -> {a: 1, b: "x y"} ('+' is a space, as forms encode it).
+std::map<std::string, std::string> parse_query_string(const std::string& text);
+
+// Slurm's error numbers (slurm_errno.h) for the errors the API reports.
+namespace rest_errno {
+inline constexpr int kError = -1;  // SLURM_ERROR
+inline constexpr int kInvalidPartitionName = 2000;
+inline constexpr int kAccessDenied = 2002;
+inline constexpr int kJobScriptMissing = 2009;
+inline constexpr int kUserIdMissing = 2010;
+inline constexpr int kInvalidJobId = 2017;
+inline constexpr int kInvalidNodeName = 2018;
+inline constexpr int kAlreadyDone = 2021;
+inline constexpr int kJobPending = 2024;
+inline constexpr int kReservationInvalid = 2053;
+inline constexpr int kEnvironmentMissing = 2127;
+inline constexpr int kAuthCredInvalid = 6000;
+inline constexpr int kRestInvalidQuery = 9000;
+inline constexpr int kRestFailParsing = 9001;
+inline constexpr int kRestEmptyResult = 9003;
+inline constexpr int kRestUnknownUrlMethod = 9007;
+inline constexpr int kRestAuthFail = 9008;
+inline constexpr int kUrlInvalidPath = 11008;
+}  // namespace rest_errno
+
+// Slurm's short text for those numbers ("Invalid job id specified").
+std::string rest_error_text(int number);
+
+}  // namespace drover::ctld
