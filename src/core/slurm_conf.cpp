@@ -18,8 +18,10 @@ constexpr std::string_view kGlobalKeys[] = {
     "AccountingStorageEnforce",
     "AccountingStorageExternalHost",
     "AccountingStorageHost",
+    "AccountingStorageLoc",  // drover: the PostgreSQL database, or the SQLite file
     "AccountingStorageParameters",
     "AccountingStoragePass",
+    "AccountingStoragePassFile",  // drover's own: the PostgreSQL password, in a file
     "AccountingStoragePort",
     "AccountingStorageTRES",
     "AccountingStorageType",

@@ -228,4 +228,57 @@ nlohmann::json acct_record_json(const store::JobRecord& r) {
           {"steps", std::move(steps)}};
 }
 
+store::JobRecord acct_record_from_json(const nlohmann::json& j) {
+  store::JobRecord r;
+  j.at("job_id").get_to(r.job_id);
+  j.at("array_job_id").get_to(r.array_job_id);
+  j.at("array_task_id").get_to(r.array_task_id);
+  j.at("name").get_to(r.name);
+  j.at("user").get_to(r.user);
+  j.at("group").get_to(r.group);
+  j.at("uid").get_to(r.uid);
+  j.at("gid").get_to(r.gid);
+  j.at("account").get_to(r.account);
+  j.at("qos").get_to(r.qos);
+  j.at("partition").get_to(r.partition);
+  j.at("submit_time").get_to(r.submit_time);
+  j.at("eligible_time").get_to(r.eligible_time);
+  j.at("start_time").get_to(r.start_time);
+  j.at("end_time").get_to(r.end_time);
+  j.at("state").get_to(r.state);
+  j.at("reason").get_to(r.reason);
+  j.at("exit_code").get_to(r.exit_code);
+  j.at("exit_signal").get_to(r.exit_signal);
+  j.at("cancelled_by").get_to(r.cancelled_by);
+  j.at("req_cpus").get_to(r.req_cpus);
+  j.at("req_mem_mb").get_to(r.req_mem_mb);
+  j.at("req_mem_per_cpu").get_to(r.req_mem_per_cpu);
+  j.at("req_nodes").get_to(r.req_nodes);
+  j.at("req_tres").get_to(r.req_tres);
+  j.at("alloc_tres").get_to(r.alloc_tres);
+  j.at("alloc_cpus").get_to(r.alloc_cpus);
+  j.at("nnodes").get_to(r.nnodes);
+  j.at("nodelist").get_to(r.nodelist);
+  j.at("workdir").get_to(r.workdir);
+  j.at("time_limit_min").get_to(r.time_limit_min);
+  j.at("restarts").get_to(r.restarts);
+  j.at("priority").get_to(r.priority);
+  for (const auto& s : j.at("steps")) {
+    store::StepRecord& st = r.steps.emplace_back();
+    s.at("name").get_to(st.name);
+    s.at("state").get_to(st.state);
+    s.at("exit_code").get_to(st.exit_code);
+    s.at("exit_signal").get_to(st.exit_signal);
+    s.at("start_time").get_to(st.start_time);
+    s.at("end_time").get_to(st.end_time);
+    s.at("nodelist").get_to(st.nodelist);
+    s.at("nnodes").get_to(st.nnodes);
+    s.at("ncpus").get_to(st.ncpus);
+    s.at("alloc_tres").get_to(st.alloc_tres);
+    s.at("job_name").get_to(st.job_name);
+    s.at("ntasks").get_to(st.ntasks);
+  }
+  return r;
+}
+
 }  // namespace drover::ctld

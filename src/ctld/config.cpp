@@ -106,6 +106,7 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   } catch (const core::ParseError& e) {
     throw core::ParseError(source_name + ": " + e.what());
   }
+  c.accounting_storage = parse_accounting_storage(s, source_name);
   c.slurm_user = s.get("SlurmUser", "root");
   // Name lookup is configuration loading, not part of the state machine.
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;

@@ -8,6 +8,7 @@
 #include "sched/limits.hpp"
 #include "sched/priority.hpp"
 #include "sched/scheduler.hpp"
+#include "store/accounting.hpp"
 
 namespace drover::ctld {
 
@@ -49,11 +50,21 @@ struct Config {
   // the accounting file is loaded; partitions' PreemptMode and GraceTime are per partition.
   sched::PreemptionView preemption;
   std::string slurm_user = "root";
+  // AccountingStorageType and where: SQLite (sqlite_path empty: <state dir>/accounting.db) or
+  // PostgreSQL.
+  store::AccountingStorage accounting_storage;
 };
 
 // "CANCEL", "requeue", "OFF", ... as PreemptMode= gives it; SUSPEND (and GANG alone) are
 // not supported yet. Throws core::ParseError.
 sched::PreemptMode parse_preempt_mode(const std::string& text, const std::string& where);
+
+// AccountingStorageType=accounting_storage/sqlite (default; also for none and slurmdbd) or
+// accounting_storage/pgsql with AccountingStorageHost, AccountingStoragePort,
+// AccountingStorageUser, AccountingStorageLoc (the database) and AccountingStoragePassFile (a file
+// holding the password, not readable by group or others). Throws core::ParseError("<source>: ...").
+store::AccountingStorage parse_accounting_storage(const core::SlurmConf& conf,
+                                                  const std::string& source_name);
 
 // Throws core::ParseError for a bad file; unknown keys end up in conf.warnings.
 Config load_config_text(const std::string& text, const std::string& source_name);

@@ -65,14 +65,28 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
   machine_.set_cluster_key(key_);
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
-  // Accounting follows the journal: every journaled job is recorded again, so a crash
-  // between the journal's commit and the accounting write loses nothing.
-  acct_ = store::open_sqlite_accounting(state_dir_ + "/accounting.db");
+  // Accounting follows the journal: every journaled job is recorded again, and so are the
+  // records of purged jobs the store had not taken, so a crash between the journal's commit
+  // and the accounting write, or a database that was down, loses nothing.
+  store::AccountingStorage storage = config_.accounting_storage;
+  if (storage.type == store::AccountingStorage::Type::Sqlite && storage.sqlite_path.empty())
+    storage.sqlite_path = state_dir_ + "/accounting.db";
+  spdlog::info("accounting storage: {}", storage.describe());
+  acct_ = store::open_accounting(storage);
+  acct_backlog_ = std::make_unique<store::AccountingBacklog>(*acct_);
   {
     std::vector<store::JobRecord> records;
     records.reserve(loaded.jobs.size());
     for (const auto& job : loaded.jobs) records.push_back(acct_record(job));
-    acct_->upsert(records);
+    for (const auto& [name, data] : loaded.records["acct_pending"]) {
+      try {
+        records.push_back(acct_record_from_json(data));
+        acct_journaled_.push_back(records.back().job_id);
+      } catch (const std::exception& e) {
+        spdlog::error("journal: accounting record {} unreadable: {}", name, e.what());
+      }
+    }
+    log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
   }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
@@ -397,9 +411,16 @@ void Server::state_loop() {
     try {
       for (uint64_t id : fx.dirty_jobs)
         if (const core::Job* job = machine_.find_job(id)) journal_.put_job(*job);
+      for (uint64_t id : acct_unjournal_) journal_.erase_record("acct_pending", std::to_string(id));
+      acct_unjournal_.clear();
       for (uint64_t id : fx.erased_jobs) {
         spdlog::info("job {} purged (MinJobAge)", id);
         journal_.erase_job(id);
+        // Its last record is not in the accounting store yet: the journal keeps it till then.
+        if (const store::JobRecord* r = acct_backlog_->pending(id)) {
+          journal_.put_record("acct_pending", std::to_string(id), acct_record_json(*r));
+          acct_journaled_.push_back(id);
+        }
       }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
       for (const auto& name : fx.dirty_resvs)
@@ -441,25 +462,47 @@ void Server::state_loop() {
   }
 }
 
-// After the journal commit: the jobs this batch touched, in one accounting transaction.
-// Records of purged jobs stay. A failure here loses nothing the journal holds (the next
-// start records every journaled job again), so it is logged, not fatal.
+// After the journal commit: the jobs this batch touched, in one accounting transaction, with
+// whatever earlier writes left in the backlog. Records of purged jobs stay. A failure loses
+// nothing the journal holds, so it is logged, not fatal; the backlog retries (and is tried
+// on every pass through here, at least once a second).
 void Server::record_accounting(const Effects& fx) {
-  if (fx.dirty_jobs.empty()) return;
   std::vector<store::JobRecord> records;
   records.reserve(fx.dirty_jobs.size());
   for (uint64_t id : fx.dirty_jobs)
     if (const core::Job* job = machine_.find_job(id)) records.push_back(acct_record(*job));
-  try {
-    acct_->upsert(records);
-  } catch (const std::exception& e) {
-    spdlog::error("accounting write failed: {}", e.what());
+  log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
+}
+
+void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
+  if (!a.tried) return;
+  if (!a.error.empty()) {
+    spdlog::error("accounting write failed ({} job records waiting, retrying): {}",
+                  acct_backlog_->size(), a.error);
+    return;
   }
+  if (a.failures > 0)
+    spdlog::info("accounting: {} job records written after {} failed attempts", a.written,
+                 a.failures);
+  // Everything queued is in the store now, the journal's copies too.
+  acct_unjournal_.insert(acct_unjournal_.end(), acct_journaled_.begin(), acct_journaled_.end());
+  acct_journaled_.clear();
 }
 
 json Server::acct_query(const json& req, const Caller& who) {
+  // sacct sees every record the controller has: what waits in the backlog goes first.
+  if (acct_backlog_->size() > 0)
+    log_accounting(acct_backlog_->write({}, std::chrono::steady_clock::now(), true));
+  const store::JobFilter filter = acct_filter(req, who.uid);
+  std::vector<store::JobRecord> found;
+  try {
+    found = acct_->query(filter);
+  } catch (const std::exception& e) {
+    spdlog::error("sacct: {}", e.what());
+    return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};
+  }
   json jobs = json::array();
-  for (const auto& r : acct_->query(acct_filter(req, who.uid))) jobs.push_back(acct_record_json(r));
+  for (const auto& r : found) jobs.push_back(acct_record_json(r));
   return {{"ok", true}, {"cluster_name", config_.cluster_name}, {"jobs", std::move(jobs)}};
 }
 

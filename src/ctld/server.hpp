@@ -12,6 +12,7 @@
 #include "net/connection.hpp"
 #include "net/http_server.hpp"
 #include "store/accounting.hpp"
+#include "store/accounting_backlog.hpp"
 #include "store/journal.hpp"
 
 namespace drover::ctld {
@@ -42,6 +43,7 @@ class Server {
   void handle(Event& ev, Effects& fx,
               std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
   void record_accounting(const Effects& fx);
+  void log_accounting(const store::AccountingBacklog::Attempt& a);
   json acct_query(const json& req, const Caller& who);
   void accept_unix();
   void accept_tcp();
@@ -59,8 +61,15 @@ class Server {
   std::string key_;
   StateMachine machine_;
   store::Journal journal_;
-  // Job accounting (<state dir>/accounting.db), written after each journal commit.
+  // Job accounting (AccountingStorageType: SQLite, by default <state dir>/accounting.db, or
+  // PostgreSQL), written after each journal commit through the backlog, which keeps what the
+  // store did not take (a database down) and retries. State thread only.
   std::unique_ptr<store::AccountingStore> acct_;
+  std::unique_ptr<store::AccountingBacklog> acct_backlog_;
+  // Jobs purged from the journal while their last record was still in the backlog: the
+  // journal keeps those records ("acct_pending") until the store has them.
+  std::vector<uint64_t> acct_journaled_;
+  std::vector<uint64_t> acct_unjournal_;  // written since: their journal records can go
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -27,9 +27,16 @@ constexpr size_t kStepsPerStatement = 2000;  // 13 each
 // Any constant: the key under which one session at a time creates or migrates the schema.
 constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(7236001)";
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
+// libpq's messages end in a newline and may run over several lines: one line, for logs.
+std::string one_line(const std::string& msg) {
+  std::string out;
+  for (char c : msg) {
+    if (c == '\n' || c == '\t') c = ' ';
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 std::string read_password(const std::string& path) {
@@ -167,7 +174,7 @@ class PgsqlAccounting final : public AccountingStore {
     values.push_back(nullptr);
     conn_ = PQconnectdbParams(keys.data(), values.data(), 0);
     if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
-      const std::string msg = conn_ ? trimmed(PQerrorMessage(conn_)) : "out of memory";
+      const std::string msg = conn_ ? one_line(PQerrorMessage(conn_)) : "out of memory";
       drop();
       throw std::runtime_error("accounting: cannot connect to PostgreSQL at " + where() + ": " +
                                msg);
@@ -229,7 +236,7 @@ class PgsqlAccounting final : public AccountingStore {
                           params ? params->values() : nullptr, nullptr, nullptr, 0),
              &PQclear);
     if (r && PQresultStatus(r.get()) == want) return r;
-    const std::string msg = trimmed(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn_));
+    const std::string msg = one_line(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn_));
     if (PQstatus(conn_) == CONNECTION_BAD)
       throw ConnectionLost("accounting: connection to PostgreSQL at " + where() + " lost: " + msg);
     throw std::runtime_error(std::string("accounting: ") + what + ": " + msg);

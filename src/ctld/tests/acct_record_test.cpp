@@ -186,3 +186,14 @@ TEST(AcctRecord, AllocationsHaveNoBatchStep) {
   EXPECT_EQ(h.steps[0].state, "RUNNING");
   EXPECT_EQ(h.steps[0].end_time, 0);
 }
+
+TEST(AcctRecord, JsonRoundTrip) {
+  auto r = ctld::acct_record(ran(core::JobState::Cancelled, 0, 15));
+  r.array_job_id = 10;
+  r.array_task_id = 2;
+  r.cancelled_by = 0;
+  r.steps.push_back({"0", "FAILED", 1, 0, 102, 120, "node[1-2]", 2, 3, "cpu=3", "hostname", 3});
+  EXPECT_EQ(ctld::acct_record_from_json(ctld::acct_record_json(r)), r);
+  EXPECT_THROW(ctld::acct_record_from_json(nlohmann::json{{"job_id", 1}}),
+               nlohmann::json::exception);
+}
