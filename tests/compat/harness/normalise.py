@@ -159,6 +159,19 @@ def _salloc_race(text, ctx):
     return _SALLOC_REVOKED_RACE.sub(r"\1", text)
 
 
+# srun killed by SIGTERM (or SIGHUP/SIGQUIT) aborts its step; the first node's stepd then
+# writes "*** STEP N.S ON node CANCELLED AT ... ***" to srun's I/O channel, which srun may
+# already have shut. Within the output of a command that aborted a step, that line goes.
+_STEP_ABORTED = "! srun: Job step aborted: Waiting up to"
+_STEP_CANCEL_NOTICE = re.compile(
+    r"^! slurmstepd-\S+: error: \*\*\* STEP \S+ ON \S+ CANCELLED AT .* \*\*\*\n", re.M)
+
+
+def _step_abort_race(text, ctx):
+    blocks = re.split(r"(?m)^(?=\$ )", text)
+    return "".join(_STEP_CANCEL_NOTICE.sub("", b) if _STEP_ABORTED in b else b for b in blocks)
+
+
 RULES = [
     ("paths",
      "The work directory, the cluster directory (oracle DIR, drover state dir), the directory "
@@ -195,6 +208,12 @@ RULES = [
      "allocation N has been revoked.' only when the controller's job-complete message beats its "
      "release (seen in about half the runs); that line is dropped there, and only there.",
      _salloc_race),
+    ("step-abort-race",
+     "When srun aborts its step after SIGTERM ('srun: Job step aborted: Waiting up to ...'), "
+     "Slurm's 'slurmstepd-node1: error: *** STEP N.S ON node1 CANCELLED AT ... ***' reaches srun "
+     "only when the stepd writes it before srun has closed the step's I/O (seen in some runs, "
+     "missing in others); in the output of such a command that line is dropped.",
+     _step_abort_race),
     ("job-ids",
      "Job ids are handed out by each cluster; every id the cluster created during the scenario "
      "(or that the transcript names as a job id) is renamed J1, J2, ... in numeric order of the "
