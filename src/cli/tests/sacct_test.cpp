@@ -20,7 +20,10 @@ json step(const std::string& state, int code, int sig) {
           {"ncpus", 2},          {"alloc_tres", "billing=2,cpu=2,mem=1G,node=1"}};
 }
 
-json job(uint64_t id, const std::string& name, const std::string& state, int code, json steps) {
+// steps as a vector: a one-element braced list passed as `json` is an array under gcc but a
+// copy of the element under clang.
+json job(uint64_t id, const std::string& name, const std::string& state, int code,
+         std::vector<json> steps) {
   return {{"job_id", id},
           {"array_job_id", 0},
           {"array_task_id", 0xfffffffe},
@@ -169,7 +172,7 @@ TEST(Sacct, FormatsAndFlags) {
             "7            wrap \n"
             "8            a-v+ \n");
   // -j N_M keeps only that task.
-  json t = job(9, "arr", "COMPLETED", 0, json::array());
+  json t = job(9, "arr", "COMPLETED", 0, {});
   t["array_job_id"] = 9;
   t["array_task_id"] = 2;
   json t3 = t;

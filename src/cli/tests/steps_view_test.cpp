@@ -30,7 +30,10 @@ json step(uint32_t id, const std::string& name, const std::string& nodes, int nn
           {"srun_pid", 4242}};
 }
 
-json job(uint64_t id, const std::string& name, const std::string& state, json steps) {
+// steps as a vector: a one-element braced list passed as `json` is an array under gcc but a
+// copy of the element under clang.
+json job(uint64_t id, const std::string& name, const std::string& state,
+         std::vector<json> steps) {
   return {{"id", id},
           {"state", state},
           {"completing", false},
@@ -72,7 +75,7 @@ json reply() {
   return {{"ok", true},
           {"now", kStart + 65},
           {"cluster_name", "c1"},
-          {"jobs", {batch, job(9, "later", "PENDING", json::array()), own, held, task}}};
+          {"jobs", {batch, job(9, "later", "PENDING", {}), own, held, task}}};
 }
 
 }  // namespace

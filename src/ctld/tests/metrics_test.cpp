@@ -166,7 +166,8 @@ TEST(Metrics, LabelValuesAreEscaped) {
   EXPECT_EQ(value_of(text, "slurm_user_jobs{user=\"a\\\"b\\\\c\"}"), 1);
 }
 
-// The cost on the state thread with a large queue (reported, loosely bounded). The jobs are
+// A large queue: the figures are right, and the cost on the state thread is printed (timing
+// belongs to benchmarks, not to pass/fail). The jobs are
 // restored as from the journal: submitting 100k jobs one by one takes minutes.
 TEST(Metrics, CostWith100kPendingJobs) {
   StateMachine sm(two_node_config(), sched::make_scheduler());
@@ -200,5 +201,4 @@ TEST(Metrics, CostWith100kPendingJobs) {
   EXPECT_EQ(value_of(text, "slurm_jobs_pending"), 100000);
   EXPECT_EQ(value_of(text, "slurm_account_jobs_pending{account=\"physics\"}"), 66667);
   EXPECT_EQ(backlog, 100000u);
-  EXPECT_LT(per.count(), 1000.0);
 }

@@ -226,9 +226,14 @@ TEST(Backfill, RandomWorkloadProperties) {
     const int njobs = 10 + static_cast<int>(rng() % 20);
     for (int i = 0; i < njobs; ++i) {
       const int nodes = 1 + static_cast<int>(rng() % 2);
-      core::Job& j =
-          c.add_job(nodes + static_cast<int>(rng() % 3), 1 + static_cast<int64_t>(rng() % 10),
-                    1 + static_cast<int>(rng() % 2), nodes, rng() % 2 == 0);
+      // One draw per statement (in the order gcc evaluated the arguments when these seeds were
+      // chosen): the order of evaluation of function arguments differs between compilers, and
+      // the workloads must not.
+      const bool nodes_set = rng() % 2 == 0;
+      const int cpus = 1 + static_cast<int>(rng() % 2);
+      const int64_t minutes = 1 + static_cast<int64_t>(rng() % 10);
+      const int ntasks = nodes + static_cast<int>(rng() % 3);
+      core::Job& j = c.add_job(ntasks, minutes, cpus, nodes, nodes_set);
       if (rng() % 4 == 0) j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
       // The controller refuses what can never fit at submission.
       auto v = c.view();

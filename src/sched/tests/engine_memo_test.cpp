@@ -58,7 +58,13 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
     const int njobs = 15 + pick(0, 25);
     for (int i = 0; i < njobs; ++i) {
       const int nodes = pick(1, 2);
-      core::Job& j = c.add_job(nodes + pick(0, 3), pick(1, 12), pick(1, 2), nodes, pick(0, 1));
+      // One draw per statement, in gcc's order of the arguments when the seeds were chosen
+      // (compilers evaluate arguments in different orders).
+      const bool nodes_set = pick(0, 1) == 1;
+      const int cpus = pick(1, 2);
+      const int64_t minutes = pick(1, 12);
+      const int ntasks = nodes + pick(0, 3);
+      core::Job& j = c.add_job(ntasks, minutes, cpus, nodes, nodes_set);
       switch (pick(0, 7)) {
         case 0:
           j.spec.gpus_per_node = std::to_string(pick(1, 2));

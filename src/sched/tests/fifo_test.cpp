@@ -135,8 +135,13 @@ TEST(Fifo, NeverOverAllocatesRandomMix) {
     f.add_nodes(3, 4, 1000);
     for (int i = 0; i < 40; ++i) {
       int nodes = 1 + static_cast<int>(rng() % 2);
-      f.add_job(nodes + static_cast<int>(rng() % 3), 1 + static_cast<int>(rng() % 2),
-                50 + static_cast<int64_t>(rng() % 400), nodes, rng() % 2 == 0);
+      // One draw per statement, in gcc's order of the arguments when the seed was chosen
+      // (compilers evaluate arguments in different orders).
+      const bool nodes_set = rng() % 2 == 0;
+      const int64_t mem = 50 + static_cast<int64_t>(rng() % 400);
+      const int cpus = 1 + static_cast<int>(rng() % 2);
+      const int ntasks = nodes + static_cast<int>(rng() % 3);
+      f.add_job(ntasks, cpus, mem, nodes, nodes_set);
     }
     auto sched = sched::make_fifo_scheduler();
     std::map<uint64_t, std::vector<core::NodeAlloc>> running;
