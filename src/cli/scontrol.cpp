@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "cli/scontrol_config.hpp"
 #include "cli/scontrol_hostlist.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "cli/scontrol_steps.hpp"
@@ -545,6 +546,18 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       return 0;
     }
     if (names_reservation(what)) return reservation_show(id, one_liner);
+    // "config" or any prefix of it ("c", "conf"); one further word is ignored, as by Slurm.
+    if (!what.empty() && std::string("config").rfind(what, 0) == 0) {
+      if (args.size() > 3) {
+        std::cerr << "too many arguments for keyword:show\n";
+        return 1;
+      }
+      const CommandResult r =
+          scontrol_show_config(call_controller({{"op", "query"}, {"what", "config"}}));
+      std::cerr << r.err;
+      std::cout << r.out;
+      return r.rc;
+    }
     if (what == "hostnames" || what == "hostlist" || what == "hostlistsorted") {
       if (args.size() > 3) {
         std::cerr << "too many arguments for keyword:show\n";

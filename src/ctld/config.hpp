@@ -16,6 +16,7 @@ namespace drover::ctld {
 struct Config {
   core::SlurmConf conf;
   std::string source_path;  // where slurm.conf was read (jobs get it as SLURM_CONF)
+  std::string state_dir;    // the controller's --state-dir (its StateSaveLocation)
   std::string cluster_name = "drover";
   std::string control_host = "localhost";
   std::string bind_address = "127.0.0.1";

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     for (const auto& w : config.conf.warnings) spdlog::warn("{}", w);
     if (auto loaded = drover::ctld::load_accounting_file(config, conf_path); !loaded.empty())
       spdlog::info("accounting: {}", loaded);
+    config.state_dir = state_dir;
     std::string key = drover::net::load_or_create_key(state_dir + "/cluster.key");
     drover::ctld::Server server(std::move(config), state_dir, std::move(key));
     return server.run();

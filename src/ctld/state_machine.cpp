@@ -11,7 +11,9 @@
 #include "core/job_env.hpp"
 #include "core/output_pattern.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/version.hpp"
 #include "ctld/acct_record.hpp"
+#include "ctld/config_report.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld {
@@ -1112,6 +1114,10 @@ json StateMachine::query(const json& req, int64_t now) const {
     json list = json::array();
     for (const auto& [name, r] : reservations_) list.push_back(reservation_view(r, now));
     reply["reservations"] = std::move(list);
+  } else if (what == "config") {
+    const ConfigReport report = config_report(
+        config_, {start_time_, next_job_id_, nodes_.size(), std::string(core::kSlurmVersion)});
+    reply["config"] = {{"main", report.main}, {"mpi", report.mpi}};
   } else if (what == "ping") {
     int registered = 0;
     for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;

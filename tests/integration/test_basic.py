@@ -84,6 +84,16 @@ def test_squeue_sinfo_scontrol_formats(make_cluster):
     assert part.startswith("PartitionName=debug\n   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n")
     assert "   Nodes=node[1-2]\n" in part and "TotalCPUs=4 TotalNodes=2" in part
     assert c.ok("scontrol", "ping").endswith(" is UP\n")
+    # The configuration the controller runs with, in Slurm's layout ("show c" abbreviates it).
+    config = c.ok("scontrol", "show", "c")
+    assert config.startswith("Configuration data as of ")
+    assert "\nClusterName             = " in config
+    assert f"\nSLURM_CONF              = {c.state_dir}/slurm.conf\n" in config
+    assert f"\nStateSaveLocation       = {c.state_dir}\n" in config
+    assert "\nSchedulerType           = sched/backfill\n" in config
+    assert "\nMaxNodeCount            = 2\n" in config
+    assert config.endswith(" is UP\n")
+    assert c.run("scontrol", "show", "config", "a", "b").stderr == "too many arguments for keyword:show\n"
     job = c.ok("scontrol", "show", "job", str(long_running))
     assert job.startswith(f"JobId={long_running} JobName=sleeper\n   UserId=")
     assert "   JobState=RUNNING Reason=None Dependency=(null)\n" in job
