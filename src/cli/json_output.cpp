@@ -38,6 +38,17 @@ json with_list(const dp::Meta& meta, const char* key, json list) {
 
 }  // namespace
 
+bool take_json_option(const std::string& arg, JsonRequest& req) {
+  for (const char* flag : {"--json", "--yaml"}) {
+    const std::string f = flag;
+    if (arg != f && arg.rfind(f + "=", 0) != 0) continue;
+    (f == "--json" ? req.json : req.yaml) = true;
+    if (arg.size() > f.size()) req.parser = arg.substr(f.size() + 1);
+    return true;
+  }
+  return false;
+}
+
 std::string json_request_error(const std::string& program, const JsonRequest& req) {
   const std::string flag = req.yaml ? "--yaml" : "--json";
   if (req.yaml)

@@ -21,6 +21,10 @@ struct JsonRequest {
   std::optional<std::string> parser;
 };
 
+// Takes "--json", "--json=PARSER", "--yaml" or "--yaml=PARSER" (getopt's optional argument:
+// never the next word) into `req`; false for any other argument.
+bool take_json_option(const std::string& arg, JsonRequest& req);
+
 // Checks the request: "" to go on, else what to print on stderr (and exit 1) for a data_parser
 // other than v0.0.44 or for --yaml, which drover does not write. --json=list is answered by
 // json_parser_list() instead.

@@ -414,11 +414,9 @@ int scontrol_main(const std::vector<std::string>& all_args) {
   for (const auto& a : all_args) {
     if (a == "-o" || a == "--oneliner")
       one_liner = true;
-    else if (a == "--json" || a.rfind("--json=", 0) == 0 || a == "--yaml" ||
-             a.rfind("--yaml=", 0) == 0) {
-      (a[2] == 'j' ? json_req.json : json_req.yaml) = true;
-      if (a.size() > 6) json_req.parser = a.substr(7);
-    } else if (a == "-d" || a == "--details")
+    else if (take_json_option(a, json_req))
+      continue;
+    else if (a == "-d" || a == "--details")
       continue;
     else
       args.push_back(a);

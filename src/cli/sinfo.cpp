@@ -230,11 +230,9 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
     const std::string& a = r.arg();
     if (r.is("-h", "--noheader"))
       header = false;
-    else if (a == "--json" || a.rfind("--json=", 0) == 0 || a == "--yaml" ||
-             a.rfind("--yaml=", 0) == 0) {
-      (a[2] == 'j' ? json_req.json : json_req.yaml) = true;
-      if (a.size() > 6) json_req.parser = a.substr(7);
-    } else if (r.is("-l", "--long"))
+    else if (take_json_option(a, json_req))
+      continue;
+    else if (r.is("-l", "--long"))
       long_format = true;
     else if (r.is("-N", "--Node"))
       node_oriented = true;

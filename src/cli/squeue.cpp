@@ -315,11 +315,9 @@ int squeue_main(const std::vector<std::string>& args) {
     const std::string& value = r.value();
     if (a == "-h" || a == "--noheader")
       header = false;
-    else if (a == "--json" || a.rfind("--json=", 0) == 0 || a == "--yaml" ||
-             a.rfind("--yaml=", 0) == 0) {
-      (a[2] == 'j' ? json_req.json : json_req.yaml) = true;
-      if (a.size() > 6) json_req.parser = a.substr(7);
-    } else if (a == "-l" || a == "--long")
+    else if (take_json_option(a, json_req))
+      continue;
+    else if (a == "-l" || a == "--long")
       long_format = true;
     else if (a == "--start")
       start_format = true;

@@ -428,6 +428,15 @@ TEST(JsonOutput, SacctJobsWithTheirSteps) {
 }
 
 TEST(JsonOutput, ParserChoiceAndYaml) {
+  JsonRequest taken;
+  EXPECT_FALSE(take_json_option("--jsonx", taken));
+  EXPECT_FALSE(take_json_option("-j", taken));
+  EXPECT_FALSE(taken.json || taken.yaml);
+  EXPECT_TRUE(take_json_option("--json=v0.0.44", taken));
+  EXPECT_TRUE(taken.json && taken.parser == "v0.0.44");
+  EXPECT_TRUE(take_json_option("--yaml", taken));
+  EXPECT_TRUE(taken.yaml);
+
   JsonRequest req;
   req.json = true;
   EXPECT_EQ(json_request_error("squeue", req), "");
