@@ -9,8 +9,10 @@
 #include <ctime>
 #include <functional>
 #include <optional>
+#include <tuple>
 
 #include "cli/getopt.hpp"
+#include "cli/json_output.hpp"
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/hostlist.hpp"
@@ -380,7 +382,17 @@ constexpr const char* kUsage =
     "Usage: sacct [-a] [-b] [-D] [-E time] [-j job[.step]] [-n] [-N nodes] [-o fields]\n"
     "             [-p|-P] [-s states] [-S time] [-u users] [-X] [--helpformat]\n";
 
-enum LongOnly { kHelpOpt = 0x100, kUsageOpt, kName, kLocal, kFederation, kNoconvert, kUnits };
+enum LongOnly {
+  kHelpOpt = 0x100,
+  kUsageOpt,
+  kName,
+  kLocal,
+  kFederation,
+  kNoconvert,
+  kUnits,
+  kJson,
+  kYaml
+};
 
 const std::vector<LongOption> kLongOptions = {
     {"allusers", ArgKind::None, 'a'},
@@ -417,6 +429,8 @@ const std::vector<LongOption> kLongOptions = {
     {"federation", ArgKind::None, kFederation},
     {"noconvert", ArgKind::None, kNoconvert},
     {"units", ArgKind::Required, kUnits},
+    {"json", ArgKind::Optional, kJson},
+    {"yaml", ArgKind::Optional, kYaml},
 };
 
 CommandResult fail(CommandResult r, const std::string& msg, int rc = 1) {
@@ -473,6 +487,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
   std::vector<Selected> selected;
   bool jobs_given = false, states_given = false;
   std::vector<std::string> names;
+  JsonRequest json_req;
   for (const ParsedOption& o : parsed.options) {
     const std::string v = o.value.value_or("");
     switch (o.id) {
@@ -602,6 +617,11 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       case kName:
         names = core::split_list(v, ',');
         break;
+      case kJson:
+      case kYaml:
+        (o.id == kJson ? json_req.json : json_req.yaml) = true;
+        json_req.parser = o.value;
+        break;
       default:  // -c -C -D -f -i -I -L -q -T -t -v -W -x, --local, --federation, --units...
         break;
     }
@@ -613,6 +633,13 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
           for (const auto& a : parsed.operands) s += " " + a;
           return s;
         }() + "\n");
+
+  if (std::string err = json_request_error("sacct", json_req); !err.empty())
+    return fail(std::move(res), err);
+  if (json_lists_parsers(json_req)) {
+    std::tie(res.err, res.out) = json_parser_list();
+    return res;
+  }
 
   // Fields: -b, then -o, then SACCT_FORMAT, then the default.
   if (brief) {
@@ -696,8 +723,18 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       kept["show_full"] = false;
     }
   }
-  res.out =
-      render(jobs, fields, print, allocations, now, answer->value("cluster_name", std::string()));
+  const std::string cluster = answer->value("cluster_name", std::string());
+  if (json_req.json) {
+    // The selected jobs with their steps (none with -X), as Slurm's sacct --json gives them.
+    std::vector<json> records;
+    for (auto& j : jobs) {
+      if (allocations) j["steps"] = json::array();
+      records.push_back(std::move(j));
+    }
+    res.out = json_text(acct_jobs_document(command_meta("sacct", args, cluster), records, cluster));
+    return res;
+  }
+  res.out = render(jobs, fields, print, allocations, now, cluster);
   return res;
 }
 

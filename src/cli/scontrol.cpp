@@ -12,8 +12,10 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "cli/json_output.hpp"
 #include "cli/scontrol_config.hpp"
 #include "cli/scontrol_hostlist.hpp"
+#include "cli/scontrol_json.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "cli/scontrol_steps.hpp"
 #include "cli/scontrol_token.hpp"
@@ -408,18 +410,49 @@ int node_update(const std::vector<std::string>& args) {
 
 int scontrol_main(const std::vector<std::string>& all_args) {
   bool one_liner = false;
+  JsonRequest json_req;
   std::vector<std::string> args;
   for (const auto& a : all_args) {
     if (a == "-o" || a == "--oneliner")
       one_liner = true;
+    else if (take_json_option(a, json_req))
+      continue;
     else if (a == "-d" || a == "--details")
       continue;
     else
       args.push_back(a);
   }
+  if (std::string err = json_request_error("scontrol", json_req); !err.empty()) {
+    std::cerr << err;
+    return 1;
+  }
+  if (json_lists_parsers(json_req)) {
+    const auto [err, out] = json_parser_list();
+    std::cerr << err;
+    std::cout << out;
+    return 0;
+  }
   if (args.empty())
     return usage_error("no command given (drover's scontrol has no interactive mode)");
   try {
+    // --json: show job|node|partition|reservation write documents; commands that change
+    // things print nothing either way (Slurm ignores --json there), the other listings refuse.
+    if (json_req.json) {
+      const std::string& cmd = args[0];
+      if (cmd == "show" && args.size() >= 2 && scontrol_shows_json(args[1])) {
+        if (args.size() > 3) {
+          std::cerr << "too many arguments for keyword:show\n";
+          return 1;
+        }
+        const CommandResult r =
+            scontrol_show_json(args[1], args.size() > 2 ? args[2] : "", all_args, system_env());
+        std::cerr << r.err;
+        std::cout << r.out;
+        return r.rc;
+      }
+      if (cmd == "show" || cmd == "ping" || cmd == "token")
+        return usage_error("--json is supported for show job|node|partition|reservation only");
+    }
     if (args[0] == "ping") {
       json r;
       bool up = true;

@@ -1,17 +1,22 @@
-// sinfo: partitions and nodes.
+// sinfo: partitions and nodes, as text or as data_parser v0.0.44's sinfo document (--json).
+#include "cli/sinfo.hpp"
 
 #include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "cli/args.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
+#include "cli/json_output.hpp"
 #include "core/duration.hpp"
 #include "core/hostlist.hpp"
 #include "core/text.hpp"
+#include "proto/data_parser/cluster.hpp"
+#include "proto/data_parser/sinfo.hpp"
 
 namespace drover::cli {
 namespace {
@@ -180,36 +185,12 @@ std::string row_value(char code, const Row& row) {
       for (const json* n : row.nodes) names.push_back(n->value("name", ""));
       return core::compress_hostlist(names);
     }
-    case 'C': {
-      int64_t alloc = 0, idle = 0, other = 0, total = 0;
-      for (const json* n : row.nodes) {
-        const int cpus = n->value("cpus", 1), used = n->value("alloc_cpus", 0);
-        total += cpus;
-        const std::string st = n->value("state_short", "");
-        if (st.rfind("down", 0) == 0 || st.rfind("drain", 0) == 0 || st.rfind("unk", 0) == 0) {
-          other += cpus - used;
-          alloc += used;
-        } else {
-          alloc += used;
-          idle += cpus - used;
-        }
-      }
-      return std::to_string(alloc) + "/" + std::to_string(idle) + "/" + std::to_string(other) +
-             "/" + std::to_string(total);
-    }
+    case 'C':
     case 'F': {
-      int alloc = 0, idle = 0, other = 0;
-      for (const json* n : row.nodes) {
-        const std::string st = n->value("state_short", "");
-        if (st.rfind("alloc", 0) == 0 || st.rfind("mix", 0) == 0 || st.rfind("drng", 0) == 0)
-          ++alloc;
-        else if (st.rfind("idle", 0) == 0)
-          ++idle;
-        else
-          ++other;
-      }
-      return std::to_string(alloc) + "/" + std::to_string(idle) + "/" + std::to_string(other) +
-             "/" + std::to_string(row.nodes.size());
+      const auto c = code == 'C' ? proto::data_parser::sinfo_cpu_counts(row.nodes)
+                                 : proto::data_parser::sinfo_node_counts(row.nodes);
+      return std::to_string(c.allocated) + "/" + std::to_string(c.idle) + "/" +
+             std::to_string(c.other) + "/" + std::to_string(c.total);
     }
     case 't':
     case 'T':
@@ -223,19 +204,34 @@ std::string row_value(char code, const Row& row) {
   }
 }
 
+// The partition a line without one (-R, formats without partition fields) names in --json: the
+// first that holds its first node, as Slurm's line keeps the partition it was built from.
+const json* partition_of(const Row& row, const json& parts) {
+  if (row.partition || row.nodes.empty()) return row.partition;
+  const std::string name = row.nodes.front()->value("name", "");
+  for (const auto& p : parts.at("partitions"))
+    for (const auto& pn : p.at("nodes"))
+      if (pn.get<std::string>() == name) return &p;
+  return nullptr;
+}
+
 }  // namespace
 
-int sinfo_main(const std::vector<std::string>& args) {
+CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& env) {
+  CommandResult res;
   bool header = true, long_format = false, node_oriented = false, summarize = false,
        reasons = false, responding_only = false, dead_only = false;
   std::string format;
   std::set<std::string> want_partitions, want_states;
   std::set<std::string> want_nodes;
+  JsonRequest json_req;
   ArgReader r("sinfo", args);
   while (r.next()) {
     const std::string& a = r.arg();
     if (r.is("-h", "--noheader"))
       header = false;
+    else if (take_json_option(a, json_req))
+      continue;
     else if (r.is("-l", "--long"))
       long_format = true;
     else if (r.is("-N", "--Node"))
@@ -260,10 +256,20 @@ int sinfo_main(const std::vector<std::string>& args) {
       for (const auto& item : split_set(r.value()))
         for (auto& n : core::expand_hostlist(item)) want_nodes.insert(std::move(n));
     } else {
-      std::cerr << "sinfo: unrecognized option '" << a << "'\n"
-                << "Try \"sinfo --help\" for more information\n";
-      return 1;
+      res.err =
+          "sinfo: unrecognized option '" + a + "'\nTry \"sinfo --help\" for more information\n";
+      res.rc = 1;
+      return res;
     }
+  }
+  if (std::string err = json_request_error("sinfo", json_req); !err.empty()) {
+    res.err = std::move(err);
+    res.rc = 1;
+    return res;
+  }
+  if (json_lists_parsers(json_req)) {
+    std::tie(res.err, res.out) = json_parser_list();
+    return res;
   }
   if (format.empty()) {
     format = reasons         ? kReasonFormat
@@ -274,11 +280,12 @@ int sinfo_main(const std::vector<std::string>& args) {
   }
   json parts, nodes;
   try {
-    parts = call_controller({{"op", "query"}, {"what", "partitions"}});
-    nodes = call_controller({{"op", "query"}, {"what", "nodes"}});
+    parts = env.call({{"op", "query"}, {"what", "partitions"}});
+    nodes = env.call({{"op", "query"}, {"what", "nodes"}});
   } catch (const ControllerUnreachable&) {
-    std::cerr << "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n";
-    return 1;
+    res.err = "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n";
+    res.rc = 1;
+    return res;
   }
   std::map<std::string, const json*> by_name;
   for (const auto& n : nodes.at("nodes")) by_name[n.at("name").get<std::string>()] = &n;
@@ -316,6 +323,8 @@ int sinfo_main(const std::vector<std::string>& args) {
     std::string key;
     for (const auto& f : fields)
       if (f.code && !aggregate(f.code)) key += node_value(f.code, n, p) + '\x1f';
+    // --json also tells lines apart by the GRES in use, as Slurm's sinfo does for it.
+    if (json_req.json) key += proto::data_parser::gres_used_text(n);
     return key;
   };
   std::vector<Row> rows;
@@ -381,11 +390,30 @@ int sinfo_main(const std::vector<std::string>& args) {
       for (auto& [rank, row] : mine) rows.push_back(std::move(row));
     }
   }
-  if (long_format && header) std::cout << date_line(nodes.value("now", int64_t{0})) << '\n';
-  std::cout << render_table(
+  if (json_req.json) {
+    const std::string cluster = nodes.value("cluster_name", std::string());
+    auto name_of = [&](uint32_t uid) { return env.name_of(uid).value_or(""); };
+    json list = json::array();
+    for (const Row& row : rows)
+      list.push_back(
+          proto::data_parser::sinfo_entry(partition_of(row, parts), row.nodes, cluster, name_of));
+    json doc = proto::data_parser::envelope(command_meta("sinfo", args, cluster));
+    doc["sinfo"] = std::move(list);
+    res.out = json_text(doc);
+    return res;
+  }
+  if (long_format && header) res.out = date_line(nodes.value("now", int64_t{0})) + '\n';
+  res.out += render_table(
       fields, rows.size(), [&](char code, size_t i) { return row_value(code, rows[i]); },
       header_for, header);
-  return 0;
+  return res;
+}
+
+int sinfo_main(const std::vector<std::string>& args) {
+  const CommandResult r = run_sinfo(args, system_env());
+  std::cerr << r.err << std::flush;
+  std::cout << r.out << std::flush;
+  return r.rc;
 }
 
 }  // namespace drover::cli

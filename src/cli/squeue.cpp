@@ -17,7 +17,9 @@
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
 #include "cli/job_info.hpp"
+#include "cli/json_output.hpp"
 #include "cli/scontrol_steps.hpp"
+#include "cli/squeue_filter.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
 #include "core/hostlist.hpp"
@@ -287,9 +289,8 @@ int squeue_main(const std::vector<std::string>& args) {
   bool header = true, long_format = false, start_format = false, steps = false;
   bool format_given = false;
   std::string step_list;
-  std::set<std::string> users, partitions, states, names, accounts, qos;
-  std::vector<std::string> on_nodes;
-  std::vector<core::JobRef> job_refs;
+  SqueueFilter filter;
+  JsonRequest json_req;
   bool expand_arrays = false;
   int iterate_s = 0;
   std::string sort_spec;
@@ -301,12 +302,12 @@ int squeue_main(const std::vector<std::string>& args) {
   if (auto e = env("SQUEUE_SORT")) sort_spec = *e;
   if (auto e = env("SQUEUE_FORMAT")) format = *e;
   if (auto e = env("SQUEUE_FORMAT2")) named_format = *e;
-  if (auto e = env("SQUEUE_STATES")) states = split_set(*e);
-  if (auto e = env("SQUEUE_USERS")) users = split_set(*e);
-  if (auto e = env("SQUEUE_PARTITION")) partitions = split_set(*e);
-  if (auto e = env("SQUEUE_ACCOUNT")) accounts = split_set(*e);
-  if (auto e = env("SQUEUE_QOS")) qos = split_set(*e);
-  if (auto e = env("SQUEUE_NAMES")) names = split_set(*e);
+  if (auto e = env("SQUEUE_STATES")) filter.states = split_set(*e);
+  if (auto e = env("SQUEUE_USERS")) filter.users = split_set(*e);
+  if (auto e = env("SQUEUE_PARTITION")) filter.partitions = split_set(*e);
+  if (auto e = env("SQUEUE_ACCOUNT")) filter.accounts = split_set(*e);
+  if (auto e = env("SQUEUE_QOS")) filter.qos = split_set(*e);
+  if (auto e = env("SQUEUE_NAMES")) filter.names = split_set(*e);
   if (env("SQUEUE_ARRAY")) expand_arrays = true;
   ArgReader r("squeue", args);
   while (r.next()) {
@@ -314,6 +315,8 @@ int squeue_main(const std::vector<std::string>& args) {
     const std::string& value = r.value();
     if (a == "-h" || a == "--noheader")
       header = false;
+    else if (take_json_option(a, json_req))
+      continue;
     else if (a == "-l" || a == "--long")
       long_format = true;
     else if (a == "--start")
@@ -321,15 +324,15 @@ int squeue_main(const std::vector<std::string>& args) {
     else if (a == "-a" || a == "--all")
       continue;
     else if (a == "--me")
-      users.insert(std::getenv("USER") ? std::getenv("USER") : "");
+      filter.users.insert(std::getenv("USER") ? std::getenv("USER") : "");
     else if (r.take("-u", "--user"))
-      for (auto& u : split_set(value)) users.insert(u);
+      for (auto& u : split_set(value)) filter.users.insert(u);
     else if (r.take("-p", "--partition"))
-      partitions = split_set(value);
+      filter.partitions = split_set(value);
     else if (r.take("-t", "--states"))
-      states = split_set(value);
+      filter.states = split_set(value);
     else if (r.take("-n", "--name"))
-      names = split_set(value);
+      filter.names = split_set(value);
     else if (r.take("-o", "--format")) {
       format = value;
       named_format.clear();
@@ -338,12 +341,12 @@ int squeue_main(const std::vector<std::string>& args) {
       named_format = value;
       format_given = true;
     } else if (r.take("-A", "--account"))
-      accounts = split_set(value);
+      filter.accounts = split_set(value);
     else if (r.take("-q", "--qos"))
-      qos = split_set(value);
+      filter.qos = split_set(value);
     else if (r.take("-w", "--nodelist")) {
       for (const auto& item : split_set(value))
-        for (auto& n : core::expand_hostlist(item)) on_nodes.push_back(std::move(n));
+        for (auto& n : core::expand_hostlist(item)) filter.nodes.push_back(std::move(n));
     } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0 ||
                (a.size() > 2 && a.rfind("-s", 0) == 0)) {
       // -s[LIST], --steps[=LIST]; a LIST may also follow as an operand.
@@ -366,7 +369,7 @@ int squeue_main(const std::vector<std::string>& args) {
     else if (r.take("-j", "--jobs")) {
       for (const auto& id : split_set(value)) {
         try {
-          job_refs.push_back(core::parse_job_ref(id));
+          filter.jobs.push_back(core::parse_job_ref(id));
         } catch (const core::ParseError&) {
           std::cerr << "squeue: error: Invalid job id: " << id << '\n';
           return 1;
@@ -378,6 +381,20 @@ int squeue_main(const std::vector<std::string>& args) {
       return 1;
     }
   }
+  if (const std::string err = json_request_error("squeue", json_req); !err.empty()) {
+    std::cerr << err;
+    return 1;
+  }
+  if (json_lists_parsers(json_req)) {
+    const auto [err, out] = json_parser_list();
+    std::cerr << err;
+    std::cout << out;
+    return 0;
+  }
+  if (steps && json_req.json) {
+    std::cerr << "squeue: error: --json with --steps is not supported by drover yet\n";
+    return 1;
+  }
   if (steps) {
     // One line per running step (scontrol_steps.cpp); SQUEUE_FORMAT is for jobs.
     StepListOptions so;
@@ -387,10 +404,10 @@ int squeue_main(const std::vector<std::string>& args) {
     }
     so.header = header;
     so.sort = sort_spec;
-    so.jobs = job_refs;
-    so.users = users;
-    so.partitions = partitions;
-    so.nodes = on_nodes;
+    so.jobs = filter.jobs;
+    so.users = filter.users;
+    so.partitions = filter.partitions;
+    so.nodes = filter.nodes;
     std::string error;
     if (!step_list.empty() && !parse_step_list(step_list, so.steps, error)) {
       std::cerr << error;
@@ -423,21 +440,28 @@ int squeue_main(const std::vector<std::string>& args) {
   if (start_format) {
     // As Slurm: only pending jobs, soonest expected start first.
     if (!long_format) format = kStartFormat;
-    if (states.empty()) states = {"PD"};
+    if (filter.states.empty()) filter.states = {"PD"};
     if (sort_spec.empty()) sort_spec = "S";
   }
 
+  if (const std::string err = filter.compile(); !err.empty()) {
+    std::cerr << err;
+    return 1;
+  }
   std::string errors;
   const std::vector<Column> columns = named_format.empty()
                                           ? parse_percent_format(format, errors)
                                           : parse_named_format(named_format, errors);
-  std::cerr << errors;
+  if (!json_req.json) std::cerr << errors;
   for (;;) {
     json reply;
     try {
-      json req = {
-          {"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", states.empty()}};
-      if (job_refs.size() == 1) req["job_id"] = job_refs.front().job_id;
+      // --json needs the detailed view (output paths), as Slurm's squeue asks for it.
+      json req = {{"op", "query"},
+                  {"what", "jobs"},
+                  {"detail", json_req.json},
+                  {"active_only", filter.states.empty()}};
+      if (filter.jobs.size() == 1) req["job_id"] = filter.jobs.front().job_id;
       reply = call_controller(req);
     } catch (const ControllerUnreachable&) {
       std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
@@ -454,60 +478,35 @@ int squeue_main(const std::vector<std::string>& args) {
       return f ? f->get(job, ctx) : std::string();
     };
 
-    // State filter: names or short codes, "all" for everything; default the active states.
-    bool all_states = false;
-    std::set<std::string> want_states;
-    for (const auto& s : states) {
-      const std::string up = core::to_upper(s);
-      if (up == "ALL")
-        all_states = true;
-      else if (auto st = core::parse_job_state(up))
-        want_states.insert(std::string(core::job_state_name(*st)));
-      else if (up == "CG" || up == "COMPLETING")
-        want_states.insert("COMPLETING");
-      else {
-        std::cerr << "squeue: error: Invalid job state specified: " << s << '\n';
-        return 1;
-      }
-    }
     std::vector<json> rows;
-    for (const auto& job : reply.at("jobs")) {
-      if (!job_refs.empty() &&
-          std::none_of(job_refs.begin(), job_refs.end(),
-                       [&](const core::JobRef& ref) { return job_matches_ref(job, ref); }))
-        continue;
-      if (!users.empty() && !users.count(job.value("user", ""))) continue;
-      if (!partitions.empty() && !partitions.count(job.value("partition", ""))) continue;
-      if (!names.empty() && !names.count(job.at("spec").value("name", ""))) continue;
-      if (!accounts.empty() && !accounts.count(job.at("spec").value("account", ""))) continue;
-      if (!qos.empty() && !qos.count(job.at("spec").value("qos", ""))) continue;
-      if (!on_nodes.empty()) {
-        const auto held = core::expand_hostlist(job.value("nodelist", ""));
-        if (std::none_of(held.begin(), held.end(), [&](const std::string& n) {
-              return std::find(on_nodes.begin(), on_nodes.end(), n) != on_nodes.end();
-            }))
+    for (const auto& job : reply.at("jobs"))
+      if (filter.matches(job)) rows.push_back(job);
+    if (json_req.json) {
+      // The records as the controller keeps them: formats, sorting, -r and the joining of an
+      // array's pending records are the text listing's (Slurm's squeue --json likewise).
+      std::cout << json_text(jobs_document(command_meta("squeue", args, ctx.cluster), reply, rows))
+                << std::flush;
+      if (iterate_s <= 0) return 0;
+      ::sleep(static_cast<unsigned>(iterate_s));
+      continue;
+    }
+    if (expand_arrays) {
+      // -r: one line per pending task instead of the compact remainder.
+      std::vector<json> expanded;
+      for (auto& job : rows) {
+        if (job.value("array_pending", std::string()).empty()) {
+          expanded.push_back(std::move(job));
           continue;
-      }
-      if (!want_states.empty()) {
-        if (!want_states.count(job.value("state", "")) &&
-            !(job.value("completing", false) && want_states.count("COMPLETING")))
-          continue;
-      } else if (!all_states && !job_active(job)) {
-        // As Slurm: finished jobs only with -t, even when named with -j.
-        continue;
-      }
-      if (expand_arrays && !job.value("array_pending", std::string()).empty()) {
-        // -r: one line per pending task instead of the compact remainder.
+        }
         for (uint32_t t :
              core::IndexSet::parse(job.value("array_pending", std::string())).to_vector(1u << 20)) {
           json task = job;
           task["array_pending"] = "";
           task["array_task_id"] = t;
-          rows.push_back(std::move(task));
+          expanded.push_back(std::move(task));
         }
-        continue;
       }
-      rows.push_back(job);
+      rows = std::move(expanded);
     }
     // Slurm's default order: partition, then state, then priority (highest first).
     std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {

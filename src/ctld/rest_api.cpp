@@ -129,73 +129,16 @@ std::map<std::string, std::string> parse_query_string(const std::string& text) {
   return out;
 }
 
-std::string rest_error_text(int number) {
-  using namespace rest_errno;
-  switch (number) {
-    case kInvalidPartitionName:
-      return "Invalid partition name specified";
-    case kAccessDenied:
-      return "Access/permission denied";
-    case kJobScriptMissing:
-      return "Job script not specified";
-    case kUserIdMissing:
-      return "Invalid user id";
-    case kInvalidJobId:
-      return "Invalid job id specified";
-    case kInvalidNodeName:
-      return "Invalid node name specified";
-    case kAlreadyDone:
-      return "Job/step already completing or completed";
-    case kJobPending:
-      return "Job is pending execution";
-    case kReservationInvalid:
-      return "Requested reservation is invalid";
-    case kEnvironmentMissing:
-      return "Environment is missing in job";
-    case kAuthCredInvalid:
-      return "Invalid authentication credential";
-    case kRestInvalidQuery:
-      return "Query empty or not RFC7320 compliant";
-    case kRestFailParsing:
-      return "Failure during parsing";
-    case kRestEmptyResult:
-      return "Nothing found with query";
-    case kRestAuthFail:
-      return "Authentication failure";
-    case kRestUnknownUrlMethod:
-      return "Requested HTTP query method is not supported at URL endpoint";
-    case kUrlInvalidPath:
-      return "Invalid or unknown URL path";
-    default:
-      return "Unspecified error";
-  }
-}
-
 json rest_envelope(const Config& config, const Caller& who, const std::string& client,
                    bool slurmdb) {
-  // Shaped as slurmrestd's; the version is that of the Slurm release data_parser v0.0.44
-  // belongs to (25.11), which is what clients of this API check.
-  return {{"meta",
-           {{"plugin",
-             {{"type", slurmdb ? "openapi/slurmdbd" : "openapi/slurmctld"},
-              {"name", slurmdb ? "Slurm OpenAPI slurmdbd" : "Slurm OpenAPI slurmctld"},
-              {"data_parser", std::string("data_parser/") + kRestVersion},
-              {"accounting_storage", "accounting_storage/drover"}}},
-            {"client", {{"source", client}, {"user", who.user}, {"group", who.group}}},
-            {"command", json::array()},
-            {"slurm",
-             {{"version", {{"major", "25"}, {"minor", "11"}, {"micro", "0"}}},
-              {"release", "25.11.0"},
-              {"cluster", config.cluster_name}}}}},
-          {"errors", json::array()},
-          {"warnings", json::array()}};
-}
-
-json rest_error(int number, const std::string& description, const std::string& source) {
-  return {{"description", description},
-          {"error_number", number},
-          {"error", rest_error_text(number)},
-          {"source", source}};
+  proto::data_parser::Meta meta;
+  meta.plugin_type = slurmdb ? "openapi/slurmdbd" : "openapi/slurmctld";
+  meta.plugin_name = slurmdb ? "Slurm OpenAPI slurmdbd" : "Slurm OpenAPI slurmctld";
+  meta.source = client;
+  meta.user = who.user;
+  meta.group = who.group;
+  meta.cluster = config.cluster_name;
+  return proto::data_parser::envelope(meta);
 }
 
 RestResponse rest_failure(int status, int number, const std::string& description,

@@ -12,11 +12,12 @@
 #include "ctld/config.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/state_machine.hpp"
+#include "proto/data_parser/envelope.hpp"
 #include "store/accounting.hpp"
 
 namespace drover::ctld {
 
-inline constexpr const char* kRestVersion = "v0.0.44";
+inline constexpr const char* kRestVersion = proto::data_parser::kVersion;
 
 struct RestRequest {
   std::string method;                        // "GET", "POST", "DELETE"
@@ -59,7 +60,10 @@ RestResponse rest_handle(const RestRequest& req, RestContext& ctx);
 nlohmann::json rest_envelope(const Config& config, const Caller& who, const std::string& client,
                              bool slurmdb);
 // One entry of "errors", with Slurm's error number and its text.
-nlohmann::json rest_error(int number, const std::string& description, const std::string& source);
+inline nlohmann::json rest_error(int number, const std::string& description,
+                                 const std::string& source) {
+  return proto::data_parser::error_entry(number, description, source);
+}
 // A whole failed answer: the envelope with one error.
 RestResponse rest_failure(int status, int number, const std::string& description,
                           const std::string& source, const Config& config, const Caller& who,
@@ -68,29 +72,8 @@ RestResponse rest_failure(int status, int number, const std::string& description
 // "a=1&b=x%20y" -> {a: 1, b: "x y"} ('+' is a space, as forms encode it).
 std::map<std::string, std::string> parse_query_string(const std::string& text);
 
-// Slurm's error numbers (slurm_errno.h) for the errors the API reports.
-namespace rest_errno {
-inline constexpr int kError = -1;  // SLURM_ERROR
-inline constexpr int kInvalidPartitionName = 2000;
-inline constexpr int kAccessDenied = 2002;
-inline constexpr int kJobScriptMissing = 2009;
-inline constexpr int kUserIdMissing = 2010;
-inline constexpr int kInvalidJobId = 2017;
-inline constexpr int kInvalidNodeName = 2018;
-inline constexpr int kAlreadyDone = 2021;
-inline constexpr int kJobPending = 2024;
-inline constexpr int kReservationInvalid = 2053;
-inline constexpr int kEnvironmentMissing = 2127;
-inline constexpr int kAuthCredInvalid = 6000;
-inline constexpr int kRestInvalidQuery = 9000;
-inline constexpr int kRestFailParsing = 9001;
-inline constexpr int kRestEmptyResult = 9003;
-inline constexpr int kRestUnknownUrlMethod = 9007;
-inline constexpr int kRestAuthFail = 9008;
-inline constexpr int kUrlInvalidPath = 11008;
-}  // namespace rest_errno
-
-// Slurm's short text for those numbers ("Invalid job id specified").
-std::string rest_error_text(int number);
+// Slurm's error numbers and their texts, shared with the commands' --json output.
+namespace rest_errno = proto::data_parser::errnum;
+inline std::string rest_error_text(int number) { return proto::data_parser::error_text(number); }
 
 }  // namespace drover::ctld

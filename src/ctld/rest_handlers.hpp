@@ -22,7 +22,7 @@ struct Call {
     body["errors"].push_back(rest_error(number, description, source));
   }
   void warning(const std::string& description, const std::string& source) {
-    body["warnings"].push_back({{"description", description}, {"source", source}});
+    body["warnings"].push_back(proto::data_parser::warning_entry(description, source));
   }
   // A query parameter, "" when absent.
   std::string param(const std::string& key) const {
@@ -54,8 +54,6 @@ void get_db_users(Call& call);
 void get_db_associations(Call& call);
 void get_db_qos(Call& call);
 
-// One v0.0.44 job_info from the controller's job view (what `query jobs` answers).
-json job_info(const json& view, const Config& config);
 // A JobSpec (as sbatch sends it) from a v0.0.44 job_desc_msg and the script; "" or why not.
 std::string job_spec_from_desc(const json& desc, const std::string& script, json& spec);
 

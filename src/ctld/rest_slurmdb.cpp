@@ -5,147 +5,17 @@
 #include <map>
 
 #include "core/acct_dump.hpp"
+#include "ctld/acct_record.hpp"
 #include "ctld/rest_handlers.hpp"
-#include "ctld/rest_values.hpp"
+#include "proto/data_parser/slurmdb_job.hpp"
+#include "proto/data_parser/values.hpp"
 #include "sched/limits.hpp"
 
 namespace drover::ctld::rest {
+
+using namespace proto::data_parser;
+
 namespace {
-
-json cpu_time(int64_t seconds) { return {{"seconds", seconds}, {"microseconds", 0}}; }
-
-json step_json(const store::JobRecord& job, const store::StepRecord& s) {
-  const bool running = s.end_time == 0;
-  const int64_t end = running ? 0 : s.end_time;
-  const int64_t elapsed = s.start_time == 0 ? 0 : (running ? 0 : end - s.start_time);
-  return {
-      {"time",
-       {{"elapsed", elapsed},
-        {"end", time_value(end)},
-        {"start", time_value(s.start_time)},
-        {"suspended", 0},
-        {"system", cpu_time(0)},
-        {"limit", limit(job.time_limit_min)},
-        {"total", cpu_time(0)},
-        {"user", cpu_time(0)}}},
-      {"exit_code", exit_code(s.exit_code, s.exit_signal, running)},
-      {"nodes", {{"count", s.nnodes}, {"range", s.nodelist}, {"list", json::array({s.nodelist})}}},
-      {"tasks", {{"count", s.ntasks}}},
-      {"pid", ""},
-      {"CPU",
-       {{"requested_frequency", {{"min", unset()}, {"max", unset()}}},
-        {"governor", json::array()}}},
-      {"kill_request_user", ""},
-      {"state", json::array({s.state})},
-      {"statistics", {{"CPU", {{"actual_frequency", 0}}}, {"energy", {{"consumed", unset()}}}}},
-      {"step",
-       {{"id", std::to_string(job.job_id) + "." + s.name},
-        {"name", s.job_name.empty() ? s.name : s.job_name},
-        {"stderr", ""},
-        {"stdin", ""},
-        {"stdout", ""},
-        {"stderr_expanded", ""},
-        {"stdin_expanded", ""},
-        {"stdout_expanded", ""}}},
-      {"task", {{"distribution", ""}}},
-      {"tres",
-       {{"requested",
-         {{"max", json::array()},
-          {"min", json::array()},
-          {"average", json::array()},
-          {"total", json::array()}}},
-        {"consumed",
-         {{"max", json::array()},
-          {"min", json::array()},
-          {"average", json::array()},
-          {"total", json::array()}}},
-        {"allocated", tres_list(s.alloc_tres)}}},
-  };
-}
-
-json db_job_json(const store::JobRecord& r, const Config& config) {
-  const bool ended = r.end_time != 0;
-  const int64_t elapsed =
-      r.start_time == 0 ? 0 : (ended ? r.end_time : r.start_time) - r.start_time;
-  json steps = json::array();
-  for (const auto& s : r.steps) steps.push_back(step_json(r, s));
-  const int64_t planned = r.eligible_time == 0 ? 0
-                          : r.start_time != 0  ? r.start_time - r.eligible_time
-                                               : 0;
-  return {
-      {"account", r.account},
-      {"comment", {{"administrator", ""}, {"job", ""}, {"system", ""}}},
-      {"allocation_nodes", r.nnodes},
-      {"array",
-       {{"job_id", r.array_job_id},
-        {"limits", {{"max", {{"running", {{"tasks", 0}}}}}}},
-        {"task_id",
-         r.array_task_id == store::kAcctNoTask ? unset() : number(int64_t{r.array_task_id})},
-        {"task", ""}}},
-      {"association",
-       {{"account", r.account},
-        {"cluster", config.cluster_name},
-        {"partition", ""},
-        {"user", r.user},
-        {"id", 0}}},
-      {"block", ""},
-      {"cluster", config.cluster_name},
-      {"constraints", ""},
-      {"container", ""},
-      {"derived_exit_code", exit_code(r.exit_code, r.exit_signal, !ended)},
-      {"time",
-       {{"elapsed", elapsed},
-        {"eligible", r.eligible_time},
-        {"end", r.end_time},
-        {"planned", number(planned)},
-        {"start", r.start_time},
-        {"submission", r.submit_time},
-        {"suspended", 0},
-        {"system", cpu_time(0)},
-        {"limit", limit(r.time_limit_min)},
-        {"total", cpu_time(0)},
-        {"user", cpu_time(0)}}},
-      {"exit_code", exit_code(r.exit_code, r.exit_signal, !ended)},
-      {"extra", ""},
-      {"failed_node", ""},
-      {"flags", json::array()},
-      {"group", r.group},
-      {"het", {{"job_id", 0}, {"job_offset", unset()}}},
-      {"job_id", r.job_id},
-      {"name", r.name},
-      {"licenses", ""},
-      {"mcs", {{"label", ""}}},
-      {"nodes", r.nodelist.empty() ? "None assigned" : r.nodelist},
-      {"partition", r.partition},
-      {"hold", r.priority == 0 && !ended},
-      {"priority", number(int64_t{r.priority})},
-      {"qos", r.qos},
-      {"qosreq", r.qos},
-      {"required",
-       {{"CPUs", r.req_cpus},
-        {"memory_per_cpu", r.req_mem_per_cpu ? number(r.req_mem_mb) : unset()},
-        {"memory_per_node", r.req_mem_per_cpu ? unset() : number(r.req_mem_mb)}}},
-      {"kill_request_user", ""},
-      {"restart_cnt", r.restarts},
-      {"reservation", {{"id", 0}, {"name", ""}, {"requested", ""}}},
-      {"script", ""},
-      {"segment_size", 0},
-      {"stdin_expanded", ""},
-      {"stdout_expanded", ""},
-      {"stderr_expanded", ""},
-      {"stdout", ""},
-      {"stderr", ""},
-      {"stdin", ""},
-      {"state", {{"current", json::array({r.state})}, {"reason", r.reason}}},
-      {"steps", std::move(steps)},
-      {"submit_line", ""},
-      {"tres", {{"allocated", tres_list(r.alloc_tres)}, {"requested", tres_list(r.req_tres)}}},
-      {"used_gres", ""},
-      {"user", r.user},
-      {"wckey", {{"wckey", ""}, {"flags", json::array()}}},
-      {"working_directory", r.workdir},
-  };
-}
 
 json tres(const core::TresCounts& counts) {
   return counts.empty() ? json::array() : tres_list(core::format_tres_counts(counts));
@@ -188,7 +58,7 @@ void get_db_jobs(Call& call, const std::string& id) {
   const json users = csv(call.param("users"));
   for (const auto& r : call.ctx.backend.acct_jobs(filter)) {
     if (!users.empty() && std::find(users.begin(), users.end(), r.user) == users.end()) continue;
-    call.body["jobs"].push_back(db_job_json(r, call.ctx.config));
+    call.body["jobs"].push_back(db_job(acct_record_json(r), call.ctx.config.cluster_name));
   }
   if (!id.empty() && call.body["jobs"].empty())
     call.error(404, rest_errno::kInvalidJobId, "Unable to find job " + id, "slurmdb_jobs_get()");

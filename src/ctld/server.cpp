@@ -250,9 +250,15 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
         else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
-        else if (op == "query")
+        else if (op == "query") {
           reply = machine_.query(ev.msg, now);
-        else if (op == "control")
+          // Job lists also say when the queue was last planned whole and when a job last
+          // changed (squeue --json's last_backfill and last_update, as the REST API's).
+          if (ev.msg.value("what", "") == "jobs" && reply.value("ok", false)) {
+            reply["last_backfill"] = last_full_pass_at_;
+            reply["last_update"] = last_job_change_;
+          }
+        } else if (op == "control")
           reply = machine_.control(ev.msg, ev.caller, now, fx);
         else if (op == "update")
           reply = machine_.update(ev.msg, ev.caller, now, fx);
@@ -269,8 +275,8 @@ void Server::handle(Event& ev, Effects& fx,
         else if (op == "allocation_complete")
           reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
         else if (op == "token")
-          reply = issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_),
-                              now);
+          reply =
+              issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {

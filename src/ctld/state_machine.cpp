@@ -1067,6 +1067,9 @@ json StateMachine::partition_view(const Partition& p) const {
           {"over_subscribe", c.over_subscribe},
           {"root_only", c.root_only},
           {"hidden", c.hidden},
+          // The cluster's DefMemPerCPU/DefMemPerNode (partitions have none of their own yet).
+          {"def_mem_per_cpu_mb", config_.def_mem_per_cpu_mb},
+          {"def_mem_per_node_mb", config_.def_mem_per_node_mb},
           {"total_cpus", cpus},
           {"total_mem_mb", mem},
           {"total_nodes", names.size()}};

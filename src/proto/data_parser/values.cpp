@@ -1,11 +1,11 @@
-#include "ctld/rest_values.hpp"
+#include "proto/data_parser/values.hpp"
 
 #include <cstring>
 #include <sstream>
 
 #include "core/memsize.hpp"
 
-namespace drover::ctld::rest {
+namespace drover::proto::data_parser {
 
 json number(int64_t n) { return {{"set", true}, {"infinite", false}, {"number", n}}; }
 json number(double n) { return {{"set", true}, {"infinite", false}, {"number", n}}; }
@@ -69,4 +69,22 @@ json csv(const std::string& text) {
   return out;
 }
 
-}  // namespace drover::ctld::rest
+std::string str(const json& view, const char* key) {
+  auto it = view.find(key);
+  if (it == view.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_array()) {
+    std::string out;
+    for (const auto& v : *it)
+      out += (out.empty() ? "" : ",") + (v.is_string() ? v.get<std::string>() : v.dump());
+    return out;
+  }
+  return it->dump();
+}
+
+int64_t num(const json& view, const char* key, int64_t dflt) {
+  auto it = view.find(key);
+  return it != view.end() && it->is_number() ? it->get<int64_t>() : dflt;
+}
+
+}  // namespace drover::proto::data_parser

@@ -1,11 +1,12 @@
 #pragma once
-// The value forms of data_parser v0.0.44: numbers that may be unset or infinite as
-// {"set", "infinite", "number"}, process exit codes, TRES lists, comma lists as arrays.
+// The value forms of slurmrestd's data_parser v0.0.44: numbers that may be unset or infinite as
+// {"set", "infinite", "number"}, process exit codes, TRES lists, comma lists as arrays. Shared
+// by the REST API (ctld/rest_*.cpp) and the commands' --json output (cli/json_output.*).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace drover::ctld::rest {
+namespace drover::proto::data_parser {
 
 using nlohmann::json;
 
@@ -30,4 +31,10 @@ json tres_list(const std::string& tres);
 // "a,b" -> ["a", "b"]; "" -> [].
 json csv(const std::string& text);
 
-}  // namespace drover::ctld::rest
+// A field of one of the controller's views as text: "" when absent or null, arrays joined
+// with ',', numbers and objects as JSON.
+std::string str(const json& view, const char* key);
+// A numeric field of a view, `dflt` when absent or not a number.
+int64_t num(const json& view, const char* key, int64_t dflt = 0);
+
+}  // namespace drover::proto::data_parser
