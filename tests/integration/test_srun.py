@@ -229,7 +229,14 @@ def test_signals_go_to_steps_or_the_batch_shell_as_scancel_and_signal_say(make_c
     for mode, (jid, out) in outs.items():
         c.wait_state(jid, "COMPLETED", timeout=60)
         text = open(out).read()
-        assert text.count("step got USR1") == (0 if mode == "-b" else 1), (mode, text)
+        steps_got = text.count("step got USR1")
+        if mode == "-f":
+            # The step hears it twice, as under Slurm: from the controller, and from srun, which
+            # is one of the batch shell's processes and passes USR1 on to its tasks. Two
+            # deliveries close together merge into one pending signal, so once or twice.
+            assert steps_got in (1, 2), (mode, text)
+        else:
+            assert steps_got == (0 if mode == "-b" else 1), (mode, text)
         assert text.count("shell got USR1") == (0 if mode == "" else 1), (mode, text)
         assert text.rstrip().endswith("end")
     # --signal without B: reaches the steps sig_time seconds before the end (here at once).
