@@ -64,6 +64,17 @@ pid_t read_pid(const fs::path& pid_file) {
 }
 
 // A pid file names a live process of ours only if that process runs the expected binary.
+// Whether the process has exited. A daemon's parent is init, which may take a while to reap it:
+// a zombie has exited too (kill(pid, 0) still succeeds on it).
+bool gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return true;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const size_t close = line.rfind(')');  // the state follows "pid (comm) "
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
 bool alive(const fs::path& pid_file, const std::string& binary) {
   pid_t pid = read_pid(pid_file);
   if (pid <= 0 || ::kill(pid, 0) != 0) return false;
@@ -373,8 +384,8 @@ int cluster_down(const std::string& state_dir) {
     if (alive(pid_file, binary)) {
       pid_t pid = read_pid(pid_file);
       ::kill(pid, SIGTERM);
-      if (!wait_for([&] { return ::kill(pid, 0) != 0; }, wait_s)) ::kill(pid, SIGKILL);
-      wait_for([&] { return ::kill(pid, 0) != 0; }, 5);
+      if (!wait_for([&] { return gone(pid); }, wait_s)) ::kill(pid, SIGKILL);
+      wait_for([&] { return gone(pid); }, 5);
     }
     std::error_code ec;
     fs::remove(pid_file, ec);
