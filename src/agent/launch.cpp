@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -211,6 +212,67 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   ::close_range(keep + 1, ~0U, 0);
   ::execve(spec.script_path.c_str(), ev.argv.data(), ev.envp.data());
   child_fail("execve");
+}
+
+int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid,
+                 gid_t gid) {
+  if (::geteuid() != 0) {
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    return fd >= 0 ? fd : -errno;
+  }
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -errno;
+  int fork_errno = 0;
+  const pid_t pid = fork_blocked(fork_errno);
+  if (pid < 0) {
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return -fork_errno;
+  }
+  if (pid == 0) {
+    ::close(sv[0]);
+    child_reset_signals();
+    child_become_user(user, uid, gid);
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    int err = fd >= 0 ? 0 : errno;
+    iovec iov{&err, sizeof err};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    if (fd >= 0) {
+      m.msg_control = control;
+      m.msg_controllen = sizeof control;
+      cmsghdr* c = CMSG_FIRSTHDR(&m);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    }
+    ::_exit(::sendmsg(sv[1], &m, 0) < 0 ? 1 : 0);
+  }
+  ::close(sv[1]);
+  int err = EIO, fd = -1;
+  iovec iov{&err, sizeof err};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = ::recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof err) && err == 0)
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c))
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
+  ::close(sv[0]);
+  // The agent's SIGCHLD handler may reap it first; either way it is gone.
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  if (fd >= 0) return fd;
+  return n == static_cast<ssize_t>(sizeof err) && err != 0 ? -err : -EIO;
 }
 
 pid_t spawn_task(const TaskSpec& spec) {

@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <set>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -15,6 +19,7 @@
 
 #include "agent/launch.hpp"
 #include "core/hostlist.hpp"
+#include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "proto/step_io.hpp"
@@ -34,6 +39,23 @@ std::string ip_of(const std::string& endpoint) {
 }
 }  // namespace
 
+// An output file the agent writes for a step's tasks, opened once per node as the user.
+struct FileSink {
+  int fd = -1;
+  ~FileSink() {
+    if (fd >= 0) ::close(fd);
+  }
+  void write(const std::string& text) const {
+    size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // a full disk loses output, as it would for the task itself
+      done += static_cast<size_t>(n);
+    }
+  }
+};
+
 struct StepServer::Session : std::enable_shared_from_this<Session> {
   struct Task {
     uint32_t gid = 0;
@@ -44,6 +66,9 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     std::shared_ptr<Pipe> in;
     std::deque<std::string> in_queue;
     bool in_writing = false, in_eof = false;
+    // stdout/stderr (1, 2) written by the agent into a file: labelled lines (-l), or a file
+    // several of this node's tasks share (one open file, appended to in whole lines).
+    std::shared_ptr<FileSink> sink[3];
   };
 
   Session(StepServer& s, std::shared_ptr<net::Connection> c) : server(s), conn(std::move(c)) {}
@@ -58,6 +83,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   json cred;
   std::vector<Task> tasks;
   std::unique_ptr<asio::steady_timer> kill_timer;
+  std::unique_ptr<core::TaskLines> file_lines;  // how sinks get their lines
+  std::map<std::string, std::shared_ptr<FileSink>> sinks;  // by path
 
   std::string step_name() const {
     return "StepId=" + std::to_string(job_id) + "." + std::to_string(step_id);
@@ -142,6 +169,16 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     const json err_files = msg.value("stderr_files", json::object());
     const json in_files = msg.value("stdin_files", json::object());
     const json task_argv = msg.value("task_argv", json::object());  // --multi-prog
+    // Files this node's tasks write through the agent: every file with -l (labelled lines, as
+    // Slurm's stepd writes them), and a file two of them share (a task opening it itself
+    // would truncate, and write over, what another wrote).
+    const bool label = msg.value("label", false);
+    file_lines = std::make_unique<core::TaskLines>(msg.value("ntasks", 1u), label, false);
+    std::map<std::string, std::set<uint32_t>> tasks_of_path;
+    for (const json* files : {&out_files, &err_files})
+      for (uint32_t g : gids)
+        if (files->contains(std::to_string(g)))
+          tasks_of_path[(*files)[std::to_string(g)].get<std::string>()].insert(g);
     std::string gtids;
     for (uint32_t g : gids) gtids += (gtids.empty() ? "" : ",") + std::to_string(g);
     base.env["SLURMD_NODENAME"] = server.node_;
@@ -184,8 +221,12 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
         for (int fd = 0; fd < 3; ++fd) {
           const json& files = fd == 0 ? in_files : fd == 1 ? out_files : err_files;
           if (files.contains(key)) {
-            spec.stdio_paths[fd] = files[key].get<std::string>();
-            continue;
+            const std::string path = files[key].get<std::string>();
+            if (fd == 0 || (!label && tasks_of_path[path].size() < 2)) {
+              spec.stdio_paths[fd] = path;
+              continue;
+            }
+            t.sink[fd] = sink_for(path, base);
           }
           if (fd == 0 && !wants_stdin) continue;  // /dev/null
           int p[2];
@@ -229,15 +270,35 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     pipe->async_read_some(asio::buffer(*buf), [self = shared_from_this(), index, pipe, kind, buf](
                                                   boost::system::error_code ec, size_t n) {
       Task& t = self->tasks[index];
-      if (n > 0)
-        self->conn->send(proto::encode_step_io(kind, t.gid, std::string_view(buf->data(), n)));
+      const int fd = kind == proto::StepIo::Stderr ? 2 : 1;
+      if (n > 0) {
+        if (t.sink[fd])
+          t.sink[fd]->write(self->file_lines->add(t.gid, fd, std::string_view(buf->data(), n)));
+        else
+          self->conn->send(proto::encode_step_io(kind, t.gid, std::string_view(buf->data(), n)));
+      }
       if (ec) {
+        if (t.sink[fd]) t.sink[fd]->write(self->file_lines->flush(t.gid, fd));
         --t.open_outputs;
         self->maybe_report(index);
         return;
       }
       self->read_output(index, pipe, kind);
     });
+  }
+
+  // The file at `path`, opened (once for the step on this node) as the task's user: truncated
+  // unless --open-mode=append, written at its end. Throws std::runtime_error when it cannot be
+  // opened.
+  std::shared_ptr<FileSink> sink_for(const std::string& path, const TaskSpec& as) {
+    if (auto it = sinks.find(path); it != sinks.end()) return it->second;
+    const std::string where = path.empty() || path.front() == '/' ? path : as.workdir + "/" + path;
+    const int flags = O_WRONLY | O_CREAT | O_APPEND | (as.append ? 0 : O_TRUNC);
+    const int fd = open_as_user(where, flags, as.user, as.uid, as.gid);
+    if (fd < 0) throw std::runtime_error(where + ": " + std::strerror(-fd));
+    auto sink = std::make_shared<FileSink>();
+    sink->fd = fd;
+    return sinks[path] = sink;
   }
 
   void write_stdin(uint32_t gid, std::string data) {

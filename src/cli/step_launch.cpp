@@ -20,6 +20,7 @@
 
 #include "cli/client.hpp"
 #include "core/hostlist.hpp"
+#include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "proto/step_io.hpp"
@@ -69,9 +70,6 @@ class Launcher {
     step_id_ = req.step.at("step_id").get<uint32_t>();
     ntasks_ = req.step.value("ntasks", 1);
     kill_wait_ = req.step.value("kill_wait", 30);
-    int digits = 1;
-    for (int n = ntasks_ - 1; n >= 10; n /= 10) ++digits;
-    label_width_ = digits;
   }
 
   StepOutcome run() {
@@ -101,10 +99,6 @@ class Launcher {
     std::string nonce_s;
     bool accepted = false, launched = false, done = false, failed = false;
   };
-  struct OutBuf {
-    std::string partial;
-  };
-
   std::string step_name() const {
     return "StepId=" + std::to_string(job_id_) + "." + std::to_string(step_id_);
   }
@@ -191,6 +185,11 @@ class Launcher {
     launch["stdout_files"] = per_task(req_.stdout_files);
     launch["stderr_files"] = per_task(req_.stderr_files);
     launch["stdin_files"] = per_task(req_.stdin_files);
+    // -l: the nodes label what they write to -o/-e files themselves, as Slurm's stepd does.
+    if (req_.label) {
+      launch["label"] = true;
+      launch["ntasks"] = ntasks_;
+    }
     if (!req_.task_argv.empty()) {
       json argvs = json::object();
       for (uint32_t t : link->tasks)
@@ -254,47 +253,16 @@ class Launcher {
   }
 
   void output(uint32_t task, proto::StepIo kind, std::string_view data) {
+    // Tasks' output goes on in whole lines (core::TaskLines), so that lines of different
+    // tasks never interleave; -u without -l passes it on as it comes.
     const int fd = kind == proto::StepIo::Stderr ? 2 : 1;
-    OutBuf& buf = outbufs_[{task, fd}];
-    // Tasks' output goes on in whole lines (a partial line waits for its end or the task's
-    // exit), so that lines of different tasks never interleave; -u without -l passes it on
-    // as it comes. Slurm's stepd does the same line buffering.
-    if (req_.unbuffered && !req_.label) {
-      write_all(fd, data);
-      return;
-    }
-    buf.partial.append(data);
-    size_t start = 0, nl;
-    std::string out;
-    while ((nl = buf.partial.find('\n', start)) != std::string::npos) {
-      out += prefix(task);
-      out.append(buf.partial, start, nl + 1 - start);
-      start = nl + 1;
-    }
-    buf.partial.erase(0, start);
-    if (req_.unbuffered && !buf.partial.empty()) {
-      out += prefix(task) + buf.partial;
-      buf.partial.clear();
-    }
+    const std::string out = lines_.add(task, fd, data);
     if (!out.empty()) write_all(fd, out);
   }
 
-  std::string prefix(uint32_t task) const {
-    if (!req_.label) return "";
-    std::string id = std::to_string(task);
-    return std::string(static_cast<size_t>(std::max(0, label_width_ - static_cast<int>(id.size()))),
-                       ' ') +
-           id + ": ";
-  }
-
   void flush_task_output(uint32_t task) {
-    for (int fd : {1, 2}) {
-      auto it = outbufs_.find({task, fd});
-      if (it == outbufs_.end() || it->second.partial.empty()) continue;
-      // A labelled line is ended; otherwise the bytes go on as the task left them.
-      write_all(fd, prefix(task) + it->second.partial + (req_.label ? "\n" : ""));
-      it->second.partial.clear();
-    }
+    for (int fd : {1, 2})
+      if (const std::string rest = lines_.flush(task, fd); !rest.empty()) write_all(fd, rest);
   }
 
   void task_exit(uint32_t task, int status) {
@@ -498,7 +466,8 @@ class Launcher {
   std::vector<std::shared_ptr<Link>> links_;
   std::map<uint32_t, Link*> task_node_;
   std::map<uint32_t, int> status_;
-  std::map<std::pair<uint32_t, int>, OutBuf> outbufs_;
+  core::TaskLines lines_{static_cast<uint32_t>(req_.step.value("ntasks", 1)), req_.label,
+                        req_.unbuffered};
   std::vector<std::string> pending_signals_;
   std::vector<std::string> stdin_chunks_;
   uint32_t target_task_ = proto::kAllTasks;
@@ -506,7 +475,7 @@ class Launcher {
   std::unique_ptr<asio::steady_timer> wait_timer_, int_timer_;
   uint64_t job_id_ = 0;
   uint32_t step_id_ = 0;
-  int ntasks_ = 1, label_width_ = 1;
+  int ntasks_ = 1;
   int interrupts_ = 0;
   std::chrono::steady_clock::time_point last_interrupt_;
   bool launch_failed_ = false, killing_ = false, aborting_ = false, cancelled_ = false;

@@ -5,7 +5,7 @@ import signal
 import subprocess
 import time
 
-from conftest import SLURM_BIN
+from conftest import SLURM_BIN, ensure_user
 
 
 def task_env(text):
@@ -84,6 +84,24 @@ def test_output_labels_stdin_and_files(make_cluster):
     out = os.path.join(c.work, "task-%t.out")
     c.ok("srun", "-n2", "-o", out, "sh", "-c", "echo I am $SLURM_PROCID")
     assert open(os.path.join(c.work, "task-1.out")).read() == "I am 1\n"
+    # One file for all tasks on two nodes: every line arrives whole (each node opens it once
+    # and appends); with -l the nodes label the lines, as Slurm's stepd does, and end the last.
+    shared = os.path.join(c.work, "shared.out")
+    c.ok("srun", "-N2", "-n4", "-o", shared, "sh", "-c", "echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2")
+    assert sorted(open(shared).read().splitlines()) == sorted(
+        [f"{k} {t}" for k in ("out", "err") for t in range(4)])
+    c.ok("srun", "-N2", "-n3", "-l", "-o", shared, "sh", "-c", "echo out $SLURM_PROCID; printf end")
+    assert sorted(open(shared).read().splitlines()) == sorted(
+        [f"{t}: out {t}" for t in range(3)] + [f"{t}: end" for t in range(3)])
+    if os.geteuid() != 0:
+        return  # the rest switches users
+    # The file is opened as the job's user: theirs, and only where they may write.
+    user = ensure_user("drovertest")
+    mine = os.path.join(c.work, "user-labelled.out")
+    c.ok("srun", "-n2", "-l", "-o", mine, "true", user="drovertest")
+    assert os.stat(mine).st_uid == user.pw_uid
+    p = c.run("srun", "-n1", "-l", "-o", "/root/not-theirs.out", "true", user="drovertest")
+    assert p.returncode != 0 and not os.path.exists("/root/not-theirs.out")
     # Output without a trailing newline still arrives.
     assert c.ok("srun", "-n1", "printf", "no-newline") == "no-newline"
     # Tasks' lines are whole (a partial line waits for its end; the tail at exit goes on as
