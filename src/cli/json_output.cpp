@@ -49,6 +49,8 @@ bool take_json_option(const std::string& arg, JsonRequest& req) {
   return false;
 }
 
+namespace {
+
 std::string json_request_error(const std::string& program, const JsonRequest& req) {
   const std::string flag = req.yaml ? "--yaml" : "--json";
   if (req.yaml)
@@ -65,9 +67,19 @@ bool json_lists_parsers(const JsonRequest& req) {
   return (req.json || req.yaml) && req.parser && *req.parser == "list";
 }
 
-std::pair<std::string, std::string> json_parser_list() {
-  return {std::string("Possible data_parser plugins:\n"),
-          std::string("data_parser/") + dp::kVersion + "\n"};
+}  // namespace
+
+std::optional<CommandResult> json_preamble(const std::string& program, const JsonRequest& req) {
+  CommandResult r;
+  if (std::string err = json_request_error(program, req); !err.empty()) {
+    r.err = std::move(err);
+    r.rc = 1;
+    return r;
+  }
+  if (!json_lists_parsers(req)) return std::nullopt;
+  r.err = "Possible data_parser plugins:\n";
+  r.out = std::string("data_parser/") + dp::kVersion + "\n";
+  return r;
 }
 
 dp::Meta command_meta(const std::string& program, const std::vector<std::string>& args,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_cmds.hpp"
 #include "proto/data_parser/envelope.hpp"
 
 namespace drover::cli {
@@ -25,13 +26,10 @@ struct JsonRequest {
 // never the next word) into `req`; false for any other argument.
 bool take_json_option(const std::string& arg, JsonRequest& req);
 
-// Checks the request: "" to go on, else what to print on stderr (and exit 1) for a data_parser
-// other than v0.0.44 or for --yaml, which drover does not write. --json=list is answered by
-// json_parser_list() instead.
-std::string json_request_error(const std::string& program, const JsonRequest& req);
-// --json=list: Slurm's list of data_parser plugins (stderr, stdout).
-bool json_lists_parsers(const JsonRequest& req);
-std::pair<std::string, std::string> json_parser_list();
+// What the command prints and exits with when the request ends it before any work: an error
+// (exit 1) for a data_parser other than v0.0.44 or for --yaml, which drover does not write;
+// Slurm's list of data_parser plugins for --json=list. Nothing: go on.
+std::optional<CommandResult> json_preamble(const std::string& program, const JsonRequest& req);
 
 // meta for a command: no plugin type or name, the terminal on stdin/stdout/stderr as the
 // source, the calling user's and group's names, argv (program and arguments), the cluster.

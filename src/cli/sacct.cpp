@@ -634,12 +634,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
           return s;
         }() + "\n");
 
-  if (std::string err = json_request_error("sacct", json_req); !err.empty())
-    return fail(std::move(res), err);
-  if (json_lists_parsers(json_req)) {
-    std::tie(res.err, res.out) = json_parser_list();
-    return res;
-  }
+  if (auto done = json_preamble("sacct", json_req)) return *done;
 
   // Fields: -b, then -o, then SACCT_FORMAT, then the default.
   if (brief) {

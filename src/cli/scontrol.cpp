@@ -422,15 +422,10 @@ int scontrol_main(const std::vector<std::string>& all_args) {
     else
       args.push_back(a);
   }
-  if (std::string err = json_request_error("scontrol", json_req); !err.empty()) {
-    std::cerr << err;
-    return 1;
-  }
-  if (json_lists_parsers(json_req)) {
-    const auto [err, out] = json_parser_list();
-    std::cerr << err;
-    std::cout << out;
-    return 0;
+  if (auto done = json_preamble("scontrol", json_req)) {
+    std::cerr << done->err;
+    std::cout << done->out;
+    return done->rc;
   }
   if (args.empty())
     return usage_error("no command given (drover's scontrol has no interactive mode)");

@@ -262,15 +262,7 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
       return res;
     }
   }
-  if (std::string err = json_request_error("sinfo", json_req); !err.empty()) {
-    res.err = std::move(err);
-    res.rc = 1;
-    return res;
-  }
-  if (json_lists_parsers(json_req)) {
-    std::tie(res.err, res.out) = json_parser_list();
-    return res;
-  }
+  if (auto done = json_preamble("sinfo", json_req)) return *done;
   if (format.empty()) {
     format = reasons         ? kReasonFormat
              : summarize     ? kSummaryFormat

@@ -381,15 +381,10 @@ int squeue_main(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  if (const std::string err = json_request_error("squeue", json_req); !err.empty()) {
-    std::cerr << err;
-    return 1;
-  }
-  if (json_lists_parsers(json_req)) {
-    const auto [err, out] = json_parser_list();
-    std::cerr << err;
-    std::cout << out;
-    return 0;
+  if (auto done = json_preamble("squeue", json_req)) {
+    std::cerr << done->err;
+    std::cout << done->out;
+    return done->rc;
   }
   if (steps && json_req.json) {
     std::cerr << "squeue: error: --json with --steps is not supported by drover yet\n";

@@ -439,21 +439,27 @@ TEST(JsonOutput, ParserChoiceAndYaml) {
 
   JsonRequest req;
   req.json = true;
-  EXPECT_EQ(json_request_error("squeue", req), "");
+  EXPECT_FALSE(json_preamble("squeue", req));
   req.parser = "v0.0.44";
-  EXPECT_EQ(json_request_error("squeue", req), "");
+  EXPECT_FALSE(json_preamble("squeue", req));
   req.parser = "data_parser/v0.0.44";
-  EXPECT_EQ(json_request_error("squeue", req), "");
+  EXPECT_FALSE(json_preamble("squeue", req));
   req.parser = "v0.0.40";
-  EXPECT_NE(json_request_error("squeue", req).find("squeue: error: --json=v0.0.40"),
-            std::string::npos);
+  auto done = json_preamble("squeue", req);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->rc, 1);
+  EXPECT_NE(done->err.find("squeue: error: --json=v0.0.40"), std::string::npos);
   req.parser = "list";
-  EXPECT_TRUE(json_lists_parsers(req));
-  EXPECT_EQ(json_parser_list().second, "data_parser/v0.0.44\n");
+  done = json_preamble("squeue", req);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->rc, 0);
+  EXPECT_EQ(done->err, "Possible data_parser plugins:\n");
+  EXPECT_EQ(done->out, "data_parser/v0.0.44\n");
   JsonRequest yaml;
   yaml.yaml = true;
-  EXPECT_NE(json_request_error("sinfo", yaml).find("sinfo: error: --yaml is not supported"),
-            std::string::npos);
+  done = json_preamble("sinfo", yaml);
+  ASSERT_TRUE(done);
+  EXPECT_NE(done->err.find("sinfo: error: --yaml is not supported"), std::string::npos);
   const CommandResult r = run_sinfo({"--yaml"}, canned_env());
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "");
