@@ -35,7 +35,7 @@ void on_sigint(int) {
   sigaddset(&set, SIGINT);
   ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
   ::raise(SIGINT);
-  std::_Exit(128 + SIGINT);  // only if SIGINT is ignored by inheritance
+  std::_Exit(128 + SIGINT);  // not reached: SIGINT with its default action ends the process
 }
 
 // Sleeps `seconds` or until SIGINT, whichever comes first; SIGINT is blocked outside the wait
@@ -43,11 +43,16 @@ void on_sigint(int) {
 bool pause_until_sigint(int seconds) {
   static bool installed = false;
   if (!installed) {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESTART;  // the report in progress carries on undisturbed
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, nullptr);
+    // SIGINT ignored from the start (a background job of a script) stays ignored.
+    struct sigaction old_action {};
+    ::sigaction(SIGINT, nullptr, &old_action);
+    if (old_action.sa_handler != SIG_IGN) {
+      struct sigaction sa {};
+      sa.sa_handler = on_sigint;
+      sa.sa_flags = SA_RESTART;  // the report in progress carries on undisturbed
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(SIGINT, &sa, nullptr);
+    }
     installed = true;
   }
   sigset_t block, old;

@@ -278,21 +278,27 @@ std::string show_node(const json& n, bool one_liner, bool details) {
   std::string alloc_tres;
   if (alloc_cpus > 0)
     alloc_tres = "cpu=" + std::to_string(alloc_cpus) + ",mem=" + core::format_mem_mb(alloc_mem);
+  // The machine, its OS and the release come from a registered agent: Slurm leaves them out
+  // for a node whose slurmd never registered.
+  const std::string version = n.value("version", "");
+  std::string first = "NodeName=" + n.value("name", "");
+  if (!version.empty()) first += std::string(" Arch=") + u.machine;
+  std::string address =
+      "NodeAddr=" +
+      (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")) +
+      " NodeHostName=" + n.value("hostname", n.value("name", ""));
+  if (!version.empty()) address += " Version=" + version;
   Record r(one_liner);
-  r.line({"NodeName=" + n.value("name", ""), std::string("Arch=") + u.machine,
-          "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
+  r.line({first, "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
   r.line({"CPUAlloc=" + std::to_string(alloc_cpus), "CPUEfctv=" + std::to_string(cpus),
           "CPUTot=" + std::to_string(cpus), "CPULoad=" + load});
   r.line({"AvailableFeatures=" + or_null(features)});
   r.line({"ActiveFeatures=" + or_null(features)});
   r.line({"Gres=" + or_null(n.value("gres", ""))});
   if (details) r.line({"GresDrain=N/A"});
-  r.line({"NodeAddr=" +
-              (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")),
-          "NodeHostName=" + n.value("hostname", n.value("name", "")),
-          "Version=" +
-              (n.value("version", "").empty() ? std::string("N/A") : n.value("version", ""))});
-  r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
+  r.line({address});
+  if (!version.empty())
+    r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
   r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem),
           "FreeMem=" + free_mem, "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
   r.line({"State=" + n.value("state_long", "UNKNOWN"),
@@ -344,8 +350,8 @@ std::string show_partition(const json& p, bool one_liner) {
           std::string("Hidden=") + (p.value("hidden", false) ? "YES" : "NO")});
   r.line(
       {"MaxNodes=" + (max_nodes < 0 ? std::string("UNLIMITED") : std::to_string(max_nodes)),
-       "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"), "MinNodes=0",
-       "LLN=NO",
+       "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"),
+       "MinNodes=" + std::to_string(p.value("min_nodes", 0)), "LLN=NO",
        "MaxCPUsPerNode=" + (max_cpus < 0 ? std::string("UNLIMITED") : std::to_string(max_cpus))});
   r.line({"Nodes=" + p.value("nodelist", "")});
   r.line({"PriorityJobFactor=" + std::to_string(p.value("priority_job_factor", 1)),

@@ -73,17 +73,6 @@ struct Grouper {
   }
 };
 
-// The partition a line without one (-R, formats without partition fields) names in --json: the
-// first that holds its first node, as Slurm's line keeps the partition it was built from.
-const json* partition_of(const Line& row, const json& parts) {
-  if (row.partition || row.nodes.empty()) return row.partition;
-  const std::string name = row.nodes.front()->value("name", "");
-  for (const auto& p : parts.at("partitions"))
-    for (const auto& pn : p.at("nodes"))
-      if (pn.get<std::string>() == name) return &p;
-  return nullptr;
-}
-
 }  // namespace
 
 CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& env,
@@ -310,8 +299,8 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
       const std::string cluster = nodes.value("cluster_name", std::string());
       json list = json::array();
       for (const Line& line : lines)
-        list.push_back(proto::data_parser::sinfo_entry(partition_of(line, parts), line.nodes,
-                                                       cluster, name_of));
+        list.push_back(
+            proto::data_parser::sinfo_entry(line.partition, line.nodes, cluster, name_of));
       json doc = proto::data_parser::envelope(command_meta("sinfo", args, cluster));
       doc["sinfo"] = std::move(list);
       out.out = json_text(doc);

@@ -168,9 +168,10 @@ const Field kFields[] = {
   {"reason", 'E', "REASON", Grouping::Node, LINE { return first(l).value("reason", "").empty() ? "none" : first(l).value("reason", ""); }},
   {"root", 'r', "ROOT", Grouping::Partition, LINE { return P.value("root_only", false) ? "yes" : "no"; }},
   {"size", 's', "JOB_SIZE", Grouping::Partition, LINE {
-     const int64_t lo = P.value("min_nodes", 1), hi = P.value("max_nodes", -1);
+     // A job has at least one node, whatever MinNodes says (unless MaxNodes is 0 too).
+     const int64_t lo = P.value("min_nodes", 0), hi = P.value("max_nodes", -1);
      if (lo == hi) return std::to_string(lo);
-     return std::to_string(lo) + "-" + (hi < 0 ? std::string("infinite") : std::to_string(hi)); }},
+     return std::to_string(std::max<int64_t>(lo, 1)) + "-" + (hi < 0 ? std::string("infinite") : std::to_string(hi)); }},
   {"socketcorethread", 'z', "S:C:T", Grouping::Exact, LINE {
      return size_of(l, "sockets", 1) + ":" + size_of(l, "cores_per_socket", 1) + ":" + size_of(l, "threads_per_core", 1); }},
   {"sockets", 'X', "SOCKETS", Grouping::Exact, LINE { return size_of(l, "sockets", 1); }},

@@ -1,6 +1,7 @@
 # sinfo -O/--Format: Slurm 22.05's field names with their titles and values, sizes, suffixes
 # and justification, unknown names; unknown -o letters, %all; how SINFO_FORMAT, -o, -O, -l,
 # -N, -s and -R combine; partitions that no node passes the filters for.
+wait_nodes_responding
 run scontrol update NodeName=node3 State=DRAIN Reason=disk
 run sinfo -O partition,available,time,nodes,statecompact,nodelist
 run sinfo -O 'PartitionName:8,Nodes:.4|,StateLong:,NodeList:5x,CPUs:-3!,Memory:.,Weight:0'
@@ -32,5 +33,5 @@ run sinfo -t drain -o '%P|%D|%c|%m|%t|%N|%E|%z'
 run sinfo -t drain -o '%l|%D|%N'
 run sinfo -R -o '%P|%N'
 run sinfo -n node3 -O partition:8,nodes:3,statecompact:7,nodelist
-run sinfo -R -l
+run sh -c "sinfo -R -l | tail -n +2"
 run scontrol update NodeName=node3 State=RESUME

@@ -2,6 +2,7 @@
 # Unlike nodes (node2: 4 CPUs in 2 sockets, 2000 MB, TmpDisk 100, Weight 5; node3: feature
 # "big"): without -e sinfo lists sizes of a line's nodes as the smallest and '+', with -e/--exact
 # nodes whose shown sizes differ get lines of their own; features and states always split.
+wait_nodes_responding
 run sinfo
 run sinfo -e
 run sinfo -o '%P|%c|%m|%d|%w|%z|%X|%Y|%Z|%D|%N'
@@ -22,3 +23,7 @@ run sinfo -o '%P|%c|%t|%N'
 run sinfo -O partition:8,allocmem:9,cpusstate:14,nodelist
 run sinfo -e -o '%R|%m|%C|%N'
 run scancel "$A"
+# partition "odd": every partition setting sinfo shows differs from the others'
+run sinfo -o '%R|%s|%h|%B|%L|%l|%M|%p|%I|%g|%r|%S|%a|%D|%N' -p odd,short
+run sinfo -O partitionname:6,size:5,oversubscribe:8,maxcpuspernode:3,defaulttime:6,time:11,preemptmode:8,prioritytier:2,priorityjobfactor:2,groups:5,root:4,allocnodes:6,available:6 -p odd
+run sh -c "scontrol show partition odd | grep -E 'Allow|AllocNodes|MaxCPUsPerNode|PreemptMode'"
