@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "cli/scontrol_token.hpp"
 #include "core/array_spec.hpp"
 #include "core/duration.hpp"
+#include "core/hostlist.hpp"
 #include "core/job.hpp"
 #include "core/memsize.hpp"
 #include "core/text.hpp"
@@ -67,7 +69,77 @@ std::string ts(int64_t t, const char* none = "Unknown") {
 
 std::string or_null(const std::string& s) { return s.empty() ? "(null)" : s; }
 
-std::string show_job(const json& j, bool one_liner) {
+// Ids as Slurm writes a bitmap: runs of consecutive ids ("0-1,4").
+std::string id_runs(std::vector<int> ids) {
+  std::sort(ids.begin(), ids.end());
+  std::string out;
+  for (size_t i = 0; i < ids.size();) {
+    size_t k = i;
+    while (k + 1 < ids.size() && ids[k + 1] == ids[k] + 1) ++k;
+    out += (out.empty() ? "" : ",") + std::to_string(ids[i]);
+    if (k > i) out += "-" + std::to_string(ids[k]);
+    i = k + 1;
+  }
+  return out;
+}
+
+// GRES held as -d lists them: "gpu:1(IDX:0)" per node, "gpu:2" for the job.
+std::string gres_text(const json& gres, const json* gpu_ids) {
+  std::string out;
+  for (const auto& g : gres) {
+    std::string item = g.value("name", "");
+    if (!g.value("type", "").empty()) item += ":" + g.value("type", "");
+    item += ":" + std::to_string(g.value("count", int64_t{0}));
+    if (gpu_ids && g.value("name", "") == "gpu" && !gpu_ids->empty())
+      item += "(IDX:" + id_runs(gpu_ids->get<std::vector<int>>()) + ")";
+    out += (out.empty() ? "" : ",") + item;
+  }
+  return out;
+}
+
+// scontrol -d: the job's GRES and, per run of nodes holding the same CPUs, memory and GRES,
+// what it holds there ("  Nodes=node[1-2] CPU_IDs=0-1 Mem=1000 GRES=").
+void allocation_details(const json& j, Record& r) {
+  const json alloc = j.value("alloc", json::array());
+  std::map<std::string, const json*> by_node;
+  std::map<std::string, int64_t> job_gres;  // "gpu" or "gpu:a100" -> count
+  std::vector<std::string> gres_order;
+  for (const auto& a : alloc) {
+    by_node[a.value("node", "")] = &a;
+    for (const auto& g : a.value("gres", json::array())) {
+      std::string key = g.value("name", "");
+      if (!g.value("type", "").empty()) key += ":" + g.value("type", "");
+      if (!job_gres.count(key)) gres_order.push_back(key);
+      job_gres[key] += g.value("count", int64_t{0});
+    }
+  }
+  std::string total;
+  for (const auto& k : gres_order)
+    total += (total.empty() ? "" : ",") + k + ":" + std::to_string(job_gres[k]);
+  r.line({"JOB_GRES=" + or_null(total)});
+  std::vector<std::string> run;
+  std::string held;
+  auto flush = [&] {
+    if (!run.empty()) r.line({"  Nodes=" + core::compress_hostlist(run) + " " + held});
+    run.clear();
+  };
+  // In the order of the node list (Slurm's node table order).
+  for (const auto& name : core::expand_hostlist(j.value("nodelist", ""))) {
+    auto it = by_node.find(name);
+    if (it == by_node.end()) continue;
+    const json& a = *it->second;
+    const json gpu_ids = a.value("gpu_ids", json::array());
+    const std::string here = "CPU_IDs=" + id_runs(a.value("cpu_ids", std::vector<int>{})) +
+                             " Mem=" + std::to_string(a.value("mem_mb", int64_t{0})) +
+                             " GRES=" + gres_text(a.value("gres", json::array()), &gpu_ids);
+    if (here != held) flush();
+    held = here;
+    run.push_back(name);
+  }
+  flush();
+}
+
+std::string show_job(const json& j, bool one_liner, bool details) {
   const auto& spec = j.at("spec");
   const bool pending = j.value("state", "") == "PENDING";
   const int nodes = job_node_count(j);
@@ -114,6 +186,9 @@ std::string show_job(const json& j, bool one_liner) {
           std::string("BatchFlag=") + (spec.value("interactive", false) ? "0" : "1"), "Reboot=0",
           "ExitCode=" + std::to_string(j.value("exit_code", 0)) + ":" +
               std::to_string(j.value("exit_signal", 0))});
+  if (details)
+    r.line({"DerivedExitCode=" + std::to_string(j.value("derived_exit_code", 0)) + ":" +
+            std::to_string(j.value("derived_exit_signal", 0))});
   r.line({"RunTime=" + core::format_hms(j.value("run_time", int64_t{0})),
           "TimeLimit=" + (tl < 0 ? std::string("UNLIMITED") : core::format_hms(tl * 60)),
           "TimeMin=N/A"});
@@ -149,6 +224,7 @@ std::string show_job(const json& j, bool one_liner) {
   r.line({"Socks/Node=*",
           "NtasksPerN:B:S:C=" + std::to_string(spec.value("ntasks_per_node", 0)) + ":0:*:*",
           "CoreSpec=*"});
+  if (details && !j.value("alloc", json::array()).empty()) allocation_details(j, r);
   r.line({"MinCPUsNode=" +
               std::to_string(std::max(spec.value("cpus_per_task", 1), spec.value("min_cpus", 0))),
           min_mem, "MinTmpDiskNode=" + std::to_string(spec.value("tmp_disk_mb", int64_t{0}))});
@@ -181,7 +257,7 @@ std::string show_job(const json& j, bool one_liner) {
   return r.str(true);
 }
 
-std::string show_node(const json& n, bool one_liner) {
+std::string show_node(const json& n, bool one_liner, bool details) {
   struct utsname u {};
   uname(&u);
   std::string features;
@@ -202,23 +278,33 @@ std::string show_node(const json& n, bool one_liner) {
   std::string alloc_tres;
   if (alloc_cpus > 0)
     alloc_tres = "cpu=" + std::to_string(alloc_cpus) + ",mem=" + core::format_mem_mb(alloc_mem);
+  // The machine, its OS and the release come from a registered agent: Slurm leaves them out
+  // for a node whose slurmd never registered.
+  const std::string version = n.value("version", "");
+  std::string first = "NodeName=" + n.value("name", "");
+  if (!version.empty()) first += std::string(" Arch=") + u.machine;
+  std::string address =
+      "NodeAddr=" +
+      (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")) +
+      " NodeHostName=" + n.value("hostname", n.value("name", ""));
+  if (!version.empty()) address += " Version=" + version;
   Record r(one_liner);
-  r.line({"NodeName=" + n.value("name", ""), std::string("Arch=") + u.machine,
-          "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
+  r.line({first, "CoresPerSocket=" + std::to_string(n.value("cores_per_socket", 1)) + " "});
   r.line({"CPUAlloc=" + std::to_string(alloc_cpus), "CPUEfctv=" + std::to_string(cpus),
           "CPUTot=" + std::to_string(cpus), "CPULoad=" + load});
   r.line({"AvailableFeatures=" + or_null(features)});
   r.line({"ActiveFeatures=" + or_null(features)});
   r.line({"Gres=" + or_null(n.value("gres", ""))});
-  r.line({"NodeAddr=" +
-              (n.value("address", "").empty() ? n.value("name", "") : n.value("address", "")),
-          "NodeHostName=" + n.value("name", ""), "Version=22.05.8"});
-  r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
+  if (details) r.line({"GresDrain=N/A"});
+  r.line({address});
+  if (!version.empty())
+    r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
   r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem),
           "FreeMem=" + free_mem, "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
   r.line({"State=" + n.value("state_long", "UNKNOWN"),
-          "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)), "TmpDisk=0",
-          "Weight=1", "Owner=N/A", "MCS_label=N/A"});
+          "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)),
+          "TmpDisk=" + std::to_string(n.value("tmp_disk_mb", int64_t{0})),
+          "Weight=" + std::to_string(n.value("weight", 1)), "Owner=N/A", "MCS_label=N/A"});
   r.line({"Partitions=" + partitions + " "});
   r.line({"BootTime=" + ts(n.value("boot_time", int64_t{0}), "None"),
           "SlurmdStartTime=" + ts(n.value("agent_start_time", int64_t{0}), "None")});
@@ -252,22 +338,27 @@ std::string show_partition(const json& p, bool one_liner) {
   const int cpus = p.value("total_cpus", 0);
   Record r(one_liner);
   r.line({"PartitionName=" + p.value("name", "")});
-  r.line({"AllowGroups=ALL", "AllowAccounts=" + list_or_all(p.at("allow_accounts")),
+  const std::string alloc_nodes = p.value("alloc_nodes", "");
+  const int64_t max_cpus = p.value("max_cpus_per_node", int64_t{-1});
+  r.line({"AllowGroups=" + list_or_all(p.value("allow_groups", json::array())),
+          "AllowAccounts=" + list_or_all(p.at("allow_accounts")),
           "AllowQos=" + list_or_all(p.at("allow_qos"))});
-  r.line({"AllocNodes=ALL", std::string("Default=") + (p.value("is_default", false) ? "YES" : "NO"),
-          "QoS=N/A"});
+  r.line({"AllocNodes=" + (alloc_nodes.empty() ? std::string("ALL") : alloc_nodes),
+          std::string("Default=") + (p.value("is_default", false) ? "YES" : "NO"), "QoS=N/A"});
   r.line({"DefaultTime=" + limit(p.value("default_time_min", int64_t{-1}), "NONE"),
           "DisableRootJobs=NO", "ExclusiveUser=NO", "GraceTime=0",
           std::string("Hidden=") + (p.value("hidden", false) ? "YES" : "NO")});
-  r.line({"MaxNodes=" + (max_nodes < 0 ? std::string("UNLIMITED") : std::to_string(max_nodes)),
-          "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"), "MinNodes=0",
-          "LLN=NO", "MaxCPUsPerNode=UNLIMITED"});
+  r.line(
+      {"MaxNodes=" + (max_nodes < 0 ? std::string("UNLIMITED") : std::to_string(max_nodes)),
+       "MaxTime=" + limit(p.value("max_time_min", int64_t{-1}), "UNLIMITED"),
+       "MinNodes=" + std::to_string(p.value("min_nodes", 0)), "LLN=NO",
+       "MaxCPUsPerNode=" + (max_cpus < 0 ? std::string("UNLIMITED") : std::to_string(max_cpus))});
   r.line({"Nodes=" + p.value("nodelist", "")});
   r.line({"PriorityJobFactor=" + std::to_string(p.value("priority_job_factor", 1)),
           "PriorityTier=" + std::to_string(p.value("priority_tier", 1)),
           std::string("RootOnly=") + (p.value("root_only", false) ? "YES" : "NO"), "ReqResv=NO",
           "OverSubscribe=" + p.value("over_subscribe", "NO")});
-  r.line({"OverTimeLimit=NONE", "PreemptMode=OFF"});
+  r.line({"OverTimeLimit=NONE", "PreemptMode=" + p.value("preempt_mode", "OFF")});
   r.line({"State=" + p.value("state", "UP"), "TotalCPUs=" + std::to_string(cpus),
           "TotalNodes=" + std::to_string(p.value("total_nodes", 0)), "SelectTypeParameters=NONE"});
   r.line({"JobDefaults=(null)"});
@@ -409,7 +500,7 @@ int node_update(const std::vector<std::string>& args) {
 }  // namespace
 
 int scontrol_main(const std::vector<std::string>& all_args) {
-  bool one_liner = false;
+  bool one_liner = false, details = false;
   JsonRequest json_req;
   std::vector<std::string> args;
   for (const auto& a : all_args) {
@@ -417,8 +508,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       one_liner = true;
     else if (take_json_option(a, json_req))
       continue;
-    else if (a == "-d" || a == "--details")
-      continue;
+    else if (a == "-d" || a == "-dd" || a == "--details")
+      details = true;
     else
       args.push_back(a);
   }
@@ -525,7 +616,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         // "36_5": that task, whether split off or still in the remainder.
         if (ref && !job_matches_ref(j, *ref)) continue;
         shown = true;
-        std::cout << show_job(j, one_liner);
+        std::cout << show_job(j, one_liner, details);
       }
       if (!shown) {
         std::cerr << "slurm_load_jobs error: Invalid job id specified\n";
@@ -551,7 +642,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       for (const auto& n : r.at("nodes")) {
         if (!id.empty() && n.value("name", "") != id) continue;
         found = true;
-        std::cout << show_node(n, one_liner);
+        std::cout << show_node(n, one_liner, details);
       }
       if (!found && !id.empty()) {
         std::cout << "Node " << id << " not found\n";

@@ -16,6 +16,7 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
+#include "cli/iterate.hpp"
 #include "cli/job_info.hpp"
 #include "cli/json_output.hpp"
 #include "cli/scontrol_steps.hpp"
@@ -357,7 +358,7 @@ int squeue_main(const std::vector<std::string>& args) {
     else if (a == "--noconvert" || a == "-v" || a == "--verbose")
       continue;
     else if (r.take("-i", "--iterate")) {
-      iterate_s = std::atoi(value.c_str());
+      iterate_s = iterate_seconds(value);
       if (iterate_s <= 0) {
         std::cerr << "squeue: error: --iterate=" << value << "\n\n";
         return 1;
@@ -408,28 +409,27 @@ int squeue_main(const std::vector<std::string>& args) {
       std::cerr << error;
       return 1;
     }
-    for (;;) {
+    auto report = [&]() -> CommandResult {
+      CommandResult out;
       json reply;
       try {
         reply = call_controller(
             {{"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", true}});
       } catch (const ControllerUnreachable&) {
-        std::cerr << "slurm_get_job_steps error: Unable to contact slurm controller (connect "
-                     "failure)\n";
-        return 1;
+        out.err =
+            "slurm_get_job_steps error: Unable to contact slurm controller (connect failure)\n";
+        out.rc = 1;
+        return out;
       }
       if (!reply.value("ok", false)) {
-        std::cerr << "slurm_get_job_steps error: " << reply.value("error", "Unknown error") << '\n';
-        return 1;
+        out.err = "slurm_get_job_steps error: " + reply.value("error", "Unknown error") + '\n';
+        out.rc = 1;
+        return out;
       }
-      const CommandResult out = squeue_steps(reply, so);
-      std::cerr << out.err;
-      if ((long_format || iterate_s > 0) && header)
-        std::cout << date_line(reply.value("now", int64_t{0})) << '\n';
-      std::cout << out.out << std::flush;
-      if (iterate_s <= 0) return 0;
-      ::sleep(static_cast<unsigned>(iterate_s));
-    }
+      return squeue_steps(reply, so);
+    };
+    return run_reports(iterate_s, (long_format || iterate_s > 0) && header, report,
+                       system_iterate_io());
   }
   if (long_format) format = kLongFormat;
   if (start_format) {
@@ -448,7 +448,8 @@ int squeue_main(const std::vector<std::string>& args) {
                                           ? parse_percent_format(format, errors)
                                           : parse_named_format(named_format, errors);
   if (!json_req.json) std::cerr << errors;
-  for (;;) {
+  auto report = [&]() -> CommandResult {
+    CommandResult out;
     json reply;
     try {
       // --json needs the detailed view (output paths), as Slurm's squeue asks for it.
@@ -459,12 +460,14 @@ int squeue_main(const std::vector<std::string>& args) {
       if (filter.jobs.size() == 1) req["job_id"] = filter.jobs.front().job_id;
       reply = call_controller(req);
     } catch (const ControllerUnreachable&) {
-      std::cerr << "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
-      return 1;
+      out.err = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
+      out.rc = 1;
+      return out;
     }
     if (!reply.value("ok", false)) {
-      std::cerr << "slurm_load_jobs error: " << reply.value("error", "Unknown error") << '\n';
-      return 1;
+      out.err = "slurm_load_jobs error: " + reply.value("error", "Unknown error") + '\n';
+      out.rc = 1;
+      return out;
     }
     const Context ctx{reply.value("now", int64_t{0}), reply.value("cluster_name", std::string())};
     auto value_of = [&](char code, const json& job) {
@@ -479,11 +482,8 @@ int squeue_main(const std::vector<std::string>& args) {
     if (json_req.json) {
       // The records as the controller keeps them: formats, sorting, -r and the joining of an
       // array's pending records are the text listing's (Slurm's squeue --json likewise).
-      std::cout << json_text(jobs_document(command_meta("squeue", args, ctx.cluster), reply, rows))
-                << std::flush;
-      if (iterate_s <= 0) return 0;
-      ::sleep(static_cast<unsigned>(iterate_s));
-      continue;
+      out.out = json_text(jobs_document(command_meta("squeue", args, ctx.cluster), reply, rows));
+      return out;
     }
     if (expand_arrays) {
       // -r: one line per pending task instead of the compact remainder.
@@ -601,12 +601,11 @@ int squeue_main(const std::vector<std::string>& args) {
       });
     }
 
-    if ((long_format || iterate_s > 0) && header) std::cout << date_line(ctx.now) << '\n';
-    std::cout << render(columns, rows, ctx, header);
-    std::cout << std::flush;
-    if (iterate_s <= 0) return 0;
-    ::sleep(static_cast<unsigned>(iterate_s));
-  }
+    out.out = render(columns, rows, ctx, header);
+    return out;
+  };
+  return run_reports(iterate_s, (long_format || iterate_s > 0) && header && !json_req.json, report,
+                     system_iterate_io());
 }
 
 }  // namespace drover::cli

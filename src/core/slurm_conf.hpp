@@ -37,7 +37,7 @@ struct PartitionConf {
   int64_t default_time_min = kInfinite;  // kInfinite here means unset
   std::string state = "UP";              // upper-cased
   int max_nodes = -1;                    // -1: unlimited
-  int min_nodes = 1;
+  int min_nodes = 0;                     // MinNodes=; Slurm's default is 0
   int priority_tier = 1;
   int priority_job_factor = 1;
   std::vector<std::string> allow_accounts, allow_qos;  // empty: all

@@ -113,6 +113,18 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   return c;
 }
 
+const char* preempt_mode_name(sched::PreemptMode mode) {
+  switch (mode) {
+    case sched::PreemptMode::Cancel:
+      return "CANCEL";
+    case sched::PreemptMode::Requeue:
+      return "REQUEUE";
+    case sched::PreemptMode::Off:
+      break;
+  }
+  return "OFF";
+}
+
 sched::PreemptMode parse_preempt_mode(const std::string& text, const std::string& where) {
   sched::PreemptMode mode = sched::PreemptMode::Off;
   for (const auto& word : core::split_list(text, ',')) {

@@ -59,6 +59,8 @@ struct Config {
 // "CANCEL", "requeue", "OFF", ... as PreemptMode= gives it; SUSPEND (and GANG alone) are
 // not supported yet. Throws core::ParseError.
 sched::PreemptMode parse_preempt_mode(const std::string& text, const std::string& where);
+// The mode as Slurm prints it: "OFF", "CANCEL", "REQUEUE".
+const char* preempt_mode_name(sched::PreemptMode mode);
 
 // AccountingStorageType=accounting_storage/sqlite (default; also for none and slurmdbd) or
 // accounting_storage/pgsql with AccountingStorageHost, AccountingStoragePort,

@@ -236,7 +236,7 @@ constexpr Key kKeys[] = {
 
 // The MPI plugins' section: drover starts no PMIx server, so these are Slurm's defaults.
 constexpr std::pair<const char*, const char*> kMpiKeys[] = {
-    {"PMIxCliTmpDirBase", "(null)"}, {"PMIxCollFence", "(null)"},  {"PMIxDebug", "0"},
+    {"PMIxCliTmpDirBase", "(null)"}, {"PMIxCollFence", "(null)"},   {"PMIxDebug", "0"},
     {"PMIxDirectConn", "yes"},       {"PMIxDirectConnEarly", "no"}, {"PMIxDirectConnUCX", "no"},
     {"PMIxDirectSameArch", "no"},    {"PMIxEnv", "(null)"},         {"PMIxFenceBarrier", "no"},
     {"PMIxNetDevicesUCX", "(null)"}, {"PMIxTimeout", "300"},        {"PMIxTlsUCX", "(null)"},
@@ -256,9 +256,8 @@ std::string upper(std::string s) {
 
 // A value as slurm.conf wrote it, in the key's unit.
 std::string shown(Unit unit, const std::string& raw) {
-  const bool number = !raw.empty() && std::all_of(raw.begin(), raw.end(), [](unsigned char c) {
-    return std::isdigit(c);
-  });
+  const bool number = !raw.empty() && std::all_of(raw.begin(), raw.end(),
+                                                  [](unsigned char c) { return std::isdigit(c); });
   switch (unit) {
     case Unit::Text:
       return raw;
@@ -381,17 +380,7 @@ std::map<std::string, std::string> effective(const Config& c, const ConfigFacts&
       v["PreemptType"] = "preempt/qos";
       break;
   }
-  switch (c.preemption.mode) {
-    case sched::PreemptMode::Off:
-      v["PreemptMode"] = "OFF";
-      break;
-    case sched::PreemptMode::Cancel:
-      v["PreemptMode"] = "CANCEL";
-      break;
-    case sched::PreemptMode::Requeue:
-      v["PreemptMode"] = "REQUEUE";
-      break;
-  }
+  v["PreemptMode"] = preempt_mode_name(c.preemption.mode);
   v["PreemptExemptTime"] = core::format_hms(std::max<int64_t>(0, c.preemption.exempt_time_s));
   const sched::PriorityConfig& p = c.priority;
   if (p.multifactor()) {

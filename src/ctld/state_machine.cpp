@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 
 #include "core/constraint.hpp"
@@ -11,6 +12,7 @@
 #include "core/job_env.hpp"
 #include "core/output_pattern.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/config_report.hpp"
@@ -983,6 +985,12 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
     run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
   j["run_time"] = std::max<int64_t>(run, 0);
   j["nodelist"] = core::compress_hostlist(job.node_names());
+  // Slurm's DerivedExitCode: the largest wait status among the job's srun steps.
+  int derived = 0;
+  for (const auto& s : job.steps)
+    derived = std::max(derived, (s.exit_code << 8) | (s.exit_signal & 0x7f));
+  j["derived_exit_code"] = derived >> 8;
+  j["derived_exit_signal"] = derived & 0x7f;
   j["dependency_text"] = core::format_dependency(
       job.dependency, [this](uint64_t id) { return array_members_.count(id) > 0; });
   j["requeue_effective"] = requeue_allowed(job) ? 1 : 0;
@@ -1033,6 +1041,19 @@ json StateMachine::node_view(const core::Node& node) const {
   json j = node;
   j["state_long"] = node.state_long(true);
   j["state_short"] = node.state_short();
+  j["tmp_disk_mb"] = node.tmp_disk_mb;
+  // What slurm.conf says of the node (the controller's node table follows its order).
+  const auto it = node_index_.find(node.name);
+  const auto& confs = config_.conf.nodes;
+  if (it != node_index_.end() && static_cast<size_t>(it->second) < confs.size() &&
+      confs[it->second].name == node.name) {
+    const core::NodeConf& nc = confs[it->second];
+    j["hostname"] = nc.node_hostname;
+    j["weight"] = nc.weight;
+    j["port"] = nc.port > 0 ? nc.port : config_.conf.get_int("SlurmdPort", 6818);
+  }
+  // The agent's release, known once it has registered (Slurm's slurmd version).
+  j["version"] = node.registered ? std::string(core::kSlurmVersion) : std::string();
   json parts = json::array();
   for (const auto& p : partitions_)
     for (int idx : p.nodes)
@@ -1051,6 +1072,17 @@ json StateMachine::partition_view(const Partition& p) const {
     mem += nodes_[idx].real_memory_mb;
   }
   const auto& c = p.conf;
+  // Settings the controller keeps as written; ALL (or nothing) means anyone or anything.
+  auto setting = [&](const char* key) {
+    auto it = c.other.find(key);
+    return it == c.other.end() || core::to_upper(it->second) == "ALL" ? std::string() : it->second;
+  };
+  json allow_groups = json::array();
+  for (const auto& g : core::split_list(setting("AllowGroups"), ',')) allow_groups.push_back(g);
+  const std::string max_cpus_text = setting("MaxCPUsPerNode");
+  const int64_t max_cpus = max_cpus_text.empty() || core::to_upper(max_cpus_text) == "UNLIMITED"
+                               ? -1
+                               : std::atoll(max_cpus_text.c_str());
   return {{"name", p.name},
           {"nodes", names},
           {"nodelist", core::compress_hostlist(names)},
@@ -1067,6 +1099,10 @@ json StateMachine::partition_view(const Partition& p) const {
           {"over_subscribe", c.over_subscribe},
           {"root_only", c.root_only},
           {"hidden", c.hidden},
+          {"allow_groups", allow_groups},
+          {"alloc_nodes", setting("AllocNodes")},
+          {"max_cpus_per_node", max_cpus},
+          {"preempt_mode", preempt_mode_name(p.preempt_mode.value_or(config_.preemption.mode))},
           // The cluster's DefMemPerCPU/DefMemPerNode (partitions have none of their own yet).
           {"def_mem_per_cpu_mb", config_.def_mem_per_cpu_mb},
           {"def_mem_per_node_mb", config_.def_mem_per_node_mb},

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 
 #include "core/hostlist.hpp"
 #include "core/slurm_conf.hpp"
+#include "core/text.hpp"
 #include "drover/netns.hpp"
 #include "net/auth.hpp"
 #include "net/unix_client.hpp"
@@ -157,13 +159,40 @@ std::string default_conf(const UpOptions& o, int port, int http_port, const netn
     else
       c << s << "\n";
   }
-  c << "NodeName=" << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]");
-  if (plan) {
-    c << " NodeAddr=";
-    for (int i = 0; i < nodes; ++i) c << (i ? "," : "") << plan->node_ip(i);
+  if (o.node_conf.empty()) {
+    c << "NodeName="
+      << (nodes == 1 ? std::string("node1") : "node[1-" + std::to_string(nodes) + "]");
+    if (plan) {
+      c << " NodeAddr=";
+      for (int i = 0; i < nodes; ++i) c << (i ? "," : "") << plan->node_ip(i);
+    }
+    c << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n";
+  } else {
+    // Unlike nodes: a line each, --node-conf's keys replacing the generated ones.
+    for (int i = 0; i < nodes; ++i) {
+      std::vector<std::pair<std::string, std::string>> attrs = {
+          {"CPUs", std::to_string(cpus)}, {"RealMemory", std::to_string(mem)}};
+      if (plan) attrs.insert(attrs.begin(), {"NodeAddr", plan->node_ip(i)});
+      if (auto it = o.node_conf.find(i + 1); it != o.node_conf.end()) {
+        for (const auto& word : core::split_list(it->second, ' ')) {
+          if (word.empty()) continue;
+          const std::string key = word.substr(0, word.find('='));
+          const std::string val =
+              word.find('=') == std::string::npos ? "" : word.substr(key.size() + 1);
+          auto same = std::find_if(attrs.begin(), attrs.end(),
+                                   [&](const auto& a) { return core::iequals(a.first, key); });
+          if (same != attrs.end())
+            same->second = val;
+          else
+            attrs.emplace_back(key, val);
+        }
+      }
+      c << "NodeName=node" << i + 1;
+      for (const auto& [k, v] : attrs) c << " " << k << "=" << v;
+      c << " State=UNKNOWN\n";
+    }
   }
-  c << " CPUs=" << cpus << " RealMemory=" << mem << " State=UNKNOWN\n"
-    << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
+  c << "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n";
   for (const auto& p : partitions) c << p << "\n";
   return c.str();
 }
@@ -230,9 +259,10 @@ int cluster_up(const UpOptions& opts) {
     int http_port = free_tcp_port();
     while (http_port == port) http_port = free_tcp_port();
     std::ofstream(conf_path) << default_conf(opts, port, http_port, plan ? &*plan : nullptr);
-  } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0) {
+  } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0 ||
+             !opts.node_conf.empty()) {
     std::cerr << "drover: " << conf_path.string()
-              << " exists; edit it instead of passing --cpus/--mem/--set\n";
+              << " exists; edit it instead of passing --cpus/--mem/--set/--node-conf\n";
     return 1;
   }
   core::SlurmConf conf;

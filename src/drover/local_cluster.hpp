@@ -11,6 +11,9 @@ struct UpOptions {
   int cpus = 0;          // 0: this machine's
   long long mem_mb = 0;  // 0: this machine's
   std::vector<std::string> settings;  // extra slurm.conf lines (Key=Value)
+  // Settings of one node (1-based) only, "KEY=V ..." each replacing the generated KEY
+  // (CPUs=4 RealMemory=2000): nodes that differ from the rest.
+  std::map<int, std::string> node_conf;
   int timeout_s = 30;
   // Each agent in a network namespace of its own with its own address (root only). A state
   // dir made with it keeps it: a later `drover up` brings the namespaces back.

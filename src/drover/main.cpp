@@ -10,11 +10,13 @@ namespace {
 int usage() {
   std::cerr
       << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
-         "                 [--netns] [--timeout S]\n"
+         "                 [--node-conf K 'KEY=V ...'] [--netns] [--timeout S]\n"
          "       drover down --state-dir DIR\n"
          "       drover sim TRACE [--nodes N] [--cpus-per-node C]\n"
          "                  [--policy fcfs|easy|conservative|multifactor] [--jobs-csv FILE]\n"
          "\n"
+         "--node-conf K: settings of node K only (CPUs=4 RealMemory=2000), each replacing\n"
+         "the generated one: a cluster of unlike nodes.\n"
          "--netns (root): every node's agent, and its jobs, in a network namespace of its own\n"
          "(drv-TAG-NODE) with its own address on a bridge (a free /24 of 10.213.0.0/16), node\n"
          "names in its /etc/hosts, so multi-node jobs cross a real network; the state dir\n"
@@ -48,7 +50,10 @@ int main(int argc, char** argv) {
         up.mem_mb = std::stoll(value());
       else if (a == "--set")
         up.settings.push_back(value());
-      else if (a == "--netns")
+      else if (a == "--node-conf") {
+        const int k = std::stoi(value());
+        up.node_conf[k] = value();
+      } else if (a == "--netns")
         up.netns = true;
       else if (a == "--timeout")
         up.timeout_s = std::stoi(value());

@@ -29,6 +29,7 @@
 #   wait_state ID STATE [TIMEOUT]  poll until JobState is STATE (alternatives: "A|B")
 #   wait_field ID KEY VALUE [TIMEOUT]  poll until scontrol's KEY=VALUE for the job (first record)
 #   wait_queue_empty [TIMEOUT]     poll until squeue shows no job at all
+#   wait_nodes_responding [TIMEOUT]  poll until sinfo marks no node with '*' (not responding)
 #   wait_step STEPID [TIMEOUT]     poll until `squeue -s` lists the step (J.0, J.batch) running
 #   fields ID KEY...               record KEY=VALUE for each record `scontrol -o show job ID` prints
 #   field ID KEY                   print (not record) the value of KEY (first record)
@@ -237,6 +238,18 @@ wait_queue_empty() {
   while [[ -n $(squeue -h -o %i 2>/dev/null) ]]; do
     if ! _before "$dl"; then note "TIMEOUT after ${timeout}s waiting for an empty queue"; return 1; fi
     sleep 0.1
+  done
+}
+
+# Slurm marks a node that has not answered since it was resumed or missed a ping with '*'
+# until its next ping (resuming one pings at once): scenarios that show node states start with
+# every node answering, whatever the scenario before them did.
+wait_nodes_responding() {
+  local timeout=${1:-30} dl
+  dl=$(_deadline "$timeout")
+  while [[ $(sinfo -h -N -o %t 2>/dev/null) == *'*'* ]]; do
+    if ! _before "$dl"; then note "TIMEOUT after ${timeout}s waiting for every node to respond"; return 1; fi
+    sleep 0.2
   done
 }
 
