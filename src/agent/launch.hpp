@@ -52,8 +52,7 @@ pid_t spawn_task(const TaskSpec& spec);
 // into on the user's behalf (labelled step output): a short-lived child takes on the user's
 // credentials, opens the file and hands the descriptor back. Returns the descriptor, or -errno.
 // Without root the agent opens it itself.
-int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid,
-                 gid_t gid);
+int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid, gid_t gid);
 
 // Forks the batch shell in its own session (so signals reach the whole process group),
 // as the job's user when the agent is root, with stdio on the requested files.

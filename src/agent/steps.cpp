@@ -7,15 +7,15 @@
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <map>
-#include <set>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <cerrno>
+#include <cstring>
 #include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "agent/launch.hpp"
 #include "core/hostlist.hpp"
@@ -83,7 +83,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   json cred;
   std::vector<Task> tasks;
   std::unique_ptr<asio::steady_timer> kill_timer;
-  std::unique_ptr<core::TaskLines> file_lines;  // how sinks get their lines
+  std::unique_ptr<core::TaskLines> file_lines;             // how sinks get their lines
   std::map<std::string, std::shared_ptr<FileSink>> sinks;  // by path
 
   std::string step_name() const {

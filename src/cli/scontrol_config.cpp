@@ -20,13 +20,14 @@ void print_lines(const json& lines, std::string& out) {
 CommandResult scontrol_show_config(const json& reply) {
   CommandResult r;
   if (!reply.value("ok", false)) {
-    r.err = "slurm_load_ctl_conf error: " + reply.value("error", std::string("Unknown error")) +
-            "\n";
+    r.err =
+        "slurm_load_ctl_conf error: " + reply.value("error", std::string("Unknown error")) + "\n";
     r.rc = 1;
     return r;
   }
   const json& config = reply.at("config");
-  r.out = "Configuration data as of " + core::format_timestamp(reply.value("now", int64_t{0})) + "\n";
+  r.out =
+      "Configuration data as of " + core::format_timestamp(reply.value("now", int64_t{0})) + "\n";
   print_lines(config.at("main"), r.out);
   r.out += "\nMPI Plugins Configuration:\n";
   print_lines(config.at("mpi"), r.out);

@@ -467,7 +467,7 @@ class Launcher {
   std::map<uint32_t, Link*> task_node_;
   std::map<uint32_t, int> status_;
   core::TaskLines lines_{static_cast<uint32_t>(req_.step.value("ntasks", 1)), req_.label,
-                        req_.unbuffered};
+                         req_.unbuffered};
   std::vector<std::string> pending_signals_;
   std::vector<std::string> stdin_chunks_;
   uint32_t target_task_ = proto::kAllTasks;

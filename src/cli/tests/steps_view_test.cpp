@@ -32,8 +32,7 @@ json step(uint32_t id, const std::string& name, const std::string& nodes, int nn
 
 // steps as a vector: a one-element braced list passed as `json` is an array under gcc but a
 // copy of the element under clang.
-json job(uint64_t id, const std::string& name, const std::string& state,
-         std::vector<json> steps) {
+json job(uint64_t id, const std::string& name, const std::string& state, std::vector<json> steps) {
   return {{"id", id},
           {"state", state},
           {"completing", false},

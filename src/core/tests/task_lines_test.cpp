@@ -10,7 +10,7 @@ TEST(TaskLines, LabelsWholeLinesRightAligned) {
   EXPECT_EQ(lines.prefix(3), " 3: ");
   EXPECT_EQ(lines.prefix(11), "11: ");
   EXPECT_EQ(lines.add(3, 1, "a\nb"), " 3: a\n");
-  EXPECT_EQ(lines.add(11, 1, "x\n"), "11: x\n");  // another task's line is not held up
+  EXPECT_EQ(lines.add(11, 1, "x\n"), "11: x\n");     // another task's line is not held up
   EXPECT_EQ(lines.add(3, 2, "err\n"), " 3: err\n");  // each stream has its own partial line
   EXPECT_EQ(lines.add(3, 1, "c\nd\n"), " 3: bc\n 3: d\n");
   EXPECT_EQ(lines.add(3, 1, "tail"), "");

@@ -32,7 +32,8 @@ std::vector<std::string> keys(const drover::ctld::ConfigLines& lines) {
 }  // namespace
 
 TEST(ConfigReport, DefaultsAndEffectiveValues) {
-  auto c = load_config_text(kBase + "KillWait=5\nMinJobAge=3600\nTCPTimeout=4\n", "/etc/slurm.conf");
+  auto c =
+      load_config_text(kBase + "KillWait=5\nMinJobAge=3600\nTCPTimeout=4\n", "/etc/slurm.conf");
   c.source_path = "/etc/slurm.conf";
   const auto r = config_report(c, ConfigFacts{0, 42, 3, "22.05.8"});
   const auto m = as_map(r.main);
@@ -41,8 +42,8 @@ TEST(ConfigReport, DefaultsAndEffectiveValues) {
   EXPECT_EQ(m.at("SlurmctldPort"), "7001");
   EXPECT_EQ(m.at("KillWait"), "5 sec");
   EXPECT_EQ(m.at("MinJobAge"), "3600 sec");
-  EXPECT_EQ(m.at("TCPTimeout"), "4 sec");        // not acted on: shown as written, in sec
-  EXPECT_EQ(m.at("MessageTimeout"), "10 sec");   // Slurm's default
+  EXPECT_EQ(m.at("TCPTimeout"), "4 sec");       // not acted on: shown as written, in sec
+  EXPECT_EQ(m.at("MessageTimeout"), "10 sec");  // Slurm's default
   EXPECT_EQ(m.at("NEXT_JOB_ID"), "42");
   EXPECT_EQ(m.at("MaxNodeCount"), "3");
   EXPECT_EQ(m.at("SLURM_CONF"), "/etc/slurm.conf");
@@ -94,8 +95,8 @@ TEST(ConfigReport, MultifactorBlockInSlurmsOrder) {
   const std::vector<std::string> block(at + 1, at + 15);
   EXPECT_EQ(block, (std::vector<std::string>{
                        "PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityFavorSmall",
-                       "PriorityFlags", "PriorityMaxAge", "PriorityUsageResetPeriod", "PriorityType",
-                       "PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeightFairShare",
-                       "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
-                       "PriorityWeightTRES"}));
+                       "PriorityFlags", "PriorityMaxAge", "PriorityUsageResetPeriod",
+                       "PriorityType", "PriorityWeightAge", "PriorityWeightAssoc",
+                       "PriorityWeightFairShare", "PriorityWeightJobSize",
+                       "PriorityWeightPartition", "PriorityWeightQOS", "PriorityWeightTRES"}));
 }
