@@ -190,7 +190,9 @@ class LineParser {
   LineParser(const std::string& source, int line) : source_(source), line_(line) {}
 
   [[noreturn]] void fail(const std::string& msg) const {
-    throw ParseError(source_ + ":" + std::to_string(line_) + ": " + msg);
+    // Line 0: options that come from no file (the accounting store).
+    throw ParseError(source_ + (line_ > 0 ? ":" + std::to_string(line_) : std::string()) + ": " +
+                     msg);
   }
 
   // Splits "'name':Key=Value:Key='v:w'" at ':' outside quotes.
@@ -852,7 +854,44 @@ std::string qos_line(const QosLine& q) {
   return line;
 }
 
+// Options without the line's leading ':' (the record line puts its own first).
+std::string without_colon(std::string s) { return s.empty() ? s : s.substr(1); }
+
+// The options as one line of the file: escapes resolved, as the file's reader does.
+std::string options_line(std::string_view options) {
+  std::string text;
+  for (const Line& l : logical_lines(options)) text += l.text;
+  return "'x':" + text;
+}
+
 }  // namespace
+
+std::string format_assoc_options(const AcctAssocLine& a) {
+  std::string out;
+  add_limits(out, a);
+  return without_colon(out);
+}
+
+std::string format_qos_options(const QosLine& q) {
+  const std::string line = qos_line(q);
+  const std::string head = "QOS - " + quoted(q.name);
+  return without_colon(line.substr(head.size()));
+}
+
+void parse_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i)
+    if (!assoc_option(p, fields[i], into)) p.fail("unknown option '" + fields[i].key + "'");
+}
+
+void parse_qos_options(std::string_view options, QosLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i) qos_option(p, fields[i], into);
+}
 
 std::string format_acct_dump(const AcctDump& dump) {
   std::string out = assoc_line(dump.cluster) + "\n";

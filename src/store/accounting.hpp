@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/acct_data.hpp"
+
 namespace drover::store {
 
 inline constexpr uint32_t kAcctNoTask = 0xfffffffe;  // not an array task
@@ -70,6 +72,13 @@ struct JobFilter {
   bool include_ineligible = false;  // also jobs never eligible (held, -j)
 };
 
+// The accounts, users, associations and QOS sacctmgr manages, as stored.
+struct StoredAssocData {
+  core::AcctData data;
+  std::string seeded_from;  // a digest of the accounts.cfg they were last seeded from ("": none)
+  bool operator==(const StoredAssocData&) const = default;
+};
+
 class AccountingStore {
  public:
   virtual ~AccountingStore() = default;
@@ -80,6 +89,12 @@ class AccountingStore {
   // Records matching the filter, in submit order (then job id), steps included in the order
   // sacct lists them: batch, extern, then srun's steps by number.
   virtual std::vector<JobRecord> query(const JobFilter& filter) = 0;
+  // The accounts, users, associations and QOS (store/assoc_sql.hpp); nullopt when none were
+  // ever stored. Throws std::runtime_error ("accounting: ...").
+  virtual std::optional<StoredAssocData> load_assoc_data() = 0;
+  // Makes the stored entities `data` in one transaction, writing only the rows that differ from
+  // what is stored; durable on return. Throws like upsert; nothing is written then.
+  virtual void store_assoc_data(const StoredAssocData& data) = 0;
 };
 
 // The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).

@@ -11,6 +11,7 @@
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/assoc_sql.hpp"
 
 namespace drover::store {
 namespace {
@@ -126,6 +127,45 @@ class PgsqlAccounting final : public AccountingStore {
     return with_connection([&] { return read(f); });
   }
 
+  std::optional<StoredAssocData> load_assoc_data() override {
+    return with_connection([&] {
+      assoc_rows_ = read_assoc_rows();
+      return assoc_sql::data_of(*assoc_rows_);
+    });
+  }
+
+  void store_assoc_data(const StoredAssocData& data) override {
+    assoc_sql::Rows after = assoc_sql::rows_of(data);
+    try {
+      bool first = true;
+      with_connection([&] {
+        // After a lost connection the last commit may or may not have happened: read again.
+        if (!first) assoc_rows_.reset();
+        first = false;
+        if (!assoc_rows_) assoc_rows_ = read_assoc_rows();
+        const assoc_sql::Diff d = assoc_sql::diff(*assoc_rows_, after);
+        if (d.empty()) return;
+        auto q = [](size_t n) { return "$" + std::to_string(n); };
+        transaction([&] {
+          for (const auto& [table, key] : d.deletes) {
+            Params p;
+            p.add(key);
+            run(assoc_sql::delete_sql(*table, q), &p, PGRES_COMMAND_OK, "write associations");
+          }
+          for (const auto& [table, row] : d.upserts) {
+            Params p;
+            p.add_all(row);
+            run(assoc_sql::upsert_sql(*table, q), &p, PGRES_COMMAND_OK, "write associations");
+          }
+        });
+      });
+    } catch (...) {
+      assoc_rows_.reset();
+      throw;
+    }
+    assoc_rows_ = std::move(after);
+  }
+
  private:
   // Runs `f` on a live connection; when the connection turns out lost, reconnects once and
   // runs it again (writes are idempotent upserts, so a commit whose answer was lost is safe
@@ -201,6 +241,7 @@ class PgsqlAccounting final : public AccountingStore {
     transaction([&] {
       run(kSchemaLock, nullptr, PGRES_TUPLES_OK, "schema lock");
       for (const char* sql : acct_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
+      for (const char* sql : assoc_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
       for (const auto& c : acct_sql::added_step_columns()) {
         Params p;
         p.add(std::string(c.name));
@@ -311,8 +352,30 @@ class PgsqlAccounting final : public AccountingStore {
     return out;
   }
 
+  assoc_sql::Rows read_assoc_rows() {
+    assoc_sql::Rows out;
+    for (const auto& t : assoc_sql::tables()) {
+      auto& rows = out[t.name];
+      const Result r = run(assoc_sql::select_sql(t), nullptr, PGRES_TUPLES_OK, "read associations");
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        assoc_sql::Row row;
+        for (bool text : t.is_text) {
+          if (text)
+            row.emplace_back(reader.text());
+          else
+            row.emplace_back(reader.i64());
+        }
+        std::string key = assoc_sql::key_text(row.front());
+        rows.emplace(std::move(key), std::move(row));
+      }
+    }
+    return out;
+  }
+
   PgsqlLocation where_;
   PGconn* conn_ = nullptr;
+  std::optional<assoc_sql::Rows> assoc_rows_;  // what the association tables hold, once known
 };
 
 }  // namespace

@@ -2,10 +2,12 @@
 // through sqlite3's API, in one file of its own.
 #include <sqlite3.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/assoc_sql.hpp"
 #include "store/sqlite_file.hpp"
 
 namespace drover::store {
@@ -68,6 +70,7 @@ class SqliteAccounting final : public AccountingStore {
   explicit SqliteAccounting(const std::string& path) {
     db_ = open_durable_sqlite(path, "accounting");
     for (const char* sql : acct_sql::schema()) exec(sql);
+    for (const char* sql : assoc_sql::schema()) exec(sql);
     for (const auto& c : acct_sql::added_step_columns()) {
       if (has_column("acct_steps", c.name)) continue;
       exec((std::string("ALTER TABLE acct_steps ADD COLUMN ") + c.name + " " + c.definition)
@@ -122,6 +125,40 @@ class SqliteAccounting final : public AccountingStore {
     return out;
   }
 
+  std::optional<StoredAssocData> load_assoc_data() override {
+    assoc_rows_ = read_assoc_rows();
+    return assoc_sql::data_of(*assoc_rows_);
+  }
+
+  void store_assoc_data(const StoredAssocData& data) override {
+    assoc_sql::Rows after = assoc_sql::rows_of(data);
+    try {
+      if (!assoc_rows_) assoc_rows_ = read_assoc_rows();
+      const assoc_sql::Diff d = assoc_sql::diff(*assoc_rows_, after);
+      if (d.empty()) return;
+      auto q = [](size_t) { return std::string("?"); };
+      exec("BEGIN");
+      try {
+        for (const auto& [table, key] : d.deletes) {
+          Stmt st(db_, assoc_sql::delete_sql(*table, q));
+          run(st.get(), {key});
+        }
+        for (const auto& [table, row] : d.upserts) {
+          Stmt st(db_, assoc_sql::upsert_sql(*table, q));
+          run(st.get(), row);
+        }
+        exec("COMMIT");
+      } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    } catch (...) {
+      assoc_rows_.reset();  // what is stored is known again by reading it
+      throw;
+    }
+    assoc_rows_ = std::move(after);
+  }
+
  private:
   void exec(const char* sql) {
     char* err = nullptr;
@@ -156,6 +193,29 @@ class SqliteAccounting final : public AccountingStore {
       run(insert_step_->get(), acct_sql::step_values(j.job_id, s));
   }
 
+  assoc_sql::Rows read_assoc_rows() {
+    assoc_sql::Rows out;
+    for (const auto& t : assoc_sql::tables()) {
+      auto& rows = out[t.name];
+      Stmt st(db_, assoc_sql::select_sql(t));
+      int rc;
+      while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+        Reader r(st.get());
+        assoc_sql::Row row;
+        for (bool text : t.is_text) {
+          if (text)
+            row.emplace_back(r.text());
+          else
+            row.emplace_back(r.i64());
+        }
+        std::string key = assoc_sql::key_text(row.front());
+        rows.emplace(std::move(key), std::move(row));
+      }
+      if (rc != SQLITE_DONE) fail(db_, "read " + std::string(t.name));
+    }
+    return out;
+  }
+
   std::vector<StepRecord> steps(uint64_t job_id) {
     sqlite3_stmt* st = steps_of_->get();
     bind(st, {static_cast<int64_t>(job_id)});
@@ -174,6 +234,7 @@ class SqliteAccounting final : public AccountingStore {
 
   sqlite3* db_ = nullptr;
   std::unique_ptr<Stmt> upsert_job_, erase_steps_, insert_step_, steps_of_;
+  std::optional<assoc_sql::Rows> assoc_rows_;  // what the association tables hold, once known
 };
 
 }  // namespace

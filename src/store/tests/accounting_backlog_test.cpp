@@ -20,6 +20,8 @@ struct FakeStore : AccountingStore {
     for (const auto& j : jobs) rows[j.job_id] = j;
   }
   std::vector<JobRecord> query(const JobFilter&) override { return {}; }
+  std::optional<StoredAssocData> load_assoc_data() override { return std::nullopt; }
+  void store_assoc_data(const StoredAssocData&) override {}
 };
 
 JobRecord rec(uint64_t id, const std::string& state) {
