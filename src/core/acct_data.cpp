@@ -187,6 +187,66 @@ std::vector<const AcctAssoc*> hierarchical_order(const AcctData& data) {
   return out;
 }
 
+AcctAssocLine shown_settings(const AcctData& data, const AcctAssoc& a) {
+  // The chain from the root down to `a`.
+  std::vector<const AcctAssoc*> chain = {&a};
+  while (!chain.back()->is_root()) {
+    const AcctAssoc* up = data.find_assoc(chain.back()->parent, "");
+    if (!up || up == chain.back()) break;
+    chain.push_back(up);
+  }
+  AcctAssocLine out;
+  std::vector<std::string> qos = {"normal"};
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const AcctAssocLine& own = (*it)->settings;
+    auto inherit = [](int64_t& v, int64_t mine) {
+      if (mine != kNoLimit) v = mine;
+    };
+    auto inherit_tres = [](TresCounts& v, const TresCounts& mine) {
+      for (const auto& [name, n] : mine) v[name] = n;
+    };
+    AssocLimits& l = out.limits;
+    inherit(l.max_jobs, own.limits.max_jobs);
+    inherit(l.max_jobs_accrue, own.limits.max_jobs_accrue);
+    inherit(l.max_submit_jobs, own.limits.max_submit_jobs);
+    inherit(l.max_wall_min, own.limits.max_wall_min);
+    inherit(l.priority, own.limits.priority);
+    inherit_tres(l.max_tres_per_job, own.limits.max_tres_per_job);
+    inherit_tres(l.max_tres_per_node, own.limits.max_tres_per_node);
+    inherit_tres(l.max_tres_mins_per_job, own.limits.max_tres_mins_per_job);
+    inherit_tres(l.max_tres_run_mins, own.limits.max_tres_run_mins);
+    if (!own.default_qos.empty()) out.default_qos = own.default_qos;
+    if (own.qos_set) {
+      const bool relative = std::all_of(own.qos.begin(), own.qos.end(), [](const std::string& q) {
+        return !q.empty() && (q.front() == '+' || q.front() == '-');
+      });
+      if (!relative) qos.clear();
+      for (const auto& q : own.qos) {
+        const bool minus = !q.empty() && q.front() == '-';
+        const std::string name = !q.empty() && (minus || q.front() == '+') ? q.substr(1) : q;
+        std::erase(qos, name);
+        if (!minus) qos.push_back(name);
+      }
+    }
+  }
+  const AssocLimits& mine = a.settings.limits;
+  AssocLimits& l = out.limits;
+  l.grp_jobs = mine.grp_jobs;
+  l.grp_jobs_accrue = mine.grp_jobs_accrue;
+  l.grp_submit_jobs = mine.grp_submit_jobs;
+  l.grp_wall_min = mine.grp_wall_min;
+  l.min_prio_thresh = mine.min_prio_thresh;
+  l.grp_tres = mine.grp_tres;
+  l.grp_tres_mins = mine.grp_tres_mins;
+  l.grp_tres_run_mins = mine.grp_tres_run_mins;
+  out.fairshare = a.settings.fairshare;
+  out.fairshare_parent = a.settings.fairshare_parent;
+  std::sort(qos.begin(), qos.end());
+  out.qos = std::move(qos);
+  out.qos_set = true;
+  return out;
+}
+
 AcctDump acct_dump_of(const AcctData& data) {
   AcctDump dump;
   dump.source = "accounting";

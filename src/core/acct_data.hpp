@@ -84,6 +84,13 @@ AcctData acct_data_from_dump(const AcctDump& dump);
 // out. QOS in id order.
 AcctDump acct_dump_of(const AcctData& data);
 
+// What `sacctmgr show assoc` shows of an association (slurmdbd fills in its parents' limits):
+// its own Fairshare and Grp* limits; the Max* limits, Priority and DefaultQOS it has or
+// inherits from the nearest account above (TRES limits per TRES); `qos` the QOS it may use by
+// name, sorted (QOS= lists apply down the tree, +q/-q edit the inherited list; the root's
+// default is normal), with qos_set.
+AcctAssocLine shown_settings(const AcctData& data, const AcctAssoc& a);
+
 // Associations in the order sacctmgr lists them: the root association, then depth first,
 // under each account its users (by name, then partition) before its sub-accounts (by name).
 std::vector<const AcctAssoc*> hierarchical_order(const AcctData& data);

@@ -134,6 +134,10 @@ std::string format_assoc_options(const AcctAssocLine& a);
 void parse_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what);
 std::string format_qos_options(const QosLine& q);
 void parse_qos_options(std::string_view options, QosLine& into, std::string_view what);
+// The same applied as sacctmgr's modify applies a `set`: TRES limits change per TRES (cpu=-1
+// takes the cpu limit out, the other TRES keep theirs); everything else is replaced.
+void modify_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what);
+void modify_qos_options(std::string_view options, QosLine& into, std::string_view what);
 
 // The file form of `dump`: the Cluster line, then for each account with children a Parent
 // line followed by its users and sub-accounts (as sacctmgr dump orders them), then the QOS

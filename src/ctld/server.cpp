@@ -12,6 +12,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/error.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
@@ -19,6 +20,7 @@
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
 #include "net/peercred.hpp"
+#include "proto/acct_json.hpp"
 
 namespace drover::ctld {
 namespace asio = boost::asio;
@@ -55,7 +57,8 @@ struct Server::Impl {
   std::unique_ptr<net::HttpServer> http;
 };
 
-Server::Server(Config config, std::string state_dir, std::string cluster_key)
+Server::Server(Config config, std::string state_dir, std::string cluster_key,
+               std::optional<AccountsFile> accounts_file)
     : impl_(std::make_unique<Impl>()),
       config_(config),
       state_dir_(std::move(state_dir)),
@@ -88,6 +91,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
     }
     log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
   }
+  load_accounting_data(std::move(accounts_file), loaded);
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
   for (const auto& [name, data] : loaded.records["reservation"])
@@ -100,6 +104,87 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
 }
 
 Server::~Server() = default;
+
+void Server::load_accounting_data(std::optional<AccountsFile> file,
+                                  const store::Journal::Loaded& loaded) {
+  std::optional<core::AcctData> data;
+  auto from_file = [&] {
+    core::AcctData d = core::acct_data_from_dump(file->dump);
+    d.cluster = config_.cluster_name;
+    return d;
+  };
+  auto store = [&](const core::AcctData& d, const std::string& seeded_from) {
+    try {
+      acct_->store_assoc_data({d, seeded_from});
+      acct_seeded_from_ = seeded_from;
+    } catch (const std::exception& e) {
+      spdlog::error("accounting: cannot store the accounts, users and QOS: {}", e.what());
+    }
+  };
+  try {
+    std::optional<store::StoredAssocData> stored = acct_->load_assoc_data();
+    if (stored && (!file || stored->seeded_from == file->digest)) {
+      data = std::move(stored->data);
+      acct_seeded_from_ = stored->seeded_from;
+      spdlog::info("accounting: {} associations, {} QOS from the accounting store",
+                   data->assocs.size(), data->qos.size());
+    } else if (file) {
+      data = from_file();
+      spdlog::info("accounting: {} {} ({} associations, {} QOS)", file->path,
+                   stored ? "changed since it was last loaded: it replaces the stored accounts, "
+                            "users and QOS"
+                          : "seeds the accounting store",
+                   data->assocs.size(), data->qos.size());
+      store(*data, file->digest);
+    } else if (machine_.config().enforce.any()) {
+      // Enforcement with no accounts anywhere: a new cluster's, as slurmdbd has once slurmctld
+      // registers (only root's association until sacctmgr adds more).
+      data = core::new_acct_data(config_.cluster_name);
+      spdlog::info("accounting: no accounts yet; the cluster's root association and user root");
+      store(*data, "");
+    }
+  } catch (const std::exception& e) {
+    // The store cannot be reached: the journal keeps a copy of what was last installed.
+    auto records = loaded.records.find("accounting");
+    const bool cached = records != loaded.records.end() && records->second.count("data");
+    spdlog::error(
+        "accounting: cannot read the accounts, users and QOS from the store ({}); using {}",
+        e.what(),
+        cached ? "the journal's copy"
+        : file ? file->path
+               : "none");
+    if (cached)
+      data = records->second.at("data").get<core::AcctData>();
+    else if (file)
+      data = from_file();
+    else if (machine_.config().enforce.any())
+      data = core::new_acct_data(config_.cluster_name);
+  }
+  if (!data) return;
+  Effects fx;
+  machine_.install_accounting(std::move(*data), fx);
+  acct_journal_pending_ = true;
+}
+
+json Server::acct_change(const json& req, const Caller& who, Effects& fx) {
+  std::optional<core::AcctData> to_store;
+  json reply = machine_.acct_change(req, who, to_store);
+  if (!to_store) return reply;
+  try {
+    acct_->store_assoc_data({*to_store, acct_seeded_from_});
+  } catch (const std::exception& e) {
+    spdlog::error("sacctmgr: {}", e.what());
+    return {{"ok", true},
+            {"out", ""},
+            {"err",
+             std::string("sacctmgr: error: Problem talking to the database: ") + e.what() + "\n"},
+            {"rc", 1}};
+  }
+  machine_.install_accounting(std::move(*to_store), fx);
+  spdlog::info("accounting: {} {} by {}", req["request"].value("action", ""),
+               req["request"].value("entity", ""), who.user);
+  return reply;
+}
 
 void Server::post(Event ev) {
   {
@@ -268,9 +353,13 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.allocation_info(ev.msg, ev.caller, now);
         else if (op == "allocation_complete")
           reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
+        else if (op == "acct_show")
+          reply = machine_.acct_show();
+        else if (op == "acct_change")
+          reply = acct_change(ev.msg, ev.caller, fx);
         else if (op == "token")
-          reply = issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_),
-                              now);
+          reply =
+              issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
         else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {
@@ -432,6 +521,10 @@ void Server::state_loop() {
       for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
       for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
       if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
+      if ((fx.acct_dirty || acct_journal_pending_) && machine_.acct_data()) {
+        journal_.put_record("accounting", "data", json(*machine_.acct_data()));
+        acct_journal_pending_ = false;
+      }
       if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
     } catch (const std::exception& e) {
