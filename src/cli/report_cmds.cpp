@@ -1,14 +1,17 @@
 // sprio and sshare against the real world: the controller, the password database, the caller.
 #include "cli/report_cmds.hpp"
 
+#include <poll.h>
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "cli/sacctmgr.hpp"
 
 namespace drover::cli {
 namespace {
@@ -63,8 +66,22 @@ CommandEnv system_env() {
   e.uid_of = user_id;
   e.name_of = user_name;
   e.user = user_name(::getuid()).value_or("");
-  for (const char* key : {"SPRIO_FORMAT"})
+  for (const char* key : {"SPRIO_FORMAT", "SREPORT_TRES", "SREPORT_CLUSTER"})
     if (const char* v = std::getenv(key)) e.env[key] = v;
+  e.answer = [](CommandResult& printed, int timeout_s) {
+    std::cerr << printed.err << std::flush;
+    std::cout << printed.out << std::flush;
+    printed.err.clear();
+    printed.out.clear();
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    int ready;
+    do ready = ::poll(&p, 1, timeout_s * 1000);
+    while (ready < 0 && errno == EINTR);
+    if (ready <= 0) return -2;
+    unsigned char c;
+    const ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    return n == 1 ? static_cast<int>(c) : -1;
+  };
   return e;
 }
 
@@ -72,6 +89,10 @@ int sprio_main(const std::vector<std::string>& args) { return emit(run_sprio(arg
 
 int sshare_main(const std::vector<std::string>& args) {
   return emit(run_sshare(args, system_env()));
+}
+
+int sacctmgr_main(const std::vector<std::string>& args) {
+  return emit(run_sacctmgr(args, system_env()));
 }
 
 }  // namespace drover::cli

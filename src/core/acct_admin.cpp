@@ -174,7 +174,8 @@ void apply_qos(AcctAssocLine& s, char op, const std::vector<std::string>& names)
       std::erase(s.qos, n);
     }
   }
-  s.qos_set = true;
+  // An empty list is sacctmgr's QOS='': the association inherits its parent's again.
+  s.qos_set = !s.qos.empty();
 }
 
 // The associations at or below account `top` (its own, its users', its sub-accounts').
@@ -293,7 +294,9 @@ void add_accounts(const AcctData& in, const AcctRequest& req, bool may_modify, b
   out += "  Organization    = " + (org.empty() ? std::string("Parent/Account Name") : org) + "\n";
   out += " Associations\n";
   for (const auto& n : names) out += "  A = " + col(n, 10) + " C = " + col(d.cluster, 10) + "\n";
-  out += " Settings\n" + assoc_settings_text(settings, parent);
+  // The association's settings (its parent always among them) show when anything was given.
+  if (!req.fields.empty() || !req.settings.empty() || req.qos_op != 0 || !req.parents.empty())
+    out += " Settings\n" + assoc_settings_text(settings, parent);
   if (commit && !may_modify) {
     r.fail(" Problem adding accounts: Access/permission denied\n");
     return;
