@@ -7,11 +7,13 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/sacctmgr.hpp"
+#include "cli/sreport.hpp"
 
 namespace drover::cli {
 namespace {
@@ -65,6 +67,11 @@ CommandEnv system_env() {
   e.call = call_controller;
   e.uid_of = user_id;
   e.name_of = user_name;
+  e.full_name_of = [](const std::string& name) -> std::optional<std::string> {
+    if (struct passwd* pw = ::getpwnam(name.c_str()))
+      return std::string(pw->pw_gecos ? pw->pw_gecos : "");
+    return std::nullopt;
+  };
   e.user = user_name(::getuid()).value_or("");
   for (const char* key : {"SPRIO_FORMAT", "SREPORT_TRES", "SREPORT_CLUSTER"})
     if (const char* v = std::getenv(key)) e.env[key] = v;
@@ -93,6 +100,10 @@ int sshare_main(const std::vector<std::string>& args) {
 
 int sacctmgr_main(const std::vector<std::string>& args) {
   return emit(run_sacctmgr(args, system_env()));
+}
+
+int sreport_main(const std::vector<std::string>& args) {
+  return emit(run_sreport(args, system_env(), static_cast<int64_t>(std::time(nullptr))));
 }
 
 }  // namespace drover::cli

@@ -22,6 +22,8 @@ struct CommandEnv {
   std::function<std::optional<uint32_t>(const std::string&)> uid_of;
   // A uid to its user name.
   std::function<std::optional<std::string>(uint32_t)> name_of;
+  // A user's full name (the password database's GECOS field).
+  std::function<std::optional<std::string>(const std::string&)> full_name_of;
   std::string user;                        // who runs the command
   std::map<std::string, std::string> env;  // the environment variables the command reads
   // An answer typed at a question (sacctmgr's "Would you like to commit changes?"): shows what

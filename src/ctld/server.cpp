@@ -17,6 +17,7 @@
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
 #include "ctld/rest_auth.hpp"
+#include "ctld/usage.hpp"
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
 #include "net/peercred.hpp"
@@ -92,6 +93,11 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
     log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
   }
   load_accounting_data(std::move(accounts_file), loaded);
+  try {
+    acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
+  } catch (const std::exception& e) {
+    spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
+  }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
   for (const auto& [name, data] : loaded.records["reservation"])
@@ -335,6 +341,8 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
         else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
+        else if (op == "query" && ev.msg.value("what", "") == "usage")
+          reply = usage_query(ev.msg);
         else if (op == "query")
           reply = machine_.query(ev.msg, now);
         else if (op == "control")
@@ -580,6 +588,25 @@ void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
   // Everything queued is in the store now, the journal's copies too.
   acct_unjournal_.insert(acct_unjournal_.end(), acct_journaled_.begin(), acct_journaled_.end());
   acct_journaled_.clear();
+}
+
+json Server::usage_query(const json& req) {
+  if (acct_backlog_->size() > 0)
+    log_accounting(acct_backlog_->write({}, std::chrono::steady_clock::now(), true));
+  const int64_t start = req.at("start"), end = req.at("end");
+  store::JobFilter filter;
+  filter.window_start = start;
+  filter.window_end = end;
+  try {
+    const auto jobs = acct_->query(filter);
+    const auto tres = acct_->cluster_tres();
+    const core::AcctData data =
+        machine_.acct_data() ? *machine_.acct_data() : core::new_acct_data(config_.cluster_name);
+    return usage_reply(config_.cluster_name, jobs, tres, data, start, end, wall_now());
+  } catch (const std::exception& e) {
+    spdlog::error("sreport: {}", e.what());
+    return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};
+  }
 }
 
 json Server::acct_query(const json& req, const Caller& who) {

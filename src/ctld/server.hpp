@@ -55,6 +55,8 @@ class Server {
   void load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
   // sacctmgr's changes: previewed by the state machine, stored, then installed.
   json acct_change(const json& req, const Caller& who, Effects& fx);
+  // sreport: usage in a window from the job records and the cluster's registered TRES.
+  json usage_query(const json& req);
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);

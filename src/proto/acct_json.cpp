@@ -147,4 +147,30 @@ void from_json(const json& j, AcctRequest& r) {
   r.qos = list("qos");
 }
 
+void to_json(json& j, const UsageReport& r) {
+  json assocs = json::array();
+  for (const auto& a : r.assocs)
+    assocs.push_back({{"account", a.account}, {"user", a.user}, {"used", a.used}});
+  const UsageTotals& c = r.cluster;
+  j = {{"allocated", c.allocated}, {"down", c.down},       {"planned_down", c.planned_down},
+       {"idle", c.idle},           {"planned", c.planned}, {"over_committed", c.over_committed},
+       {"reported", c.reported},   {"count", c.count},     {"assocs", std::move(assocs)}};
+}
+
+void from_json(const json& j, UsageReport& r) {
+  r = UsageReport{};
+  UsageTotals& c = r.cluster;
+  j.at("allocated").get_to(c.allocated);
+  j.at("down").get_to(c.down);
+  j.at("planned_down").get_to(c.planned_down);
+  j.at("idle").get_to(c.idle);
+  j.at("planned").get_to(c.planned);
+  j.at("over_committed").get_to(c.over_committed);
+  j.at("reported").get_to(c.reported);
+  j.at("count").get_to(c.count);
+  for (const auto& a : j.at("assocs"))
+    r.assocs.push_back(
+        {a.at("account"), a.at("user"), a.at("used").get<std::map<std::string, int64_t>>()});
+}
+
 }  // namespace drover::core

@@ -7,6 +7,7 @@
 
 #include "core/acct_admin.hpp"
 #include "core/acct_data.hpp"
+#include "core/usage_report.hpp"
 
 namespace drover::core {
 void to_json(nlohmann::json& j, const AcctData& d);
@@ -14,4 +15,7 @@ void to_json(nlohmann::json& j, const AcctData& d);
 void from_json(const nlohmann::json& j, AcctData& d);
 void to_json(nlohmann::json& j, const AcctRequest& r);
 void from_json(const nlohmann::json& j, AcctRequest& r);
+// sreport's sums: TRES-seconds by TRES name.
+void to_json(nlohmann::json& j, const UsageReport& r);
+void from_json(const nlohmann::json& j, UsageReport& r);
 }  // namespace drover::core

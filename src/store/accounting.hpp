@@ -79,6 +79,14 @@ struct StoredAssocData {
   bool operator==(const StoredAssocData&) const = default;
 };
 
+// The cluster's TRES ("cpu=8,mem=16G,node=2,billing=8,gres/gpu=2") from `since` on: what
+// sreport's Reported time is made of.
+struct ClusterTresRecord {
+  int64_t since = 0;
+  std::string tres;
+  bool operator==(const ClusterTresRecord&) const = default;
+};
+
 class AccountingStore {
  public:
   virtual ~AccountingStore() = default;
@@ -95,6 +103,10 @@ class AccountingStore {
   // Makes the stored entities `data` in one transaction, writing only the rows that differ from
   // what is stored; durable on return. Throws like upsert; nothing is written then.
   virtual void store_assoc_data(const StoredAssocData& data) = 0;
+  // The cluster's TRES as registered over time, oldest first.
+  virtual std::vector<ClusterTresRecord> cluster_tres() = 0;
+  // Registers the cluster's TRES from `r.since` on, unless they are those last registered.
+  virtual void register_cluster_tres(const ClusterTresRecord& r) = 0;
 };
 
 // The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).

@@ -127,6 +127,35 @@ class PgsqlAccounting final : public AccountingStore {
     return with_connection([&] { return read(f); });
   }
 
+  std::vector<ClusterTresRecord> cluster_tres() override {
+    return with_connection([&] {
+      const Result r = run("SELECT since, tres FROM acct_cluster_tres ORDER BY since", nullptr,
+                           PGRES_TUPLES_OK, "read cluster TRES");
+      std::vector<ClusterTresRecord> out;
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        ClusterTresRecord c;
+        c.since = reader.i64();
+        c.tres = reader.text();
+        out.push_back(std::move(c));
+      }
+      return out;
+    });
+  }
+
+  void register_cluster_tres(const ClusterTresRecord& c) override {
+    const auto known = cluster_tres();
+    if (!known.empty() && known.back().tres == c.tres) return;
+    with_connection([&] {
+      Params p;
+      p.add(acct_sql::Value(c.since));
+      p.add(acct_sql::Value(c.tres));
+      run("INSERT INTO acct_cluster_tres (since, tres) VALUES ($1, $2) ON CONFLICT (since) DO "
+          "UPDATE SET tres = excluded.tres",
+          &p, PGRES_COMMAND_OK, "register cluster TRES");
+    });
+  }
+
   std::optional<StoredAssocData> load_assoc_data() override {
     return with_connection([&] {
       assoc_rows_ = read_assoc_rows();

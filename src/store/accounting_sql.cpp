@@ -35,6 +35,7 @@ constexpr const char* kSchema[] = {
     " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
     " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
     " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+    "CREATE TABLE IF NOT EXISTS acct_cluster_tres (since BIGINT PRIMARY KEY, tres TEXT NOT NULL)",
 };
 
 constexpr AddedColumn kAddedStepColumns[] = {

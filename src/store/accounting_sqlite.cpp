@@ -125,6 +125,30 @@ class SqliteAccounting final : public AccountingStore {
     return out;
   }
 
+  std::vector<ClusterTresRecord> cluster_tres() override {
+    Stmt st(db_, "SELECT since, tres FROM acct_cluster_tres ORDER BY since");
+    std::vector<ClusterTresRecord> out;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      Reader r(st.get());
+      ClusterTresRecord c;
+      c.since = r.i64();
+      c.tres = r.text();
+      out.push_back(std::move(c));
+    }
+    if (rc != SQLITE_DONE) fail(db_, "read cluster TRES");
+    return out;
+  }
+
+  void register_cluster_tres(const ClusterTresRecord& c) override {
+    const auto known = cluster_tres();
+    if (!known.empty() && known.back().tres == c.tres) return;
+    Stmt st(db_,
+            "INSERT INTO acct_cluster_tres (since, tres) VALUES (?, ?) ON CONFLICT (since) DO "
+            "UPDATE SET tres = excluded.tres");
+    run(st.get(), {c.since, c.tres});
+  }
+
   std::optional<StoredAssocData> load_assoc_data() override {
     assoc_rows_ = read_assoc_rows();
     return assoc_sql::data_of(*assoc_rows_);

@@ -22,6 +22,8 @@ struct FakeStore : AccountingStore {
   std::vector<JobRecord> query(const JobFilter&) override { return {}; }
   std::optional<StoredAssocData> load_assoc_data() override { return std::nullopt; }
   void store_assoc_data(const StoredAssocData&) override {}
+  std::vector<ClusterTresRecord> cluster_tres() override { return {}; }
+  void register_cluster_tres(const ClusterTresRecord&) override {}
 };
 
 JobRecord rec(uint64_t id, const std::string& state) {

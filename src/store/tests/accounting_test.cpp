@@ -489,3 +489,16 @@ TEST_P(Accounting, UnreadableAssociationSettingsAreAClearError) {
     EXPECT_NE(std::string(e.what()).find("acct_assocs id 3"), std::string::npos) << e.what();
   }
 }
+
+TEST_P(Accounting, ClusterTresAreRegisteredWhenTheyChange) {
+  {
+    auto store = open();
+    EXPECT_TRUE(store->cluster_tres().empty());
+    store->register_cluster_tres({100, "cpu=4,mem=2000M,node=2,billing=4"});
+    store->register_cluster_tres({200, "cpu=4,mem=2000M,node=2,billing=4"});  // the same
+    store->register_cluster_tres({300, "cpu=8,mem=4000M,node=4,billing=8,gres/gpu=2"});
+  }
+  EXPECT_EQ(open()->cluster_tres(),
+            (std::vector<ClusterTresRecord>{{100, "cpu=4,mem=2000M,node=2,billing=4"},
+                                            {300, "cpu=8,mem=4000M,node=4,billing=8,gres/gpu=2"}}));
+}
