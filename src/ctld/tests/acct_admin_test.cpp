@@ -196,3 +196,21 @@ TEST(AcctAdmin, FairShareUsageStaysWithTheAssociationsThatRemain) {
     if (row["account"] == "chem" && row["user"] == "") chem = row["raw_shares"] == 5;
   EXPECT_TRUE(chem) << shares.dump();
 }
+
+TEST(AcctAdmin, UsageOfUsersWithoutAnAssociationSurvivesAChange) {
+  // Nothing enforced: alice has no association and is charged under root.
+  Config c = two_node_config();
+  c.priority.type = sched::PriorityType::Multifactor;
+  Harness h(std::move(c));
+  Effects fx;
+  h.sm.install_accounting(core::new_acct_data("test"), fx);
+  const uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  h.now += 100;
+  h.sm.agent_exited(h.sm.find_job(id)->batch_host, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  const json before = h.sm.usage_record();
+  ASSERT_EQ(before["users"].size(), 1u);
+  EXPECT_EQ(before["users"][0][1], "root");
+  sacctmgr(h, h.root, add_account("physics"), fx);
+  EXPECT_EQ(h.sm.usage_record(), before);
+}
