@@ -61,8 +61,10 @@ UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<T
   }
   // Hour by hour, as slurmdbd rolls up: what was not allocated is idle, of which what eligible
   // jobs waited for is Planned, up to all of it (the rest of their waiting is OverCommitted).
-  for (const auto& [hour, tres] : total) {
-    for (const auto& [name, capacity] : tres) {
+  for (const auto& [hour_start, tres] : total) {
+    for (const auto& [tres_name, capacity] : tres) {
+      const int64_t hour = hour_start;  // (lambdas may not capture structured bindings in C++20)
+      const std::string& name = tres_name;
       auto get = [&](const Buckets& b) -> int64_t {
         auto h = b.find(hour);
         if (h == b.end()) return 0;
