@@ -31,7 +31,8 @@ void spread(Buckets& b, const TresCounts& counts, int64_t from, int64_t to, int6
 }  // namespace
 
 UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<TresPeriod>& cluster,
-                          int64_t start, int64_t end, int64_t now) {
+                          const std::vector<NodeDownPeriod>& down, int64_t start, int64_t end,
+                          int64_t now) {
   UsageReport r;
   const int64_t stop = std::min(end, now);
   std::vector<TresPeriod> periods = cluster;
@@ -40,7 +41,9 @@ UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<T
   for (const TresPeriod& p : periods)
     if (p.since < end) r.cluster.count = p.counts;
 
-  Buckets total, alloc, waiting;
+  Buckets total, alloc, waiting, out, planned_out;
+  for (const NodeDownPeriod& d : down)
+    spread(d.planned ? planned_out : out, d.tres, d.start, d.end ? d.end : now, start, stop);
   for (size_t i = 0; i < periods.size(); ++i) {
     const int64_t until = i + 1 < periods.size() ? periods[i + 1].since : stop;
     spread(total, periods[i].counts, periods[i].since, until, start, stop);
@@ -59,8 +62,9 @@ UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<T
       spread(waiting, j.requested, j.eligible, waited_to, start, stop);
     }
   }
-  // Hour by hour, as slurmdbd rolls up: what was not allocated is idle, of which what eligible
-  // jobs waited for is Planned, up to all of it (the rest of their waiting is OverCommitted).
+  // Hour by hour, as slurmdbd rolls up: what was neither allocated nor out of service is idle,
+  // of which what eligible jobs waited for is Planned, up to all of it (the rest of their
+  // waiting is OverCommitted).
   for (const auto& [hour_start, tres] : total) {
     for (const auto& [tres_name, capacity] : tres) {
       const int64_t hour = hour_start;  // (lambdas may not capture structured bindings in C++20)
@@ -71,16 +75,19 @@ UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<T
         auto t = h->second.find(name);
         return t == h->second.end() ? 0 : t->second;
       };
+      // What jobs held comes first, then what was down, then what was down as planned.
       const int64_t a = std::min(get(alloc), capacity);
-      int64_t idle = capacity - a;
+      const int64_t d = std::min(get(out), capacity - a);
+      const int64_t pd = std::min(get(planned_out), capacity - a - d);
+      const int64_t idle = capacity - a - d - pd;
       const int64_t planned = std::min(get(waiting), idle);
       r.cluster.reported[name] += capacity;
       r.cluster.allocated[name] += a;
       r.cluster.planned[name] += planned;
       r.cluster.over_committed[name] += get(waiting) - planned;
       r.cluster.idle[name] += idle - planned;
-      r.cluster.down[name] += 0;
-      r.cluster.planned_down[name] += 0;
+      r.cluster.down[name] += d;
+      r.cluster.planned_down[name] += pd;
     }
   }
   for (auto& [key, u] : used) r.assocs.push_back({key.first, key.second, std::move(u)});

@@ -3,7 +3,8 @@
 // (checked against real sreport: tests/compat/golden/accounting): per TRES, the time the cluster
 // had (Reported), what running jobs held (Allocated), what eligible jobs waited for while
 // resources were idle (Planned, at most the idle time of each hour, the rest OverCommitted),
-// the rest Idle; and what each association (account, user) used. Times are TRES-seconds.
+// nodes out of service (Down, PLND Down), the rest Idle; and what each association (account,
+// user) used. Times are TRES-seconds.
 // Pure: records in, sums out.
 #include <cstdint>
 #include <map>
@@ -29,6 +30,14 @@ struct TresPeriod {
   TresCounts counts;
 };
 
+// A node out of service from `start` until `end` (0: still): down or fully drained (Down), or
+// in a maintenance reservation (`planned`: PLND Down), with the node's TRES.
+struct NodeDownPeriod {
+  int64_t start = 0, end = 0;
+  TresCounts tres;
+  bool planned = false;
+};
+
 struct UsageTotals {
   std::map<std::string, int64_t> allocated, down, planned_down, idle, planned, over_committed,
       reported;
@@ -47,6 +56,7 @@ struct UsageReport {
 
 // The window [start, end) up to `now` (the hour in progress counts as far as it went).
 UsageReport compute_usage(const std::vector<UsageJob>& jobs, const std::vector<TresPeriod>& cluster,
-                          int64_t start, int64_t end, int64_t now);
+                          const std::vector<NodeDownPeriod>& down, int64_t start, int64_t end,
+                          int64_t now);
 
 }  // namespace drover::core

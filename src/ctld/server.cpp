@@ -10,6 +10,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
+#include <limits>
 #include <thread>
 
 #include "core/error.hpp"
@@ -95,6 +96,8 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
   load_accounting_data(std::move(accounts_file), loaded);
   try {
     acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
+    for (auto& e : acct_->node_events(0, std::numeric_limits<int64_t>::max()))
+      if (e.until == 0) node_events_open_[e.node] = std::move(e);
   } catch (const std::exception& e) {
     spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
   }
@@ -476,6 +479,7 @@ void Server::state_loop() {
     }
     if (stopping_) break;
     Effects fx;
+    bool ticked = false;
     std::vector<std::pair<std::shared_ptr<net::Connection>, json>> replies;
     for (auto& ev : batch) handle(ev, fx, replies);
     batch.clear();
@@ -488,6 +492,7 @@ void Server::state_loop() {
                         (since >= std::chrono::seconds(1) && last_full_pass_cost * 20 < since);
       machine_.tick(now, fx, full);
       fx.reschedule = true;
+      ticked = true;
       next_tick = clock::now() + std::chrono::seconds(1);
     }
     if (fx.reschedule) {
@@ -541,6 +546,7 @@ void Server::state_loop() {
       std::_Exit(70);
     }
     record_accounting(fx);
+    if (ticked) record_node_events(now);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
     if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
@@ -575,6 +581,39 @@ void Server::record_accounting(const Effects& fx) {
   log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
 }
 
+void Server::record_node_events(int64_t now) {
+  for (const auto& conf : config_.conf.nodes) {
+    const core::Node* n = machine_.find_node(conf.name);
+    if (!n) continue;
+    const std::string state = node_service_state(*n);
+    auto it = node_events_open_.find(conf.name);
+    if (it != node_events_open_.end() && it->second.state == state) continue;
+    if (it == node_events_open_.end() && state.empty()) continue;
+    if (it != node_events_open_.end()) {
+      it->second.until = now;
+      node_events_unwritten_.push_back(it->second);
+      node_events_open_.erase(it);
+    }
+    if (!state.empty()) {
+      store::NodeEventRecord e{conf.name, now, 0, state, n->reason, node_tres(conf)};
+      node_events_unwritten_.push_back(e);
+      node_events_open_[conf.name] = std::move(e);
+    }
+  }
+  if (node_events_unwritten_.empty()) return;
+  try {
+    acct_->put_node_events(node_events_unwritten_);
+    node_events_unwritten_.clear();
+  } catch (const std::exception& e) {
+    // Tried again a second later (a bounded list).
+    spdlog::error("accounting: cannot record node events ({} waiting): {}",
+                  node_events_unwritten_.size(), e.what());
+    if (node_events_unwritten_.size() > 10000)
+      node_events_unwritten_.erase(node_events_unwritten_.begin(),
+                                   node_events_unwritten_.begin() + 5000);
+  }
+}
+
 void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
   if (!a.tried) return;
   if (!a.error.empty()) {
@@ -600,9 +639,10 @@ json Server::usage_query(const json& req) {
   try {
     const auto jobs = acct_->query(filter);
     const auto tres = acct_->cluster_tres();
+    const auto events = acct_->node_events(start, end);
     const core::AcctData data =
         machine_.acct_data() ? *machine_.acct_data() : core::new_acct_data(config_.cluster_name);
-    return usage_reply(config_.cluster_name, jobs, tres, data, start, end, wall_now());
+    return usage_reply(config_.cluster_name, jobs, tres, events, data, start, end, wall_now());
   } catch (const std::exception& e) {
     spdlog::error("sreport: {}", e.what());
     return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -57,6 +58,10 @@ class Server {
   json acct_change(const json& req, const Caller& who, Effects& fx);
   // sreport: usage in a window from the job records and the cluster's registered TRES.
   json usage_query(const json& req);
+  // Nodes out of service as sreport counts them (ctld/usage.hpp node_service_state): an event
+  // opens in the accounting store when one goes out and is closed when it comes back. Checked
+  // once a second; writes the store could not take are tried again.
+  void record_node_events(int64_t now);
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);
@@ -84,6 +89,8 @@ class Server {
   std::vector<uint64_t> acct_unjournal_;  // written since: their journal records can go
   std::string acct_seeded_from_;          // digest of the accounts.cfg the store's data came from
   bool acct_journal_pending_ = false;     // the journal's copy of the accounting data is behind
+  std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
+  std::vector<store::NodeEventRecord> node_events_unwritten_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -87,6 +87,15 @@ struct ClusterTresRecord {
   bool operator==(const ClusterTresRecord&) const = default;
 };
 
+// A node out of service ("DOWN": down or fully drained; "MAINT": in a maintenance reservation)
+// from `since` until `until` (0: still), with its reason and TRES: sreport's Down and PLND Down.
+struct NodeEventRecord {
+  std::string node;
+  int64_t since = 0, until = 0;
+  std::string state, reason, tres;
+  bool operator==(const NodeEventRecord&) const = default;
+};
+
 class AccountingStore {
  public:
   virtual ~AccountingStore() = default;
@@ -107,6 +116,11 @@ class AccountingStore {
   virtual std::vector<ClusterTresRecord> cluster_tres() = 0;
   // Registers the cluster's TRES from `r.since` on, unless they are those last registered.
   virtual void register_cluster_tres(const ClusterTresRecord& r) = 0;
+  // Inserts node events or updates them (by node and since: an event that ended), in one
+  // transaction.
+  virtual void put_node_events(const std::vector<NodeEventRecord>& events) = 0;
+  // The events that overlap [start, end), oldest first.
+  virtual std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) = 0;
 };
 
 // The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).

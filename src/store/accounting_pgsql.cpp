@@ -156,6 +156,38 @@ class PgsqlAccounting final : public AccountingStore {
     });
   }
 
+  void put_node_events(const std::vector<NodeEventRecord>& events) override {
+    if (events.empty()) return;
+    const std::string sql =
+        acct_sql::node_event_upsert([](size_t n) { return "$" + std::to_string(n); });
+    with_connection([&] {
+      transaction([&] {
+        for (const auto& e : events) {
+          Params p;
+          p.add_all(acct_sql::node_event_values(e));
+          run(sql, &p, PGRES_COMMAND_OK, "write node events");
+        }
+      });
+    });
+  }
+
+  std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) override {
+    return with_connection([&] {
+      Params p;
+      p.add(acct_sql::Value(start));
+      p.add(acct_sql::Value(end));
+      const Result r =
+          run(acct_sql::node_event_query([](size_t n) { return "$" + std::to_string(n); }), &p,
+              PGRES_TUPLES_OK, "read node events");
+      std::vector<NodeEventRecord> out;
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        out.push_back(acct_sql::read_node_event(reader));
+      }
+      return out;
+    });
+  }
+
   std::optional<StoredAssocData> load_assoc_data() override {
     return with_connection([&] {
       assoc_rows_ = read_assoc_rows();

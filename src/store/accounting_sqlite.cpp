@@ -149,6 +149,33 @@ class SqliteAccounting final : public AccountingStore {
     run(st.get(), {c.since, c.tres});
   }
 
+  void put_node_events(const std::vector<NodeEventRecord>& events) override {
+    if (events.empty()) return;
+    Stmt st(db_, acct_sql::node_event_upsert([](size_t) { return std::string("?"); }));
+    exec("BEGIN");
+    try {
+      for (const auto& e : events) run(st.get(), acct_sql::node_event_values(e));
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) override {
+    // Numbered: the query names its parameters out of order.
+    Stmt st(db_, acct_sql::node_event_query([](size_t n) { return "?" + std::to_string(n); }));
+    bind(st.get(), {start, end});
+    std::vector<NodeEventRecord> out;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      Reader r(st.get());
+      out.push_back(acct_sql::read_node_event(r));
+    }
+    if (rc != SQLITE_DONE) fail(db_, "read node events");
+    return out;
+  }
+
   std::optional<StoredAssocData> load_assoc_data() override {
     assoc_rows_ = read_assoc_rows();
     return assoc_sql::data_of(*assoc_rows_);

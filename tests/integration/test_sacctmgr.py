@@ -129,3 +129,17 @@ def test_accounts_cfg_seeds_the_store_and_replaces_it_when_edited(make_cluster):
     assert "chem||3" in listing and "bio||" in listing, listing
     log = open(os.path.join(c.state_dir, "ctld.log")).read()
     assert "changed since it was last loaded" in log
+
+
+def test_sreport_counts_the_time_nodes_were_down(make_cluster):
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    c.ok("scontrol", "update", "NodeName=node2", "State=DOWN", "Reason=maintenance")
+    time.sleep(4)
+    c.ok("scontrol", "update", "NodeName=node2", "State=RESUME")
+    time.sleep(2)  # the controller notices within a second
+    out = c.ok("sreport", "-n", "-P", "-t", "seconds", "cluster", "utilization",
+               "start=now-1hours", "end=now+1hours", "format=allocated,down,idle,reported")
+    allocated, down, idle, reported = map(int, out.strip().split("|"))
+    # node2's 2 CPUs for the 4 to 6 seconds it was down; the rest of the time idle.
+    assert 2 * 3 <= down <= 2 * 7, out
+    assert allocated == 0 and idle + down == reported, out

@@ -88,7 +88,7 @@ TEST_F(SreportGolden, TheCapturedReportsPrintWhatSlurmPrinted) {
       const int64_t start = req["start"], end = req["end"];
       return {{"ok", true},
               {"cluster", "oracle"},
-              {"report", core::compute_usage(jobs, cluster, start, end, c.now)},
+              {"report", core::compute_usage(jobs, cluster, {}, start, end, c.now)},
               {"parents", parents}};
     };
     env.full_name_of = [](const std::string& user) -> std::optional<std::string> {

@@ -25,7 +25,7 @@ UsageJob job(const std::string& user, int64_t eligible, int64_t start, int64_t e
 TEST(UsageReport, WaitingBeyondTheIdleTimeOfAnHourIsOverCommitted) {
   // 2 CPUs; a 2-CPU job runs the first hour while a 2-CPU job waits for it, then runs.
   const std::vector<TresPeriod> cluster = {{T, {{"cpu", 2}}}};
-  const auto r = compute_usage({job("a", 0, 0, H, 2), job("b", 0, H, 2 * H, 2)}, cluster, T,
+  const auto r = compute_usage({job("a", 0, 0, H, 2), job("b", 0, H, 2 * H, 2)}, cluster, {}, T,
                                T + 4 * H, T + 10 * H);
   EXPECT_EQ(r.cluster.reported.at("cpu"), 8 * H);
   EXPECT_EQ(r.cluster.allocated.at("cpu"), 4 * H);
@@ -39,7 +39,8 @@ TEST(UsageReport, WaitingBeyondTheIdleTimeOfAnHourIsOverCommitted) {
 TEST(UsageReport, RunningJobsCountUpToNowAndTheClusterFromItsRegistration) {
   // Registered at 1h with 4 CPUs, 8 from 2h; a job running since 1h30 on 4 CPUs; now 3h.
   const std::vector<TresPeriod> cluster = {{T + 2 * H, {{"cpu", 8}}}, {T + H, {{"cpu", 4}}}};
-  const auto r = compute_usage({job("a", H, H + H / 2, 0, 4)}, cluster, T, T + 24 * H, T + 3 * H);
+  const auto r =
+      compute_usage({job("a", H, H + H / 2, 0, 4)}, cluster, {}, T, T + 24 * H, T + 3 * H);
   EXPECT_EQ(r.cluster.reported.at("cpu"), 4 * H + 8 * H);
   EXPECT_EQ(r.cluster.allocated.at("cpu"), 4 * (3 * H / 2));
   EXPECT_EQ(r.cluster.planned.at("cpu"), 4 * (H / 2));
@@ -50,8 +51,22 @@ TEST(UsageReport, RunningJobsCountUpToNowAndTheClusterFromItsRegistration) {
 TEST(UsageReport, OnlyTheWindowCounts) {
   const std::vector<TresPeriod> cluster = {{T, {{"cpu", 1}}}};
   const auto r = compute_usage({job("a", 0, 0, 10 * H, 1), job("b", 0, 20 * H, 21 * H, 1)}, cluster,
-                               T + 2 * H, T + 4 * H, T + 100 * H);
+                               {}, T + 2 * H, T + 4 * H, T + 100 * H);
   EXPECT_EQ(r.cluster.allocated.at("cpu"), 2 * H);
   ASSERT_EQ(r.assocs.size(), 1u);  // b ran outside the window
   EXPECT_EQ(r.assocs[0].user, "a");
+}
+
+TEST(UsageReport, NodesOutOfServiceAreDownOrPlannedDownNotIdle) {
+  // 4 CPUs on 2 nodes; node2 (2 CPUs) down for the first hour, in a maintenance reservation
+  // the second; a 2-CPU job on node1 the whole time.
+  const std::vector<TresPeriod> cluster = {{T, {{"cpu", 4}}}};
+  const std::vector<NodeDownPeriod> out = {{T, T + H, {{"cpu", 2}}, false},
+                                           {T + H, T + 2 * H, {{"cpu", 2}}, true}};
+  const auto r = compute_usage({job("a", 0, 0, 3 * H, 2)}, cluster, out, T, T + 3 * H, T + 9 * H);
+  EXPECT_EQ(r.cluster.allocated.at("cpu"), 6 * H);
+  EXPECT_EQ(r.cluster.down.at("cpu"), 2 * H);
+  EXPECT_EQ(r.cluster.planned_down.at("cpu"), 2 * H);
+  EXPECT_EQ(r.cluster.idle.at("cpu"), 2 * H);
+  EXPECT_EQ(r.cluster.reported.at("cpu"), 12 * H);
 }

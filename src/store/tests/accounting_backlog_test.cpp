@@ -24,6 +24,8 @@ struct FakeStore : AccountingStore {
   void store_assoc_data(const StoredAssocData&) override {}
   std::vector<ClusterTresRecord> cluster_tres() override { return {}; }
   void register_cluster_tres(const ClusterTresRecord&) override {}
+  void put_node_events(const std::vector<NodeEventRecord>&) override {}
+  std::vector<NodeEventRecord> node_events(int64_t, int64_t) override { return {}; }
 };
 
 JobRecord rec(uint64_t id, const std::string& state) {

@@ -502,3 +502,23 @@ TEST_P(Accounting, ClusterTresAreRegisteredWhenTheyChange) {
             (std::vector<ClusterTresRecord>{{100, "cpu=4,mem=2000M,node=2,billing=4"},
                                             {300, "cpu=8,mem=4000M,node=4,billing=8,gres/gpu=2"}}));
 }
+
+TEST_P(Accounting, NodeEventsAreKeptAndFoundByTheirTime) {
+  {
+    auto store = open();
+    store->put_node_events({{"node1", 100, 0, "DOWN", "Not responding", "cpu=2,node=1"},
+                            {"node2", 150, 160, "MAINT", "", "cpu=2,node=1"}});
+    // node1 comes back: the same event, ended.
+    store->put_node_events({{"node1", 100, 200, "DOWN", "Not responding", "cpu=2,node=1"}});
+    store->put_node_events({{"node1", 300, 0, "DOWN", "by hand", "cpu=2,node=1"}});
+  }
+  auto store = open();
+  const auto all = store->node_events(0, 1000);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0], (NodeEventRecord{"node1", 100, 200, "DOWN", "Not responding", "cpu=2,node=1"}));
+  EXPECT_EQ(all[1].node, "node2");
+  EXPECT_EQ(all[2].until, 0);
+  // Those overlapping [170, 250): node1's first; [250, 400): the one still going.
+  ASSERT_EQ(store->node_events(170, 250).size(), 1u);
+  EXPECT_EQ(store->node_events(250, 400), (std::vector<NodeEventRecord>{all[2]}));
+}
