@@ -93,13 +93,15 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
     }
     log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
   }
-  load_accounting_data(std::move(accounts_file), loaded);
-  try {
-    acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
-    for (auto& e : acct_->node_events(0, std::numeric_limits<int64_t>::max()))
-      if (e.until == 0) node_events_open_[e.node] = std::move(e);
-  } catch (const std::exception& e) {
-    spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
+  // A store that could not be read is not tried again here (each try may wait for a timeout).
+  if (load_accounting_data(std::move(accounts_file), loaded)) {
+    try {
+      acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
+      for (auto& e : acct_->node_events(0, std::numeric_limits<int64_t>::max()))
+        if (e.until == 0) node_events_open_[e.node] = std::move(e);
+    } catch (const std::exception& e) {
+      spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
+    }
   }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
@@ -114,8 +116,9 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
 
 Server::~Server() = default;
 
-void Server::load_accounting_data(std::optional<AccountsFile> file,
+bool Server::load_accounting_data(std::optional<AccountsFile> file,
                                   const store::Journal::Loaded& loaded) {
+  bool reachable = true;
   std::optional<core::AcctData> data;
   auto from_file = [&] {
     core::AcctData d = core::acct_data_from_dump(file->dump);
@@ -153,6 +156,7 @@ void Server::load_accounting_data(std::optional<AccountsFile> file,
       store(*data, "");
     }
   } catch (const std::exception& e) {
+    reachable = false;
     // The store cannot be reached: the journal keeps a copy of what was last installed.
     auto records = loaded.records.find("accounting");
     const bool cached = records != loaded.records.end() && records->second.count("data");
@@ -169,10 +173,12 @@ void Server::load_accounting_data(std::optional<AccountsFile> file,
     else if (machine_.config().enforce.any())
       data = core::new_acct_data(config_.cluster_name);
   }
-  if (!data) return;
-  Effects fx;
-  machine_.install_accounting(std::move(*data), fx);
-  acct_journal_pending_ = true;
+  if (data) {
+    Effects fx;
+    machine_.install_accounting(std::move(*data), fx);
+    acct_journal_pending_ = true;
+  }
+  return reachable;
 }
 
 json Server::acct_change(const json& req, const Caller& who, Effects& fx) {

@@ -53,7 +53,8 @@ class Server {
   // the store has none yet or the file changed since it was last loaded (then stored); the
   // journal's copy when the store cannot be reached; a new cluster's when accounts are
   // enforced and there are none anywhere.
-  void load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
+  // Returns whether the store could be read.
+  bool load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
   // sacctmgr's changes: previewed by the state machine, stored, then installed.
   json acct_change(const json& req, const Caller& who, Effects& fx);
   // sreport: usage in a window from the job records and the cluster's registered TRES.
