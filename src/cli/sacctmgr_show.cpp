@@ -19,8 +19,9 @@ using core::kNoLimit;
 // What one line of a listing is about.
 struct Row {
   const AcctData* data = nullptr;
-  const AcctAssoc* assoc = nullptr;  // association rows
-  core::AcctAssocLine shown;         // its settings as shown (parents' limits filled in)
+  const core::AccountIndex* accounts = nullptr;  // association rows
+  const AcctAssoc* assoc = nullptr;              // association rows
+  core::AcctAssocLine shown;  // its settings as shown (parents' limits filled in)
   const core::AcctAccount* account = nullptr;
   const core::AcctUser* user = nullptr;
   const core::QosLine* qos = nullptr;
@@ -195,8 +196,8 @@ const std::vector<Field>& assoc_fields() {
        8,
        [](const Row& r) {
          if (r.assoc->is_root()) return num(0);
-         const AcctAssoc* up = r.data->find_assoc(r.assoc->parent, "");
-         return up ? num(up->id) : PrintCell{};
+         auto up = r.accounts->find(r.assoc->parent);
+         return up != r.accounts->end() ? num(up->second->id) : PrintCell{};
        }},
       {{"ParentName"},
        7,
@@ -450,23 +451,30 @@ bool in(const std::vector<std::string>& list, const std::string& v) {
                                      [&](const std::string& x) { return core::iequals(x, v); });
 }
 
-int depth_of(const AcctData& d, const AcctAssoc& a) {
+// How deep in the tree: accounts under root are 1 deep, their users 2, and so on.
+int depth_of(const core::AccountIndex& accounts, const AcctAssoc& a) {
+  auto account = [&](const std::string& name) -> const AcctAssoc* {
+    auto it = accounts.find(name);
+    return it == accounts.end() ? nullptr : it->second;
+  };
   int depth = a.is_user() ? 1 : 0;
-  const AcctAssoc* cur = a.is_user() ? d.find_assoc(a.account, "") : &a;
-  while (cur && !cur->is_root()) {
+  const AcctAssoc* cur = a.is_user() ? account(a.account) : &a;
+  for (size_t steps = 0; cur && !cur->is_root() && steps <= accounts.size(); ++steps) {
     ++depth;
-    cur = d.find_assoc(cur->parent, "");
+    cur = account(cur->parent);
   }
   return depth;
 }
 
-Row assoc_row(const AcctData& d, const AcctAssoc& a, bool tree) {
+Row assoc_row(const AcctData& d, const core::AccountIndex& accounts, const AcctAssoc& a,
+              bool tree) {
   Row r;
   r.data = &d;
+  r.accounts = &accounts;
   r.assoc = &a;
-  r.shown = core::shown_settings(d, a);
+  r.shown = core::shown_settings(a, accounts);
   r.tree = tree;
-  r.depth = depth_of(d, a);
+  r.depth = depth_of(accounts, a);
   return r;
 }
 
@@ -496,6 +504,7 @@ void show_entities(const AcctData& d, const ShowRequest& req, const PrintOptions
   std::optional<std::vector<Chosen>> cols;
   std::vector<Row> rows;
   const std::vector<std::string> names = req.names;
+  const core::AccountIndex index = core::account_index(d);
   if (req.entity == "association") {
     std::string format = req.format.empty() ? kAssocFormat : req.format;
     // A tree listing's account column is wider and left-justified.
@@ -513,7 +522,7 @@ void show_entities(const AcctData& d, const ShowRequest& req, const PrintOptions
           !in(ids, std::to_string(a->id)))
         continue;
       if (!users.empty() && (!a->is_user() || !in(users, a->user))) continue;
-      rows.push_back(assoc_row(d, *a, req.tree));
+      rows.push_back(assoc_row(d, index, *a, req.tree));
     }
   } else if (req.entity == "account") {
     const std::string format = !req.format.empty() ? req.format
@@ -542,7 +551,7 @@ void show_entities(const AcctData& d, const ShowRequest& req, const PrintOptions
         return x->id > y->id;
       });
       for (const AcctAssoc* a : mine) {
-        Row r = assoc_row(d, *a, false);
+        Row r = assoc_row(d, index, *a, false);
         r.account = &acct;
         rows.push_back(r);
       }
@@ -573,7 +582,7 @@ void show_entities(const AcctData& d, const ShowRequest& req, const PrintOptions
         return std::tie(y->account, y->partition) < std::tie(x->account, x->partition);
       });
       for (const AcctAssoc* a : mine) {
-        Row r = assoc_row(d, *a, false);
+        Row r = assoc_row(d, index, *a, false);
         r.user = &u;
         rows.push_back(r);
       }

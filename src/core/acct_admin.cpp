@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "core/duration.hpp"
@@ -197,13 +198,15 @@ std::set<uint32_t> subtree(const AcctData& d, const std::string& top) {
 // The error when pending or running jobs use any of `ids`; "" when none do.
 std::string active_jobs_error(const AcctData& d, const std::set<uint32_t>& ids,
                               const std::vector<AcctJob>& active) {
+  // (user, account) -> the partitions of its associations that go ("" for any partition).
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> going;
+  for (const auto& a : d.assocs)
+    if (a.is_user() && ids.count(a.id)) going[{a.user, a.account}].push_back(a.partition);
   std::string lines;
   for (const AcctJob& j : active) {
-    const bool hit = std::any_of(d.assocs.begin(), d.assocs.end(), [&](const AcctAssoc& a) {
-      return ids.count(a.id) && a.is_user() && a.user == j.user && a.account == j.account &&
-             (a.partition.empty() || a.partition == j.partition);
-    });
-    if (!hit) continue;
+    auto it = going.find({j.user, j.account});
+    if (it == going.end()) continue;
+    if (!contains(it->second, "") && !contains(it->second, j.partition)) continue;
     lines += "  JobID = " + col(std::to_string(j.id), 10) + " C = " + col(d.cluster, 10) +
              " A = " + col(j.account, 10) + " U = " + col(j.user, 9) + "\n";
   }
@@ -236,15 +239,15 @@ void sort_records(AcctData& d) {
 // A user whose default account's associations are gone gets the first account it still has
 // (by name), or none.
 void settle_default_accounts(AcctData& d) {
+  std::map<std::string, std::set<std::string>> accounts_of;  // user -> its accounts
+  for (const auto& a : d.assocs)
+    if (a.is_user()) accounts_of[a.user].insert(a.account);
   for (auto& u : d.users) {
-    bool has_default = false;
-    std::string first;
-    for (const auto& a : d.assocs) {
-      if (a.user != u.name) continue;
-      if (a.account == u.default_account) has_default = true;
-      if (first.empty() || a.account < first) first = a.account;
-    }
-    if (!has_default) u.default_account = first;
+    const auto it = accounts_of.find(u.name);
+    if (it == accounts_of.end())
+      u.default_account.clear();
+    else if (!it->second.count(u.default_account))
+      u.default_account = *it->second.begin();
   }
 }
 

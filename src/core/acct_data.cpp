@@ -187,13 +187,24 @@ std::vector<const AcctAssoc*> hierarchical_order(const AcctData& data) {
   return out;
 }
 
+AccountIndex account_index(const AcctData& data) {
+  AccountIndex out;
+  for (const auto& a : data.assocs)
+    if (!a.is_user()) out.emplace(a.account, &a);
+  return out;
+}
+
 AcctAssocLine shown_settings(const AcctData& data, const AcctAssoc& a) {
+  return shown_settings(a, account_index(data));
+}
+
+AcctAssocLine shown_settings(const AcctAssoc& a, const AccountIndex& accounts) {
   // The chain from the root down to `a`.
   std::vector<const AcctAssoc*> chain = {&a};
-  while (!chain.back()->is_root()) {
-    const AcctAssoc* up = data.find_assoc(chain.back()->parent, "");
-    if (!up || up == chain.back()) break;
-    chain.push_back(up);
+  while (!chain.back()->is_root() && chain.size() <= accounts.size() + 1) {
+    auto it = accounts.find(chain.back()->parent);
+    if (it == accounts.end() || it->second == chain.back()) break;
+    chain.push_back(it->second);
   }
   AcctAssocLine out;
   std::vector<std::string> qos = {"normal"};
@@ -255,11 +266,16 @@ AcctDump acct_dump_of(const AcctData& data) {
     dump.cluster.name = data.cluster;
     dump.cluster.classification = data.classification;
   }
+  std::map<std::string_view, const AcctUser*> users;
+  for (const auto& u : data.users) users.emplace(u.name, &u);
+  std::map<std::string_view, const AcctAccount*> accounts;
+  for (const auto& acct : data.accounts) accounts.emplace(acct.name, &acct);
   for (const AcctAssoc* a : hierarchical_order(data)) {
     if (a->is_root()) continue;
     if (a->is_user()) {
       AcctAssocLine line = line_of(*a, AcctAssocLine::Kind::User);
-      if (const AcctUser* u = data.find_user(a->user)) {
+      if (auto it = users.find(a->user); it != users.end()) {
+        const AcctUser* u = it->second;
         line.default_account = u->default_account;
         line.admin_level = u->admin_level == "None" ? "" : u->admin_level;
         line.default_wckey = u->default_wckey;
@@ -269,7 +285,8 @@ AcctDump acct_dump_of(const AcctData& data) {
       dump.assocs.push_back(std::move(line));
     } else {
       AcctAssocLine line = line_of(*a, AcctAssocLine::Kind::Account);
-      if (const AcctAccount* acct = data.find_account(a->account)) {
+      if (auto it = accounts.find(a->account); it != accounts.end()) {
+        const AcctAccount* acct = it->second;
         line.description = acct->description;
         line.organization = acct->organization;
       }

@@ -8,6 +8,8 @@
 // The controller owns this (the accounting store keeps it); accounts.cfg (acct_dump.hpp) seeds
 // it, and sched::Limits is built from its dump form. Pure: no I/O.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +92,10 @@ AcctDump acct_dump_of(const AcctData& data);
 // name, sorted (QOS= lists apply down the tree, +q/-q edit the inherited list; the root's
 // default is normal), with qos_set.
 AcctAssocLine shown_settings(const AcctData& data, const AcctAssoc& a);
+// Accounts' own associations by account name: lookups for listing many associations.
+using AccountIndex = std::map<std::string, const AcctAssoc*, std::less<>>;
+AccountIndex account_index(const AcctData& data);
+AcctAssocLine shown_settings(const AcctAssoc& a, const AccountIndex& accounts);
 
 // Associations in the order sacctmgr lists them: the root association, then depth first,
 // under each account its users (by name, then partition) before its sub-accounts (by name).
