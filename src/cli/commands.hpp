@@ -13,6 +13,8 @@ int scontrol_main(const std::vector<std::string>& args);
 int sprio_main(const std::vector<std::string>& args);
 int sshare_main(const std::vector<std::string>& args);
 int sacct_main(const std::vector<std::string>& args);
+int sacctmgr_main(const std::vector<std::string>& args);
+int sreport_main(const std::vector<std::string>& args);
 int srun_main(const std::vector<std::string>& args);
 int salloc_main(const std::vector<std::string>& args);
 

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
       {"scontrol", drover::cli::scontrol_main}, {"sprio", drover::cli::sprio_main},
       {"sshare", drover::cli::sshare_main},     {"sacct", drover::cli::sacct_main},
       {"srun", drover::cli::srun_main},         {"salloc", drover::cli::salloc_main},
+      {"sacctmgr", drover::cli::sacctmgr_main}, {"sreport", drover::cli::sreport_main},
   };
   std::string name = argv[0];
   if (auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);

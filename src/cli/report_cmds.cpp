@@ -1,14 +1,19 @@
 // sprio and sshare against the real world: the controller, the password database, the caller.
 #include "cli/report_cmds.hpp"
 
+#include <poll.h>
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "cli/sacctmgr.hpp"
+#include "cli/sreport.hpp"
 
 namespace drover::cli {
 namespace {
@@ -62,9 +67,28 @@ CommandEnv system_env() {
   e.call = call_controller;
   e.uid_of = user_id;
   e.name_of = user_name;
+  e.full_name_of = [](const std::string& name) -> std::optional<std::string> {
+    if (struct passwd* pw = ::getpwnam(name.c_str()))
+      return std::string(pw->pw_gecos ? pw->pw_gecos : "");
+    return std::nullopt;
+  };
   e.user = user_name(::getuid()).value_or("");
-  for (const char* key : {"SPRIO_FORMAT"})
+  for (const char* key : {"SPRIO_FORMAT", "SREPORT_TRES", "SREPORT_CLUSTER"})
     if (const char* v = std::getenv(key)) e.env[key] = v;
+  e.answer = [](CommandResult& printed, int timeout_s) {
+    std::cerr << printed.err << std::flush;
+    std::cout << printed.out << std::flush;
+    printed.err.clear();
+    printed.out.clear();
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    int ready;
+    do ready = ::poll(&p, 1, timeout_s * 1000);
+    while (ready < 0 && errno == EINTR);
+    if (ready <= 0) return -2;
+    unsigned char c;
+    const ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    return n == 1 ? static_cast<int>(c) : -1;
+  };
   return e;
 }
 
@@ -72,6 +96,14 @@ int sprio_main(const std::vector<std::string>& args) { return emit(run_sprio(arg
 
 int sshare_main(const std::vector<std::string>& args) {
   return emit(run_sshare(args, system_env()));
+}
+
+int sacctmgr_main(const std::vector<std::string>& args) {
+  return emit(run_sacctmgr(args, system_env()));
+}
+
+int sreport_main(const std::vector<std::string>& args) {
+  return emit(run_sreport(args, system_env(), static_cast<int64_t>(std::time(nullptr))));
 }
 
 }  // namespace drover::cli

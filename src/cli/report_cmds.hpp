@@ -12,6 +12,8 @@ namespace drover::cli {
 
 using nlohmann::json;
 
+struct CommandResult;
+
 // What a command needs from the world.
 struct CommandEnv {
   // One request to the controller; throws ControllerUnreachable.
@@ -20,8 +22,14 @@ struct CommandEnv {
   std::function<std::optional<uint32_t>(const std::string&)> uid_of;
   // A uid to its user name.
   std::function<std::optional<std::string>(uint32_t)> name_of;
+  // A user's full name (the password database's GECOS field).
+  std::function<std::optional<std::string>(const std::string&)> full_name_of;
   std::string user;                        // who runs the command
   std::map<std::string, std::string> env;  // the environment variables the command reads
+  // An answer typed at a question (sacctmgr's "Would you like to commit changes?"): shows what
+  // the command printed so far (and takes it out of `printed`), then reads one character
+  // within `timeout_s` seconds; -1 at the end of the input, -2 when the time ran out.
+  std::function<int(CommandResult& printed, int timeout_s)> answer;
 };
 
 // The real controller, password database, caller and environment.

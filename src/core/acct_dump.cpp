@@ -190,7 +190,9 @@ class LineParser {
   LineParser(const std::string& source, int line) : source_(source), line_(line) {}
 
   [[noreturn]] void fail(const std::string& msg) const {
-    throw ParseError(source_ + ":" + std::to_string(line_) + ": " + msg);
+    // Line 0: options that come from no file (the accounting store).
+    throw ParseError(source_ + (line_ > 0 ? ":" + std::to_string(line_) : std::string()) + ": " +
+                     msg);
   }
 
   // Splits "'name':Key=Value:Key='v:w'" at ':' outside quotes.
@@ -255,6 +257,22 @@ class LineParser {
       fail(f.key + ": " + e.what());
     }
   }
+  // A TRES list for `into`: replacing it, or with merge_tres (sacctmgr's modify) editing it per
+  // TRES, a count of -1 taking that TRES out and leaving the others.
+  void assign_tres(TresCounts& into, const Field& f) const {
+    if (!merge_tres) {
+      into = tres(f);
+      return;
+    }
+    for (const std::string& item : split_list(f.value, ',')) {
+      const TresCounts one = tres(Field{f.key, item});
+      if (one.empty())
+        into.erase(to_lower(item.substr(0, item.find('='))));
+      else
+        into[one.begin()->first] = one.begin()->second;
+    }
+  }
+  bool merge_tres = false;
   // Slurm time (minutes): "60", "1:00:00", "1-0"; -1 / UNLIMITED: no limit.
   int64_t minutes(const Field& f) const {
     try {
@@ -365,11 +383,11 @@ bool assoc_option(const LineParser& p, const Field& f, AcctAssocLine& a) {
   } else if (key_is(k, "GrpSubmitJobs", 4)) {
     l.grp_submit_jobs = p.count(f);
   } else if (key_is(k, "GrpTRES", 7)) {
-    l.grp_tres = p.tres(f);
+    p.assign_tres(l.grp_tres, f);
   } else if (key_is(k, "GrpTRESMins", 8)) {
-    l.grp_tres_mins = p.tres(f);
+    p.assign_tres(l.grp_tres_mins, f);
   } else if (key_is(k, "GrpTRESRunMins", 8)) {
-    l.grp_tres_run_mins = p.tres(f);
+    p.assign_tres(l.grp_tres_run_mins, f);
   } else if (key_is(k, "GrpWall", 4)) {
     l.grp_wall_min = p.minutes(f);
   } else if (key_is(k, "MaxCPUMinsPerJob", 7)) {
@@ -389,13 +407,13 @@ bool assoc_option(const LineParser& p, const Field& f, AcctAssocLine& a) {
   } else if (key_is(k, "MaxSubmitJobs", 4)) {
     l.max_submit_jobs = p.count(f);
   } else if (key_is(k, "MaxTRESPerJob", 7)) {
-    l.max_tres_per_job = p.tres(f);
+    p.assign_tres(l.max_tres_per_job, f);
   } else if (key_is(k, "MaxTRESPerNode", 11)) {
-    l.max_tres_per_node = p.tres(f);
+    p.assign_tres(l.max_tres_per_node, f);
   } else if (key_is(k, "MaxTRESMinsPerJob", 8)) {
-    l.max_tres_mins_per_job = p.tres(f);
+    p.assign_tres(l.max_tres_mins_per_job, f);
   } else if (key_is(k, "MaxTRESRunMins", 8)) {
-    l.max_tres_run_mins = p.tres(f);
+    p.assign_tres(l.max_tres_run_mins, f);
   } else if (key_is(k, "MaxWallDurationPerJob", 4)) {
     l.max_wall_min = p.minutes(f);
   } else if (key_is(k, "Priority", 2)) {
@@ -443,11 +461,11 @@ void qos_option(const LineParser& p, const Field& f, QosLine& q) {
   } else if (key_is(k, "GrpSubmitJobs", 4)) {
     q.grp_submit_jobs = p.count(f);
   } else if (key_is(k, "GrpTRES", 7)) {
-    q.grp_tres = p.tres(f);
+    p.assign_tres(q.grp_tres, f);
   } else if (key_is(k, "GrpTRESMins", 8)) {
-    q.grp_tres_mins = p.tres(f);
+    p.assign_tres(q.grp_tres_mins, f);
   } else if (key_is(k, "GrpTRESRunMins", 8)) {
-    q.grp_tres_run_mins = p.tres(f);
+    p.assign_tres(q.grp_tres_run_mins, f);
   } else if (key_is(k, "GrpWall", 4)) {
     q.grp_wall_min = p.minutes(f);
   } else if (key_is(k, "LimitFactor", 6)) {
@@ -475,19 +493,19 @@ void qos_option(const LineParser& p, const Field& f, QosLine& q) {
   } else if (key_is(k, "MaxSubmitJobsPerUser", 4) || key_is(k, "MaxSubmitJobsPU", 4)) {
     q.max_submit_jobs_per_user = p.count(f);
   } else if (key_is(k, "MaxTRESPerAccount", 11) || key_is(k, "MaxTRESPA", 9)) {
-    q.max_tres_per_account = p.tres(f);
+    p.assign_tres(q.max_tres_per_account, f);
   } else if (key_is(k, "MaxTRESPerJob", 7)) {
-    q.max_tres_per_job = p.tres(f);
+    p.assign_tres(q.max_tres_per_job, f);
   } else if (key_is(k, "MaxTRESPerNode", 11)) {
-    q.max_tres_per_node = p.tres(f);
+    p.assign_tres(q.max_tres_per_node, f);
   } else if (key_is(k, "MaxTRESPerUser", 11) || key_is(k, "MaxTRESPU", 9)) {
-    q.max_tres_per_user = p.tres(f);
+    p.assign_tres(q.max_tres_per_user, f);
   } else if (key_is(k, "MaxTRESMinsPerJob", 8)) {
-    q.max_tres_mins_per_job = p.tres(f);
+    p.assign_tres(q.max_tres_mins_per_job, f);
   } else if (key_is(k, "MaxTRESRunMinsPA", 16)) {
-    q.max_tres_run_mins_per_account = p.tres(f);
+    p.assign_tres(q.max_tres_run_mins_per_account, f);
   } else if (key_is(k, "MaxTRESRunMinsPU", 8)) {
-    q.max_tres_run_mins_per_user = p.tres(f);
+    p.assign_tres(q.max_tres_run_mins_per_user, f);
   } else if (key_is(k, "MaxWallDurationPerJob", 4)) {
     q.max_wall_min = p.minutes(f);
   } else if (key_is(k, "MinCPUsPerJob", 7)) {
@@ -495,7 +513,7 @@ void qos_option(const LineParser& p, const Field& f, QosLine& q) {
   } else if (key_is(k, "MinPrioThresh", 4)) {
     q.min_prio_thresh = p.count(f);
   } else if (key_is(k, "MinTRESPerJob", 7)) {
-    q.min_tres_per_job = p.tres(f);
+    p.assign_tres(q.min_tres_per_job, f);
   } else if (key_is(k, "PreemptMode", 8)) {
     q.preempt_mode.clear();
     for (const auto& mode : p.names(f, true)) {
@@ -852,7 +870,61 @@ std::string qos_line(const QosLine& q) {
   return line;
 }
 
+// Options without the line's leading ':' (the record line puts its own first).
+std::string without_colon(std::string s) { return s.empty() ? s : s.substr(1); }
+
+// The options as one line of the file: escapes resolved, as the file's reader does.
+std::string options_line(std::string_view options) {
+  std::string text;
+  for (const Line& l : logical_lines(options)) text += l.text;
+  return "'x':" + text;
+}
+
 }  // namespace
+
+std::string format_assoc_options(const AcctAssocLine& a) {
+  std::string out;
+  add_limits(out, a);
+  return without_colon(out);
+}
+
+std::string format_qos_options(const QosLine& q) {
+  const std::string line = qos_line(q);
+  const std::string head = "QOS - " + quoted(q.name);
+  return without_colon(line.substr(head.size()));
+}
+
+void parse_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i)
+    if (!assoc_option(p, fields[i], into)) p.fail("unknown option '" + fields[i].key + "'");
+}
+
+void modify_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  p.merge_tres = true;
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i)
+    if (!assoc_option(p, fields[i], into)) p.fail("unknown option '" + fields[i].key + "'");
+}
+
+void modify_qos_options(std::string_view options, QosLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  p.merge_tres = true;
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i) qos_option(p, fields[i], into);
+}
+
+void parse_qos_options(std::string_view options, QosLine& into, std::string_view what) {
+  const std::string source(what);
+  LineParser p(source, 0);
+  const std::vector<Field> fields = p.fields(options_line(options));
+  for (size_t i = 1; i < fields.size(); ++i) qos_option(p, fields[i], into);
+}
 
 std::string format_acct_dump(const AcctDump& dump) {
   std::string out = assoc_line(dump.cluster) + "\n";

@@ -84,6 +84,7 @@ struct AcctAssocLine {
 struct QosLine {
   std::string name;
   int line = 0;
+  uint32_t id = 0;  // its id in the accounting database (sacctmgr's ID); 0: not stored yet
   std::string description;
   int64_t priority = 0;
   std::vector<std::string> flags;  // Slurm's spelling: "DenyOnLimit", "OverPartQOS", ...
@@ -124,6 +125,19 @@ struct AcctDump {
 // "normal", which always exists) and that a user's DefaultAccount is one of its accounts (the
 // account of its first line when not given). Throws ParseError("<source>:<line>: ...").
 AcctDump parse_acct_dump(std::string_view text, std::string_view source = "accounts.cfg");
+
+// An association's settings (Fairshare, DefaultQOS, QOS and the limits) and a QOS's fields as
+// the ':'-separated options of their lines ("Fairshare=10:GrpJobs=4:MaxTRESPerJob=cpu=8"), and
+// back: the form the accounting store keeps them in. The parsers take exactly what a line of
+// the file takes (sacctmgr's key names and abbreviations) and throw ParseError("<what>: ...").
+std::string format_assoc_options(const AcctAssocLine& a);
+void parse_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what);
+std::string format_qos_options(const QosLine& q);
+void parse_qos_options(std::string_view options, QosLine& into, std::string_view what);
+// The same applied as sacctmgr's modify applies a `set`: TRES limits change per TRES (cpu=-1
+// takes the cpu limit out, the other TRES keep theirs); everything else is replaced.
+void modify_assoc_options(std::string_view options, AcctAssocLine& into, std::string_view what);
+void modify_qos_options(std::string_view options, QosLine& into, std::string_view what);
 
 // The file form of `dump`: the Cluster line, then for each account with children a Parent
 // line followed by its users and sub-accounts (as sacctmgr dump orders them), then the QOS

@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -152,12 +153,16 @@ std::string accounting_path(const std::string& slurm_conf_path) {
 }
 
 void load_accounting(Config& c, const std::string& text, const std::string& source_name) {
+  apply_accounting(c, core::parse_acct_dump(text, source_name));
+}
+
+void apply_accounting(Config& c, core::AcctDump dump) {
+  const std::string source_name = dump.source;
   std::map<std::string, std::string> partition_qos;
   for (const auto& p : c.conf.partitions)
     if (auto it = p.other.find("QOS"); it != p.other.end() && !it->second.empty())
       partition_qos.emplace(p.name, it->second);
-  c.limits = std::make_shared<const sched::Limits>(core::parse_acct_dump(text, source_name),
-                                                   c.enforce, partition_qos);
+  c.limits = std::make_shared<const sched::Limits>(std::move(dump), c.enforce, partition_qos);
   // preempt/qos reads the QOS' Preempt lists, modes, GraceTime and PreemptExemptTime.
   c.preemption.qos.clear();
   for (const auto& q : c.limits->qos()) {
@@ -173,21 +178,19 @@ void load_accounting(Config& c, const std::string& text, const std::string& sour
   }
 }
 
-std::string load_accounting_file(Config& c, const std::string& slurm_conf_path) {
+std::optional<AccountsFile> read_accounts_file(const std::string& slurm_conf_path) {
   const std::string path = accounting_path(slurm_conf_path);
   std::ifstream in(path);
-  if (!in) {
-    if (c.enforce.any())
-      throw core::ParseError(
-          "AccountingStorageEnforce=" + c.conf.get("AccountingStorageEnforce", "") + " needs " +
-          path + " (accounts, users and QOS in sacctmgr dump format)");
-    return "";
-  }
+  if (!in) return std::nullopt;
   std::stringstream text;
   text << in.rdbuf();
-  load_accounting(c, text.str(), path);
-  return path + ": " + std::to_string(c.limits->assocs().size()) + " associations, " +
-         std::to_string(c.limits->qos().size()) + " QOS";
+  const std::string body = text.str();
+  // FNV-1a: tells an edited file from the one last loaded (not a security check).
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : body) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return AccountsFile{path, std::string("fnv1a64:") + hex, core::parse_acct_dump(body, path)};
 }
 
 }  // namespace drover::ctld

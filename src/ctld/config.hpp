@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,12 +76,21 @@ Config load_config_text(const std::string& text, const std::string& source_name)
 // The accounting file: accounts.cfg beside slurm.conf (sacctmgr dump format, see
 // docs/accounting.md).
 std::string accounting_path(const std::string& slurm_conf_path);
-// Sets c.limits from the accounting file's text, with the partitions' QOS= and
-// AccountingStorageEnforce. Throws core::ParseError("<source>:<line>: ...").
+// Sets c.limits (and the QOS' preemption settings) from accounts, users and QOS in dump form,
+// with the partitions' QOS= and AccountingStorageEnforce. Throws core::ParseError for what
+// they cannot mean (a DefaultQOS the association may not use, a partition QOS not defined).
+void apply_accounting(Config& c, core::AcctDump dump);
+// The same from the accounting file's text. Throws core::ParseError("<source>:<line>: ...").
 void load_accounting(Config& c, const std::string& text, const std::string& source_name);
-// Reads the accounting file beside `slurm_conf_path` if there is one. Throws core::ParseError
-// for a bad file, or when AccountingStorageEnforce asks for enforcement without a file.
-// Returns what was loaded, for the log ("" when there is no file).
-std::string load_accounting_file(Config& c, const std::string& slurm_conf_path);
+// The accounting file, read: it seeds the accounting store's accounts, users and QOS on the
+// first start, and replaces them whenever its text changed since it was last loaded.
+struct AccountsFile {
+  std::string path;
+  std::string digest;  // of its text: "fnv1a64:<hex>"
+  core::AcctDump dump;
+};
+// The accounting file beside `slurm_conf_path`; nullopt when there is none. Throws
+// core::ParseError for a bad file ("<path>:<line>: ...").
+std::optional<AccountsFile> read_accounts_file(const std::string& slurm_conf_path);
 
 }  // namespace drover::ctld

@@ -42,11 +42,10 @@ int main(int argc, char** argv) {
     text << in.rdbuf();
     drover::ctld::Config config = drover::ctld::load_config_text(text.str(), conf_path);
     for (const auto& w : config.conf.warnings) spdlog::warn("{}", w);
-    if (auto loaded = drover::ctld::load_accounting_file(config, conf_path); !loaded.empty())
-      spdlog::info("accounting: {}", loaded);
+    auto accounts = drover::ctld::read_accounts_file(conf_path);
     config.state_dir = state_dir;
     std::string key = drover::net::load_or_create_key(state_dir + "/cluster.key");
-    drover::ctld::Server server(std::move(config), state_dir, std::move(key));
+    drover::ctld::Server server(std::move(config), state_dir, std::move(key), std::move(accounts));
     return server.run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());

@@ -47,9 +47,10 @@ void StateMachine::restore_usage(const json& record) {
   for (const auto& u : record.value("users", json::array())) {
     const std::string user = u.at(0), account = u.at(1);
     std::optional<sched::AssocId> id = assoc_.find_user(user, account);
-    // Without an accounting file users sit under root; a user the file no longer has is
-    // dropped, as Slurm drops the usage of a deleted association.
-    if (!id && account == "root" && !config_.limits) id = assoc_.add_user(user, "root");
+    // A user with no association of its own is charged under root (charged_association), so
+    // that one comes back; any other association that is gone takes its usage with it, as Slurm
+    // drops the usage of a deleted association.
+    if (!id && account == "root") id = assoc_.add_user(user, "root");
     if (id) assoc_.add_usage(*id, u.at(2).get<double>() * factor);
   }
 }

@@ -10,15 +10,19 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
+#include <limits>
 #include <thread>
 
+#include "core/error.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
 #include "ctld/rest_auth.hpp"
+#include "ctld/usage.hpp"
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
 #include "net/peercred.hpp"
+#include "proto/acct_json.hpp"
 
 namespace drover::ctld {
 namespace asio = boost::asio;
@@ -55,7 +59,8 @@ struct Server::Impl {
   std::unique_ptr<net::HttpServer> http;
 };
 
-Server::Server(Config config, std::string state_dir, std::string cluster_key)
+Server::Server(Config config, std::string state_dir, std::string cluster_key,
+               std::optional<AccountsFile> accounts_file)
     : impl_(std::make_unique<Impl>()),
       config_(config),
       state_dir_(std::move(state_dir)),
@@ -88,6 +93,16 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
     }
     log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
   }
+  // A store that could not be read is not tried again here (each try may wait for a timeout).
+  if (load_accounting_data(std::move(accounts_file), loaded)) {
+    try {
+      acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
+      for (auto& e : acct_->node_events(0, std::numeric_limits<int64_t>::max()))
+        if (e.until == 0) node_events_open_[e.node] = std::move(e);
+    } catch (const std::exception& e) {
+      spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
+    }
+  }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   std::vector<core::Reservation> resvs;
   for (const auto& [name, data] : loaded.records["reservation"])
@@ -100,6 +115,91 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key)
 }
 
 Server::~Server() = default;
+
+bool Server::load_accounting_data(std::optional<AccountsFile> file,
+                                  const store::Journal::Loaded& loaded) {
+  bool reachable = true;
+  std::optional<core::AcctData> data;
+  auto from_file = [&] {
+    core::AcctData d = core::acct_data_from_dump(file->dump);
+    d.cluster = config_.cluster_name;
+    return d;
+  };
+  auto store = [&](const core::AcctData& d, const std::string& seeded_from) {
+    try {
+      acct_->store_assoc_data({d, seeded_from});
+      acct_seeded_from_ = seeded_from;
+    } catch (const std::exception& e) {
+      spdlog::error("accounting: cannot store the accounts, users and QOS: {}", e.what());
+    }
+  };
+  try {
+    std::optional<store::StoredAssocData> stored = acct_->load_assoc_data();
+    if (stored && (!file || stored->seeded_from == file->digest)) {
+      data = std::move(stored->data);
+      acct_seeded_from_ = stored->seeded_from;
+      spdlog::info("accounting: {} associations, {} QOS from the accounting store",
+                   data->assocs.size(), data->qos.size());
+    } else if (file) {
+      data = from_file();
+      spdlog::info("accounting: {} {} ({} associations, {} QOS)", file->path,
+                   stored ? "changed since it was last loaded: it replaces the stored accounts, "
+                            "users and QOS"
+                          : "seeds the accounting store",
+                   data->assocs.size(), data->qos.size());
+      store(*data, file->digest);
+    } else if (machine_.config().enforce.any()) {
+      // Enforcement with no accounts anywhere: a new cluster's, as slurmdbd has once slurmctld
+      // registers (only root's association until sacctmgr adds more).
+      data = core::new_acct_data(config_.cluster_name);
+      spdlog::info("accounting: no accounts yet; the cluster's root association and user root");
+      store(*data, "");
+    }
+  } catch (const std::exception& e) {
+    reachable = false;
+    // The store cannot be reached: the journal keeps a copy of what was last installed.
+    auto records = loaded.records.find("accounting");
+    const bool cached = records != loaded.records.end() && records->second.count("data");
+    spdlog::error(
+        "accounting: cannot read the accounts, users and QOS from the store ({}); using {}",
+        e.what(),
+        cached ? "the journal's copy"
+        : file ? file->path
+               : "none");
+    if (cached)
+      data = records->second.at("data").get<core::AcctData>();
+    else if (file)
+      data = from_file();
+    else if (machine_.config().enforce.any())
+      data = core::new_acct_data(config_.cluster_name);
+  }
+  if (data) {
+    Effects fx;
+    machine_.install_accounting(std::move(*data), fx);
+    acct_journal_pending_ = true;
+  }
+  return reachable;
+}
+
+json Server::acct_change(const json& req, const Caller& who, Effects& fx) {
+  std::optional<core::AcctData> to_store;
+  json reply = machine_.acct_change(req, who, to_store);
+  if (!to_store) return reply;
+  try {
+    acct_->store_assoc_data({*to_store, acct_seeded_from_});
+  } catch (const std::exception& e) {
+    spdlog::error("sacctmgr: {}", e.what());
+    return {{"ok", true},
+            {"out", ""},
+            {"err",
+             std::string("sacctmgr: error: Problem talking to the database: ") + e.what() + "\n"},
+            {"rc", 1}};
+  }
+  machine_.install_accounting(std::move(*to_store), fx);
+  spdlog::info("accounting: {} {} by {}", req["request"].value("action", ""),
+               req["request"].value("entity", ""), who.user);
+  return reply;
+}
 
 void Server::post(Event ev) {
   {
@@ -250,6 +350,8 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.cancel(ev.msg, ev.caller, now, fx);
         else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
+        else if (op == "query" && ev.msg.value("what", "") == "usage")
+          reply = usage_query(ev.msg);
         else if (op == "query") {
           reply = machine_.query(ev.msg, now);
           // Job lists also say when the queue was last planned whole and when a job last
@@ -274,6 +376,10 @@ void Server::handle(Event& ev, Effects& fx,
           reply = machine_.allocation_info(ev.msg, ev.caller, now);
         else if (op == "allocation_complete")
           reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
+        else if (op == "acct_show")
+          reply = machine_.acct_show();
+        else if (op == "acct_change")
+          reply = acct_change(ev.msg, ev.caller, fx);
         else if (op == "token")
           reply =
               issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
@@ -385,6 +491,7 @@ void Server::state_loop() {
     }
     if (stopping_) break;
     Effects fx;
+    bool ticked = false;
     std::vector<std::pair<std::shared_ptr<net::Connection>, json>> replies;
     for (auto& ev : batch) handle(ev, fx, replies);
     batch.clear();
@@ -397,6 +504,7 @@ void Server::state_loop() {
                         (since >= std::chrono::seconds(1) && last_full_pass_cost * 20 < since);
       machine_.tick(now, fx, full);
       fx.reschedule = true;
+      ticked = true;
       next_tick = clock::now() + std::chrono::seconds(1);
     }
     if (fx.reschedule) {
@@ -438,6 +546,10 @@ void Server::state_loop() {
       for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
       for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
       if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
+      if ((fx.acct_dirty || acct_journal_pending_) && machine_.acct_data()) {
+        journal_.put_record("accounting", "data", json(*machine_.acct_data()));
+        acct_journal_pending_ = false;
+      }
       if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
     } catch (const std::exception& e) {
@@ -446,6 +558,7 @@ void Server::state_loop() {
       std::_Exit(70);
     }
     record_accounting(fx);
+    if (ticked) record_node_events(now);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(reply.dump());
     if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
@@ -480,6 +593,39 @@ void Server::record_accounting(const Effects& fx) {
   log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
 }
 
+void Server::record_node_events(int64_t now) {
+  for (const auto& conf : config_.conf.nodes) {
+    const core::Node* n = machine_.find_node(conf.name);
+    if (!n) continue;
+    const std::string state = node_service_state(*n);
+    auto it = node_events_open_.find(conf.name);
+    if (it != node_events_open_.end() && it->second.state == state) continue;
+    if (it == node_events_open_.end() && state.empty()) continue;
+    if (it != node_events_open_.end()) {
+      it->second.until = now;
+      node_events_unwritten_.push_back(it->second);
+      node_events_open_.erase(it);
+    }
+    if (!state.empty()) {
+      store::NodeEventRecord e{conf.name, now, 0, state, n->reason, node_tres(conf)};
+      node_events_unwritten_.push_back(e);
+      node_events_open_[conf.name] = std::move(e);
+    }
+  }
+  if (node_events_unwritten_.empty()) return;
+  try {
+    acct_->put_node_events(node_events_unwritten_);
+    node_events_unwritten_.clear();
+  } catch (const std::exception& e) {
+    // Tried again a second later (a bounded list).
+    spdlog::error("accounting: cannot record node events ({} waiting): {}",
+                  node_events_unwritten_.size(), e.what());
+    if (node_events_unwritten_.size() > 10000)
+      node_events_unwritten_.erase(node_events_unwritten_.begin(),
+                                   node_events_unwritten_.begin() + 5000);
+  }
+}
+
 void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
   if (!a.tried) return;
   if (!a.error.empty()) {
@@ -493,6 +639,26 @@ void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
   // Everything queued is in the store now, the journal's copies too.
   acct_unjournal_.insert(acct_unjournal_.end(), acct_journaled_.begin(), acct_journaled_.end());
   acct_journaled_.clear();
+}
+
+json Server::usage_query(const json& req) {
+  if (acct_backlog_->size() > 0)
+    log_accounting(acct_backlog_->write({}, std::chrono::steady_clock::now(), true));
+  const int64_t start = req.at("start"), end = req.at("end");
+  store::JobFilter filter;
+  filter.window_start = start;
+  filter.window_end = end;
+  try {
+    const auto jobs = acct_->query(filter);
+    const auto tres = acct_->cluster_tres();
+    const auto events = acct_->node_events(start, end);
+    const core::AcctData data =
+        machine_.acct_data() ? *machine_.acct_data() : core::new_acct_data(config_.cluster_name);
+    return usage_reply(config_.cluster_name, jobs, tres, events, data, start, end, wall_now());
+  } catch (const std::exception& e) {
+    spdlog::error("sreport: {}", e.what());
+    return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};
+  }
 }
 
 json Server::acct_query(const json& req, const Caller& who) {

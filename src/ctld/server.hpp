@@ -2,6 +2,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,7 +24,10 @@ namespace drover::ctld {
 // sends replies and agent messages (group commit).
 class Server {
  public:
-  Server(Config config, std::string state_dir, std::string cluster_key);
+  // `accounts_file`: accounts.cfg beside slurm.conf, if there is one (it seeds the accounting
+  // store's accounts, users and QOS, see load_accounting_data).
+  Server(Config config, std::string state_dir, std::string cluster_key,
+         std::optional<AccountsFile> accounts_file = std::nullopt);
   ~Server();
   // Runs until SIGTERM/SIGINT. Returns the process exit code.
   int run();
@@ -45,6 +49,20 @@ class Server {
   void record_accounting(const Effects& fx);
   void log_accounting(const store::AccountingBacklog::Attempt& a);
   json acct_query(const json& req, const Caller& who);
+  // The accounts, users, associations and QOS at startup: the store's; accounts.cfg's when
+  // the store has none yet or the file changed since it was last loaded (then stored); the
+  // journal's copy when the store cannot be reached; a new cluster's when accounts are
+  // enforced and there are none anywhere.
+  // Returns whether the store could be read.
+  bool load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
+  // sacctmgr's changes: previewed by the state machine, stored, then installed.
+  json acct_change(const json& req, const Caller& who, Effects& fx);
+  // sreport: usage in a window from the job records and the cluster's registered TRES.
+  json usage_query(const json& req);
+  // Nodes out of service as sreport counts them (ctld/usage.hpp node_service_state): an event
+  // opens in the accounting store when one goes out and is closed when it comes back. Checked
+  // once a second; writes the store could not take are tried again.
+  void record_node_events(int64_t now);
   void accept_unix();
   void accept_tcp();
   void on_agent_connection(std::shared_ptr<net::Connection> conn);
@@ -70,6 +88,10 @@ class Server {
   // journal keeps those records ("acct_pending") until the store has them.
   std::vector<uint64_t> acct_journaled_;
   std::vector<uint64_t> acct_unjournal_;  // written since: their journal records can go
+  std::string acct_seeded_from_;          // digest of the accounts.cfg the store's data came from
+  bool acct_journal_pending_ = false;     // the journal's copy of the accounting data is behind
+  std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
+  std::vector<store::NodeEventRecord> node_events_unwritten_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -72,7 +72,11 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
       if (auto it = node_index_.find(name); it != node_index_.end()) p.nodes.push_back(it->second);
     partitions_.push_back(std::move(p));
   }
-  if (config_.limits) assoc_ = config_.limits->fairshare_tree();
+  if (config_.limits) {
+    assoc_ = config_.limits->fairshare_tree();
+    acct_data_ = core::acct_data_from_dump(config_.limits->dump());
+    acct_data_->cluster = config_.cluster_name;
+  }
 }
 
 void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now) {

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/acct_admin.hpp"
+#include "core/acct_data.hpp"
 #include "core/array_spec.hpp"
 #include "core/job.hpp"
 #include "core/node.hpp"
@@ -48,6 +50,7 @@ struct Effects {
   std::set<std::string> erased_resvs;  // reservations to remove
   bool next_resv_id_dirty = false;
   bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
+  bool acct_dirty = false;   // the accounting entities changed (the journal keeps a copy)
   // Scripts and environments of new submissions ({"script", "environment"} by payload id),
   // and those no job refers to any more.
   std::vector<std::pair<uint64_t, json>> new_payloads;
@@ -91,6 +94,22 @@ class StateMachine {
   int64_t next_resv_id() const { return next_resv_id_; }
   // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
   std::function<bool(const std::string&)> user_exists;
+
+  // sacctmgr (acct_admin.cpp). acct_show: the accounts, users, associations and QOS (those a
+  // first change would create when there are none yet). acct_change: {"request":
+  // core::AcctRequest, "commit": bool, "generation": n} previews a change (what sacctmgr prints
+  // before asking) or makes it; the reply has sacctmgr's "out", "err" and "rc". A committed
+  // change is left in `to_store` for the server, which stores it and then installs it; a commit
+  // whose preview was made on other data (another "generation") is refused.
+  json acct_show() const;
+  json acct_change(const json& req, const Caller& who, std::optional<core::AcctData>& to_store);
+  // Makes `data` the accounting entities: the limits, the QOS' preemption settings and the
+  // fair-share tree (usage kept for the associations that remain) are rebuilt, and the queue
+  // is planned again with them. Throws core::ParseError for data the limits cannot take.
+  void install_accounting(core::AcctData data, Effects& fx);
+  // What install_accounting would refuse ("" when it would take it).
+  std::string check_accounting(const core::AcctData& data) const;
+  const std::optional<core::AcctData>& acct_data() const { return acct_data_; }
 
   // srun (steps.cpp): a step inside a running allocation ({"job_id", sizes, "nodelist", ...};
   // the reply has the layout, the agents' addresses and the signed credential), its end,
@@ -290,6 +309,9 @@ class StateMachine {
   uint32_t lowest_priority_ = 0xffff0000u;
   std::optional<sched::Limits::Usage> submit_usage_;  // none: to be recounted
   sched::AssocTree assoc_;
+  // The accounting entities the limits come from (none: no accounts, users under root).
+  std::optional<core::AcctData> acct_data_;
+  uint64_t acct_generation_ = 0;  // counts installed changes (acct_change's preview/commit check)
   std::map<std::string, core::Reservation> reservations_;
   int64_t next_resv_id_ = 1;
   std::string cluster_key_;

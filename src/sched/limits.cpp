@@ -229,7 +229,8 @@ Limits::Limits(core::AcctDump dump, Enforce enforce,
   tres_names_.insert(tres_names_.end(), extra.begin(), extra.end());
 
   auto fail = [&](int line, const std::string& msg) {
-    throw core::ParseError(dump_.source + ":" + std::to_string(line) + ": " + msg);
+    throw core::ParseError(dump_.source + (line > 0 ? ":" + std::to_string(line) : "") + ": " +
+                           msg);
   };
   // QOS= of a line applied to the inherited list: plain names replace it, "+q" / "-q" edit it.
   auto qos_list = [&](const core::AcctAssocLine& l, std::vector<int> inherited) {

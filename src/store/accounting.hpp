@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/acct_data.hpp"
+
 namespace drover::store {
 
 inline constexpr uint32_t kAcctNoTask = 0xfffffffe;  // not an array task
@@ -70,6 +72,30 @@ struct JobFilter {
   bool include_ineligible = false;  // also jobs never eligible (held, -j)
 };
 
+// The accounts, users, associations and QOS sacctmgr manages, as stored.
+struct StoredAssocData {
+  core::AcctData data;
+  std::string seeded_from;  // a digest of the accounts.cfg they were last seeded from ("": none)
+  bool operator==(const StoredAssocData&) const = default;
+};
+
+// The cluster's TRES ("cpu=8,mem=16G,node=2,billing=8,gres/gpu=2") from `since` on: what
+// sreport's Reported time is made of.
+struct ClusterTresRecord {
+  int64_t since = 0;
+  std::string tres;
+  bool operator==(const ClusterTresRecord&) const = default;
+};
+
+// A node out of service ("DOWN": down or fully drained; "MAINT": in a maintenance reservation)
+// from `since` until `until` (0: still), with its reason and TRES: sreport's Down and PLND Down.
+struct NodeEventRecord {
+  std::string node;
+  int64_t since = 0, until = 0;
+  std::string state, reason, tres;
+  bool operator==(const NodeEventRecord&) const = default;
+};
+
 class AccountingStore {
  public:
   virtual ~AccountingStore() = default;
@@ -80,6 +106,21 @@ class AccountingStore {
   // Records matching the filter, in submit order (then job id), steps included in the order
   // sacct lists them: batch, extern, then srun's steps by number.
   virtual std::vector<JobRecord> query(const JobFilter& filter) = 0;
+  // The accounts, users, associations and QOS (store/assoc_sql.hpp); nullopt when none were
+  // ever stored. Throws std::runtime_error ("accounting: ...").
+  virtual std::optional<StoredAssocData> load_assoc_data() = 0;
+  // Makes the stored entities `data` in one transaction, writing only the rows that differ from
+  // what is stored; durable on return. Throws like upsert; nothing is written then.
+  virtual void store_assoc_data(const StoredAssocData& data) = 0;
+  // The cluster's TRES as registered over time, oldest first.
+  virtual std::vector<ClusterTresRecord> cluster_tres() = 0;
+  // Registers the cluster's TRES from `r.since` on, unless they are those last registered.
+  virtual void register_cluster_tres(const ClusterTresRecord& r) = 0;
+  // Inserts node events or updates them (by node and since: an event that ended), in one
+  // transaction.
+  virtual void put_node_events(const std::vector<NodeEventRecord>& events) = 0;
+  // The events that overlap [start, end), oldest first.
+  virtual std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) = 0;
 };
 
 // The SQLite backend: a file of its own (the controller uses <state dir>/accounting.db).

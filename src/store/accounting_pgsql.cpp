@@ -11,6 +11,7 @@
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/assoc_sql.hpp"
 
 namespace drover::store {
 namespace {
@@ -126,6 +127,106 @@ class PgsqlAccounting final : public AccountingStore {
     return with_connection([&] { return read(f); });
   }
 
+  std::vector<ClusterTresRecord> cluster_tres() override {
+    return with_connection([&] {
+      const Result r = run("SELECT since, tres FROM acct_cluster_tres ORDER BY since", nullptr,
+                           PGRES_TUPLES_OK, "read cluster TRES");
+      std::vector<ClusterTresRecord> out;
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        ClusterTresRecord c;
+        c.since = reader.i64();
+        c.tres = reader.text();
+        out.push_back(std::move(c));
+      }
+      return out;
+    });
+  }
+
+  void register_cluster_tres(const ClusterTresRecord& c) override {
+    const auto known = cluster_tres();
+    if (!known.empty() && known.back().tres == c.tres) return;
+    with_connection([&] {
+      Params p;
+      p.add(acct_sql::Value(c.since));
+      p.add(acct_sql::Value(c.tres));
+      run("INSERT INTO acct_cluster_tres (since, tres) VALUES ($1, $2) ON CONFLICT (since) DO "
+          "UPDATE SET tres = excluded.tres",
+          &p, PGRES_COMMAND_OK, "register cluster TRES");
+    });
+  }
+
+  void put_node_events(const std::vector<NodeEventRecord>& events) override {
+    if (events.empty()) return;
+    const std::string sql =
+        acct_sql::node_event_upsert([](size_t n) { return "$" + std::to_string(n); });
+    with_connection([&] {
+      transaction([&] {
+        for (const auto& e : events) {
+          Params p;
+          p.add_all(acct_sql::node_event_values(e));
+          run(sql, &p, PGRES_COMMAND_OK, "write node events");
+        }
+      });
+    });
+  }
+
+  std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) override {
+    return with_connection([&] {
+      Params p;
+      p.add(acct_sql::Value(start));
+      p.add(acct_sql::Value(end));
+      const Result r =
+          run(acct_sql::node_event_query([](size_t n) { return "$" + std::to_string(n); }), &p,
+              PGRES_TUPLES_OK, "read node events");
+      std::vector<NodeEventRecord> out;
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        out.push_back(acct_sql::read_node_event(reader));
+      }
+      return out;
+    });
+  }
+
+  std::optional<StoredAssocData> load_assoc_data() override {
+    return with_connection([&] {
+      assoc_rows_ = read_assoc_rows();
+      return assoc_sql::data_of(*assoc_rows_);
+    });
+  }
+
+  void store_assoc_data(const StoredAssocData& data) override {
+    assoc_sql::Rows after = assoc_sql::rows_of(data);
+    try {
+      bool first = true;
+      with_connection([&] {
+        // After a lost connection the last commit may or may not have happened: read again.
+        if (!first) assoc_rows_.reset();
+        first = false;
+        if (!assoc_rows_) assoc_rows_ = read_assoc_rows();
+        const assoc_sql::Diff d = assoc_sql::diff(*assoc_rows_, after);
+        if (d.empty()) return;
+        auto q = [](size_t n) { return "$" + std::to_string(n); };
+        transaction([&] {
+          for (const auto& [table, key] : d.deletes) {
+            Params p;
+            p.add(key);
+            run(assoc_sql::delete_sql(*table, q), &p, PGRES_COMMAND_OK, "write associations");
+          }
+          for (const auto& [table, row] : d.upserts) {
+            Params p;
+            p.add_all(row);
+            run(assoc_sql::upsert_sql(*table, q), &p, PGRES_COMMAND_OK, "write associations");
+          }
+        });
+      });
+    } catch (...) {
+      assoc_rows_.reset();
+      throw;
+    }
+    assoc_rows_ = std::move(after);
+  }
+
  private:
   // Runs `f` on a live connection; when the connection turns out lost, reconnects once and
   // runs it again (writes are idempotent upserts, so a commit whose answer was lost is safe
@@ -201,6 +302,7 @@ class PgsqlAccounting final : public AccountingStore {
     transaction([&] {
       run(kSchemaLock, nullptr, PGRES_TUPLES_OK, "schema lock");
       for (const char* sql : acct_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
+      for (const char* sql : assoc_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
       for (const auto& c : acct_sql::added_step_columns()) {
         Params p;
         p.add(std::string(c.name));
@@ -311,8 +413,30 @@ class PgsqlAccounting final : public AccountingStore {
     return out;
   }
 
+  assoc_sql::Rows read_assoc_rows() {
+    assoc_sql::Rows out;
+    for (const auto& t : assoc_sql::tables()) {
+      auto& rows = out[t.name];
+      const Result r = run(assoc_sql::select_sql(t), nullptr, PGRES_TUPLES_OK, "read associations");
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Reader reader(r.get(), i);
+        assoc_sql::Row row;
+        for (bool text : t.is_text) {
+          if (text)
+            row.emplace_back(reader.text());
+          else
+            row.emplace_back(reader.i64());
+        }
+        std::string key = assoc_sql::key_text(row.front());
+        rows.emplace(std::move(key), std::move(row));
+      }
+    }
+    return out;
+  }
+
   PgsqlLocation where_;
   PGconn* conn_ = nullptr;
+  std::optional<assoc_sql::Rows> assoc_rows_;  // what the association tables hold, once known
 };
 
 }  // namespace

@@ -35,6 +35,10 @@ constexpr const char* kSchema[] = {
     " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
     " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
     " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+    "CREATE TABLE IF NOT EXISTS acct_cluster_tres (since BIGINT PRIMARY KEY, tres TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS acct_node_events (node TEXT NOT NULL, since BIGINT NOT NULL,"
+    " until_time BIGINT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, tres TEXT NOT NULL,"
+    " PRIMARY KEY (node, since))",
 };
 
 constexpr AddedColumn kAddedStepColumns[] = {
@@ -180,6 +184,26 @@ Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& pl
   if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
   q.sql += " ORDER BY submit_time, job_id";
   return q;
+}
+
+std::string node_event_upsert(const std::function<std::string(size_t)>& placeholder) {
+  std::string values;
+  for (size_t i = 1; i <= 6; ++i) values += (i > 1 ? ", " : "") + placeholder(i);
+  return "INSERT INTO acct_node_events (node, since, until_time, state, reason, tres) VALUES (" +
+         values +
+         ") ON CONFLICT (node, since) DO UPDATE SET until_time = excluded.until_time, state = "
+         "excluded.state, reason = excluded.reason, tres = excluded.tres";
+}
+
+std::string node_event_query(const std::function<std::string(size_t)>& placeholder) {
+  return "SELECT node, since, until_time, state, reason, tres FROM acct_node_events WHERE since "
+         "< " +
+         placeholder(2) + " AND (until_time = 0 OR until_time > " + placeholder(1) +
+         ") ORDER BY since, node";
+}
+
+std::vector<Value> node_event_values(const NodeEventRecord& e) {
+  return {e.node, e.since, e.until, e.state, e.reason, e.tres};
 }
 
 bool ran_on(const JobRecord& j, const std::set<std::string>& nodes) {

@@ -117,6 +117,23 @@ struct Query {
 // order. `placeholder(n)` spells the n-th parameter (from 1): "?" for SQLite, "$n" for libpq.
 Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& placeholder);
 
+// Node events (acct_node_events): the upsert and the query of those overlapping a window
+// ($1/? = start, $2/? = end), with `placeholder(n)` spelling the n-th parameter.
+std::string node_event_upsert(const std::function<std::string(size_t)>& placeholder);
+std::string node_event_query(const std::function<std::string(size_t)>& placeholder);
+std::vector<Value> node_event_values(const NodeEventRecord& e);
+template <class Reader>
+NodeEventRecord read_node_event(Reader& r) {
+  NodeEventRecord e;
+  e.node = r.text();
+  e.since = r.i64();
+  e.until = r.i64();
+  e.state = r.text();
+  e.reason = r.text();
+  e.tres = r.text();
+  return e;
+}
+
 // The node filter, applied to the rows read: whether the job ran on any of `nodes` (empty:
 // no filter). Hostlists are compressed in the table, so SQL cannot match names.
 bool ran_on(const JobRecord& j, const std::set<std::string>& nodes);

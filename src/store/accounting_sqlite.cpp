@@ -2,10 +2,12 @@
 // through sqlite3's API, in one file of its own.
 #include <sqlite3.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/assoc_sql.hpp"
 #include "store/sqlite_file.hpp"
 
 namespace drover::store {
@@ -68,6 +70,7 @@ class SqliteAccounting final : public AccountingStore {
   explicit SqliteAccounting(const std::string& path) {
     db_ = open_durable_sqlite(path, "accounting");
     for (const char* sql : acct_sql::schema()) exec(sql);
+    for (const char* sql : assoc_sql::schema()) exec(sql);
     for (const auto& c : acct_sql::added_step_columns()) {
       if (has_column("acct_steps", c.name)) continue;
       exec((std::string("ALTER TABLE acct_steps ADD COLUMN ") + c.name + " " + c.definition)
@@ -122,6 +125,91 @@ class SqliteAccounting final : public AccountingStore {
     return out;
   }
 
+  std::vector<ClusterTresRecord> cluster_tres() override {
+    Stmt st(db_, "SELECT since, tres FROM acct_cluster_tres ORDER BY since");
+    std::vector<ClusterTresRecord> out;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      Reader r(st.get());
+      ClusterTresRecord c;
+      c.since = r.i64();
+      c.tres = r.text();
+      out.push_back(std::move(c));
+    }
+    if (rc != SQLITE_DONE) fail(db_, "read cluster TRES");
+    return out;
+  }
+
+  void register_cluster_tres(const ClusterTresRecord& c) override {
+    const auto known = cluster_tres();
+    if (!known.empty() && known.back().tres == c.tres) return;
+    Stmt st(db_,
+            "INSERT INTO acct_cluster_tres (since, tres) VALUES (?, ?) ON CONFLICT (since) DO "
+            "UPDATE SET tres = excluded.tres");
+    run(st.get(), {c.since, c.tres});
+  }
+
+  void put_node_events(const std::vector<NodeEventRecord>& events) override {
+    if (events.empty()) return;
+    Stmt st(db_, acct_sql::node_event_upsert([](size_t) { return std::string("?"); }));
+    exec("BEGIN");
+    try {
+      for (const auto& e : events) run(st.get(), acct_sql::node_event_values(e));
+      exec("COMMIT");
+    } catch (...) {
+      sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+      throw;
+    }
+  }
+
+  std::vector<NodeEventRecord> node_events(int64_t start, int64_t end) override {
+    // Numbered: the query names its parameters out of order.
+    Stmt st(db_, acct_sql::node_event_query([](size_t n) { return "?" + std::to_string(n); }));
+    bind(st.get(), {start, end});
+    std::vector<NodeEventRecord> out;
+    int rc;
+    while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+      Reader r(st.get());
+      out.push_back(acct_sql::read_node_event(r));
+    }
+    if (rc != SQLITE_DONE) fail(db_, "read node events");
+    return out;
+  }
+
+  std::optional<StoredAssocData> load_assoc_data() override {
+    assoc_rows_ = read_assoc_rows();
+    return assoc_sql::data_of(*assoc_rows_);
+  }
+
+  void store_assoc_data(const StoredAssocData& data) override {
+    assoc_sql::Rows after = assoc_sql::rows_of(data);
+    try {
+      if (!assoc_rows_) assoc_rows_ = read_assoc_rows();
+      const assoc_sql::Diff d = assoc_sql::diff(*assoc_rows_, after);
+      if (d.empty()) return;
+      auto q = [](size_t) { return std::string("?"); };
+      exec("BEGIN");
+      try {
+        for (const auto& [table, key] : d.deletes) {
+          Stmt st(db_, assoc_sql::delete_sql(*table, q));
+          run(st.get(), {key});
+        }
+        for (const auto& [table, row] : d.upserts) {
+          Stmt st(db_, assoc_sql::upsert_sql(*table, q));
+          run(st.get(), row);
+        }
+        exec("COMMIT");
+      } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+      }
+    } catch (...) {
+      assoc_rows_.reset();  // what is stored is known again by reading it
+      throw;
+    }
+    assoc_rows_ = std::move(after);
+  }
+
  private:
   void exec(const char* sql) {
     char* err = nullptr;
@@ -156,6 +244,29 @@ class SqliteAccounting final : public AccountingStore {
       run(insert_step_->get(), acct_sql::step_values(j.job_id, s));
   }
 
+  assoc_sql::Rows read_assoc_rows() {
+    assoc_sql::Rows out;
+    for (const auto& t : assoc_sql::tables()) {
+      auto& rows = out[t.name];
+      Stmt st(db_, assoc_sql::select_sql(t));
+      int rc;
+      while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+        Reader r(st.get());
+        assoc_sql::Row row;
+        for (bool text : t.is_text) {
+          if (text)
+            row.emplace_back(r.text());
+          else
+            row.emplace_back(r.i64());
+        }
+        std::string key = assoc_sql::key_text(row.front());
+        rows.emplace(std::move(key), std::move(row));
+      }
+      if (rc != SQLITE_DONE) fail(db_, "read " + std::string(t.name));
+    }
+    return out;
+  }
+
   std::vector<StepRecord> steps(uint64_t job_id) {
     sqlite3_stmt* st = steps_of_->get();
     bind(st, {static_cast<int64_t>(job_id)});
@@ -174,6 +285,7 @@ class SqliteAccounting final : public AccountingStore {
 
   sqlite3* db_ = nullptr;
   std::unique_ptr<Stmt> upsert_job_, erase_steps_, insert_step_, steps_of_;
+  std::optional<assoc_sql::Rows> assoc_rows_;  // what the association tables hold, once known
 };
 
 }  // namespace

@@ -189,3 +189,31 @@ def test_a_wrong_password_file_stops_the_controller_with_a_clear_error(make_clus
     log = open(os.path.join(c.state_dir, "ctld.log")).read() if os.path.exists(
         os.path.join(c.state_dir, "ctld.log")) else ""
     assert "must not be accessible by group or others" in p.stdout + p.stderr + log
+
+
+@requires_root
+def test_sacctmgr_on_postgresql_and_while_it_is_down(make_cluster, pg):
+    c = make_cluster(nodes=1, cpus=2, mem=1000, settings=pg.settings())
+    c.ok("sacctmgr", "-i", "add", "account", "physics", "GrpJobs=4")
+    c.ok("sacctmgr", "-i", "add", "user", "root", "account=physics", "MaxJobs=2")
+    listing = ["sacctmgr", "-n", "-P", "show", "assoc", "format=account,user,grpjobs,maxjobs"]
+    expected = "root|||\nroot|root||\nphysics||4|\nphysics|root||2\n"
+    assert c.ok(*listing) == expected
+    assert pg.psql(DATABASE, "SELECT account, user_name, settings FROM acct_assocs WHERE "
+                             "account = 'physics' ORDER BY id") == [
+        ["physics", "", "GrpJobs=4"], ["physics", "root", "MaxJobs=2"]]
+    restart_controller(c)
+    assert c.ok(*listing) == expected
+
+    # The database goes down: changes fail and change nothing; the controller restarts from its
+    # journal's copy.
+    pg.stop()
+    p = c.run("sacctmgr", "-i", "modify", "user", "root", "set", "MaxJobs=3")
+    assert p.returncode == 1 and "Problem talking to the database" in p.stderr, p.stderr
+    assert c.ok(*listing) == expected
+    restart_controller(c)
+    assert c.ok(*listing) == expected
+    pg.start()
+    c.ok("sacctmgr", "-i", "modify", "user", "where", "name=root", "account=physics", "set",
+         "MaxJobs=3")
+    assert c.ok(*listing) == expected.replace("physics|root||2", "physics|root||3")

@@ -249,23 +249,23 @@ TEST(Accounting, ConfigAndFile) {
   std::filesystem::remove(dir / "accounts.cfg");
   const std::string conf = (dir / "slurm.conf").string();
   EXPECT_EQ(accounting_path(conf), (dir / "accounts.cfg").string());
-  try {
-    load_accounting_file(c, conf);
-    FAIL();
-  } catch (const core::ParseError& e) {
-    EXPECT_EQ(std::string(e.what()), "AccountingStorageEnforce=limits,qos needs " +
-                                         (dir / "accounts.cfg").string() +
-                                         " (accounts, users and QOS in sacctmgr dump format)");
-  }
+  EXPECT_FALSE(read_accounts_file(conf).has_value());
   std::ofstream(dir / "accounts.cfg") << kAccounts;
-  EXPECT_EQ(load_accounting_file(c, conf),
-            (dir / "accounts.cfg").string() + ": 7 associations, 2 QOS");
+  auto file = read_accounts_file(conf);
+  ASSERT_TRUE(file.has_value());
+  EXPECT_EQ(file->path, (dir / "accounts.cfg").string());
+  EXPECT_EQ(file->dump.assocs.size(), 6u);
+  const std::string digest = file->digest;
+  EXPECT_EQ(read_accounts_file(conf)->digest, digest);
+  apply_accounting(c, file->dump);
   ASSERT_TRUE(c.limits);
   EXPECT_EQ(c.limits->key("alice", "physics", "normal", "debug").part_qos,
             c.limits->find_qos("high"));
+  std::ofstream(dir / "accounts.cfg") << kAccounts << "# edited\n";
+  EXPECT_NE(read_accounts_file(conf)->digest, digest);
   std::ofstream(dir / "accounts.cfg") << "Cluster - test\nParent - nowhere\n";
   try {
-    load_accounting_file(c, conf);
+    read_accounts_file(conf);
     FAIL();
   } catch (const core::ParseError& e) {
     EXPECT_EQ(std::string(e.what()), (dir / "accounts.cfg").string() +

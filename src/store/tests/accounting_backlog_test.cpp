@@ -20,6 +20,12 @@ struct FakeStore : AccountingStore {
     for (const auto& j : jobs) rows[j.job_id] = j;
   }
   std::vector<JobRecord> query(const JobFilter&) override { return {}; }
+  std::optional<StoredAssocData> load_assoc_data() override { return std::nullopt; }
+  void store_assoc_data(const StoredAssocData&) override {}
+  std::vector<ClusterTresRecord> cluster_tres() override { return {}; }
+  void register_cluster_tres(const ClusterTresRecord&) override {}
+  void put_node_events(const std::vector<NodeEventRecord>&) override {}
+  std::vector<NodeEventRecord> node_events(int64_t, int64_t) override { return {}; }
 };
 
 JobRecord rec(uint64_t id, const std::string& state) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "store/assoc_sql.hpp"
 #include "store/tests/pg_server.hpp"
 
 using namespace drover::store;
@@ -363,4 +364,161 @@ TEST_F(PgsqlAccounting, ControllersOpeningAtOnceCreateTheSchemaOnce) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(open_pgsql_accounting(pg_->location(db_))->query({}).size(), 4u);
+}
+
+// The association tables (sacctmgr's accounts, users, associations and QOS).
+namespace drover::store {
+// Failures show the rows that differ.
+void PrintTo(const StoredAssocData& s, std::ostream* os) {
+  for (const auto& [table, rows] : assoc_sql::rows_of(s))
+    for (const auto& [key, row] : rows) {
+      *os << "\n  " << table << ":";
+      for (const auto& v : row) *os << " [" << assoc_sql::key_text(v) << "]";
+    }
+}
+}  // namespace drover::store
+
+namespace {
+StoredAssocData sample_assoc_data() {
+  StoredAssocData s;
+  s.data = drover::core::new_acct_data("lab");
+  auto& d = s.data;
+  d.accounts.insert(d.accounts.begin(), {"physics", "physics dept", "sci"});
+  drover::core::AcctAssoc physics;
+  physics.id = d.next_assoc_id++;
+  physics.account = "physics";
+  physics.parent = "root";
+  physics.settings.fairshare = 10;
+  physics.settings.limits.grp_jobs = 4;
+  physics.settings.limits.grp_tres = {{"cpu", 64}, {"gres/gpu", 2}};
+  physics.settings.limits.max_wall_min = 90;
+  physics.settings.qos = {"+high"};
+  physics.settings.qos_set = true;
+  d.assocs.push_back(physics);
+  drover::core::AcctUser alice;
+  alice.name = "alice";
+  alice.default_account = "physics";
+  alice.admin_level = "Operator";
+  d.users.insert(d.users.begin(), alice);
+  drover::core::AcctAssoc a;
+  a.id = d.next_assoc_id++;
+  a.account = "physics";
+  a.user = "alice";
+  a.partition = "gpu";
+  a.parent = "physics";
+  a.settings.limits.max_jobs = 2;
+  a.settings.fairshare_parent = true;
+  d.assocs.push_back(a);
+  drover::core::QosLine high;
+  high.name = "high";
+  high.id = d.next_qos_id++;
+  high.description = "High: 'quoted' & #hashed";
+  high.priority = 100;
+  high.flags = {"DenyOnLimit", "OverPartQOS"};
+  high.max_tres_per_user = {{"cpu", 16}};
+  high.usage_factor = 0.5;
+  high.preempt = {"normal"};
+  d.qos.push_back(high);
+  s.seeded_from = "sha256:abc";
+  return s;
+}
+}  // namespace
+
+TEST_P(Accounting, AssociationDataIsAbsentUntilStored) {
+  auto store = open();
+  EXPECT_FALSE(store->load_assoc_data().has_value());
+}
+
+TEST_P(Accounting, AssociationDataRoundTripsAndSurvivesReopen) {
+  const StoredAssocData s = sample_assoc_data();
+  open()->store_assoc_data(s);
+  auto loaded = open()->load_assoc_data();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(*loaded, s);
+  // Readable rows: the settings are accounts.cfg options.
+  EXPECT_EQ(
+      rows("SELECT account, user_name, partition_name, settings FROM acct_assocs WHERE id = 4"),
+      (std::vector<std::vector<std::string>>{
+          {"physics", "alice", "gpu", "Fairshare=parent:MaxJobs=2"}}));
+}
+
+TEST_P(Accounting, AssociationChangesWriteOnlyWhatChanged) {
+  StoredAssocData s = sample_assoc_data();
+  auto store = open();
+  store->store_assoc_data(s);
+  // A row changed behind the store's back stays as it is when the data does not touch it.
+  exec("UPDATE acct_accounts SET description = 'edited' WHERE name = 'root'");
+  s.data.assocs.back().settings.limits.max_jobs = 5;  // alice's association
+  s.data.users.erase(s.data.users.begin());           // alice's record goes
+  s.data.qos.pop_back();                              // and QOS high
+  store->store_assoc_data(s);
+  auto loaded = open()->load_assoc_data();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->data.find_account("root")->description, "edited");
+  EXPECT_EQ(loaded->data.assocs.back().settings.limits.max_jobs, 5);
+  EXPECT_EQ(loaded->data.find_user("alice"), nullptr);
+  EXPECT_EQ(loaded->data.find_qos("high"), nullptr);
+  EXPECT_EQ(rows("SELECT COUNT(*) FROM acct_qos"), (std::vector<std::vector<std::string>>{{"1"}}));
+}
+
+TEST_P(Accounting, AFailedAssociationWriteWritesNothing) {
+  StoredAssocData s = sample_assoc_data();
+  auto store = open();
+  store->store_assoc_data(s);
+  exec("DROP TABLE acct_qos");
+  s.data.accounts.insert(s.data.accounts.begin(), {"chem", "chem", "chem"});
+  s.data.qos.back().priority = 7;
+  EXPECT_THROW(store->store_assoc_data(s), std::runtime_error);
+  EXPECT_EQ(rows("SELECT COUNT(*) FROM acct_accounts WHERE name = 'chem'"),
+            (std::vector<std::vector<std::string>>{{"0"}}));
+  // Once the table is back (a new open creates it), the next write puts everything right.
+  auto again = open();
+  again->store_assoc_data(s);
+  auto loaded = open()->load_assoc_data();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(*loaded, s);
+}
+
+TEST_P(Accounting, UnreadableAssociationSettingsAreAClearError) {
+  open()->store_assoc_data(sample_assoc_data());
+  exec("UPDATE acct_assocs SET settings = 'MaxJobs=lots' WHERE id = 3");
+  try {
+    open()->load_assoc_data();
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("acct_assocs id 3"), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(Accounting, ClusterTresAreRegisteredWhenTheyChange) {
+  {
+    auto store = open();
+    EXPECT_TRUE(store->cluster_tres().empty());
+    store->register_cluster_tres({100, "cpu=4,mem=2000M,node=2,billing=4"});
+    store->register_cluster_tres({200, "cpu=4,mem=2000M,node=2,billing=4"});  // the same
+    store->register_cluster_tres({300, "cpu=8,mem=4000M,node=4,billing=8,gres/gpu=2"});
+  }
+  EXPECT_EQ(open()->cluster_tres(),
+            (std::vector<ClusterTresRecord>{{100, "cpu=4,mem=2000M,node=2,billing=4"},
+                                            {300, "cpu=8,mem=4000M,node=4,billing=8,gres/gpu=2"}}));
+}
+
+TEST_P(Accounting, NodeEventsAreKeptAndFoundByTheirTime) {
+  {
+    auto store = open();
+    store->put_node_events({{"node1", 100, 0, "DOWN", "Not responding", "cpu=2,node=1"},
+                            {"node2", 150, 160, "MAINT", "", "cpu=2,node=1"}});
+    // node1 comes back: the same event, ended.
+    store->put_node_events({{"node1", 100, 200, "DOWN", "Not responding", "cpu=2,node=1"}});
+    store->put_node_events({{"node1", 300, 0, "DOWN", "by hand", "cpu=2,node=1"}});
+  }
+  auto store = open();
+  const auto all = store->node_events(0, 1000);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0], (NodeEventRecord{"node1", 100, 200, "DOWN", "Not responding", "cpu=2,node=1"}));
+  EXPECT_EQ(all[1].node, "node2");
+  EXPECT_EQ(all[2].until, 0);
+  // Those overlapping [170, 250): node1's first; [250, 400): the one still going.
+  ASSERT_EQ(store->node_events(170, 250).size(), 1u);
+  EXPECT_EQ(store->node_events(250, 400), (std::vector<NodeEventRecord>{all[2]}));
 }
