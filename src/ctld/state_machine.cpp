@@ -1070,6 +1070,24 @@ json StateMachine::partition_view(const Partition& p) const {
           {"total_nodes", names.size()}};
 }
 
+std::string StateMachine::query_text(const json& req, int64_t now) const {
+  if (req.value("what", "") != "jobs" || req.contains("job_id")) return query(req, now).dump();
+  const bool detail = req.value("detail", true);
+  const bool active_only = req.value("active_only", false);
+  // query()'s fields in json's (sorted) order, compact as dump() writes them.
+  std::string out = "{\"cluster_name\":" + json(config_.cluster_name).dump() +
+                    ",\"control_host\":" + json(config_.control_host).dump() + ",\"jobs\":[";
+  bool first = true;
+  for (const auto& [id, job] : jobs_) {
+    if (active_only && core::is_finished(job.state) && !job.completing) continue;
+    if (!first) out += ',';
+    first = false;
+    out += job_view(job, now, detail).dump();
+  }
+  out += "],\"now\":" + json(now).dump() + ",\"ok\":true}";
+  return out;
+}
+
 json StateMachine::query(const json& req, int64_t now) const {
   const std::string what = req.value("what", "");
   json reply = {{"ok", true},
