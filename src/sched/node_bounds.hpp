@@ -5,12 +5,13 @@
 // which it was found unable to. The profile only loses room as the pass goes on, so what was
 // found stays true. A search at time t looks only at the nodes not known to be unable at t
 // ("due"), in node order (so that it can stop at the first placement, which node order
-// decides), skipping whole blocks of nodes that are not due.
+// decides), skipping whole groups of nodes that are not due.
 //
-// Beyond kFlat nodes, nodes live in blocks of kBlock; a tree over the blocks keeps, per
-// subtree, the smallest hi and the largest lo, so that the next due node is found in
-// O(log n) and an update changes one path of the tree. Up to kFlat nodes a plain scan costs
-// less than keeping the tree; the answers are the same.
+// Beyond kFlat nodes a tree of fan-out kFan sums them up: level 0 per kFan nodes, each level
+// above per kFan entries of the one below, up to a level of at most kFan entries; a summary
+// keeps the smallest hi and the largest lo below it. Finding the next due node and updating
+// a summary read small runs of adjacent entries (few cache lines, a shallow tree). Up to
+// kFlat nodes a plain scan costs less than keeping the tree; the answers are the same.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -30,21 +31,16 @@ class NodeBounds {
   void init(size_t n) {
     n_ = n;
     flat_ = n <= kFlat;
-    if (flat_) {
-      known_.assign(std::max<size_t>(n, 1), kNothing);
-      return;
-    }
-    const size_t blocks = (n + kBlock - 1) / kBlock;
-    leaves_ = 1;
-    while (leaves_ < blocks) leaves_ <<= 1;
-    known_.assign(leaves_ * kBlock, kPadding);
-    dirty_.assign(blocks, 0);
-    dirty_blocks_.clear();
+    known_.assign(std::max<size_t>(n, 1), kNothing);
     dirty_until_ = 0;
-    std::fill_n(known_.begin(), n, kNothing);
-    tree_.assign(2 * leaves_, Summary{kMin, kMax});
-    for (size_t b = 0; b < blocks; ++b) tree_[leaves_ + b] = Summary{kMin, kMin};
-    for (size_t i = leaves_; i-- > 1;) tree_[i] = join(tree_[2 * i], tree_[2 * i + 1]);
+    dirty_blocks_.clear();
+    if (flat_) return;
+    levels_.clear();
+    for (size_t size = (n + kFan - 1) / kFan;; size = (size + kFan - 1) / kFan) {
+      levels_.emplace_back(size, Summary{kMin, kMin});  // what kNothing sums up to
+      if (size <= kFan) break;
+    }
+    dirty_.assign(levels_[0].size(), 0);
   }
 
   // The first time >= from at which some node may be due (kMax: none ever).
@@ -56,8 +52,9 @@ class NodeBounds {
       return first;
     }
     flush();
-    if (tree_[1].max_lo > from) return from;
-    return std::max(from, tree_[1].min_hi);
+    const Summary all = root();
+    if (all.max_lo > from) return from;
+    return std::max(from, all.min_hi);
   }
 
   bool due(size_t pos, int64_t t) const { return known_[pos].hi <= t || known_[pos].lo > t; }
@@ -68,43 +65,48 @@ class NodeBounds {
   // The first position >= pos that is due at t, or -1. What was learnt about the nodes before
   // pos since the last call may not be in the tree yet (see learn()).
   int next_due(size_t pos, int64_t t) {
+    if (pos >= n_) return -1;
     if (flat_) {
       for (; pos < n_; ++pos)
         if (due(pos, t)) return static_cast<int>(pos);
       return -1;
     }
-    if (pos >= n_) return -1;
     if (pos < dirty_until_) flush();
-    size_t block = pos / kBlock;
-    if (may_be_due(leaves_ + block, t))
-      for (size_t i = pos, end = (block + 1) * kBlock; i < end; ++i)
+    const size_t block = pos / kFan;
+    if (may_be_due(levels_[0][block], t))
+      for (size_t i = pos, end = std::min(n_, (block + 1) * kFan); i < end; ++i)
         if (due(i, t)) return static_cast<int>(i);
-    // Up to the first right sibling holding a due node, then down to its leftmost such block.
-    size_t node = leaves_ + block;
+    // Up through the levels to the first later entry that may hold a due node, then down to
+    // its first such node.
+    size_t idx = block, level = 0;
     for (;;) {
-      if (node == 1) return -1;
-      if ((node & 1) == 0 && may_be_due(node + 1, t)) {
-        ++node;
+      const std::vector<Summary>& here = levels_[level];
+      const size_t end = std::min(here.size(), (idx / kFan + 1) * kFan);
+      size_t j = idx + 1;
+      while (j < end && !may_be_due(here[j], t)) ++j;
+      if (j < end) {
+        idx = j;
         break;
       }
-      node >>= 1;
+      if (++level == levels_.size()) return -1;
+      idx /= kFan;
     }
-    while (node < leaves_) node = may_be_due(2 * node, t) ? 2 * node : 2 * node + 1;
-    for (size_t i = (node - leaves_) * kBlock;; ++i)
+    for (; level > 0; --level) idx = first_may_be_due(levels_[level - 1], idx * kFan, t);
+    for (size_t i = idx * kFan;; ++i)
       if (due(i, t)) return static_cast<int>(i);
   }
 
   // The node at pos cannot take part at any start in [from, until) (a span that holds the
   // time it is due at): what is known of it becomes that, joined to what was known when the
   // two meet. Searches learn about nodes in node order, and looking for due nodes after pos
-  // reads the tree only for later blocks: the tree is brought up to date once per walk.
+  // reads the tree only for later nodes: the tree is brought up to date once per walk.
   void learn(size_t pos, int64_t from, int64_t until) {
     Span s{from, until};
     Span& k = known_[pos];
     if (k.hi >= from && k.lo <= until) s = Span{std::min(from, k.lo), std::max(until, k.hi)};
     k = s;
     if (flat_) return;
-    const size_t block = pos / kBlock;
+    const size_t block = pos / kFan;
     if (!dirty_[block]) {
       dirty_[block] = 1;
       dirty_blocks_.push_back(block);
@@ -125,7 +127,7 @@ class NodeBounds {
       return std::min(values_[k - 1], never);
     }
     flush();
-    if (k == 1 && !may_be_due(1, t)) return std::min(tree_[1].min_hi, never);
+    if (k == 1 && !may_be_due(root(), t)) return std::min(root().min_hi, never);
     // The nodes due at t (a search has looked at them all: those that fit) are set aside,
     // then the k smallest times taken out one by one (the tree keeps the smallest on top);
     // all are put back after.
@@ -133,15 +135,19 @@ class NodeBounds {
     for (int pos = next_due(0, t); pos >= 0; pos = next_due(pos + 1, t)) set_aside(pos);
     int64_t v = never;
     for (int i = 0; i < k; ++i) {
-      v = tree_[1].min_hi;
+      v = root().min_hi;
       if (v >= never) {
         v = never;
         break;
       }
       if (i + 1 == k) break;
-      size_t node = 1;
-      while (node < leaves_) node = tree_[2 * node].min_hi == v ? 2 * node : 2 * node + 1;
-      size_t pos = (node - leaves_) * kBlock;
+      size_t idx = 0;
+      for (size_t level = levels_.size(); level-- > 0;) {
+        const std::vector<Summary>& here = levels_[level];
+        idx *= kFan;
+        while (here[idx].min_hi != v) ++idx;
+      }
+      size_t pos = idx * kFan;
       while (known_[pos].hi != v) ++pos;
       set_aside(pos);
     }
@@ -150,15 +156,15 @@ class NodeBounds {
   }
 
  private:
-  static constexpr size_t kBlock = 16;
+  static constexpr size_t kFan = 16;
   static constexpr size_t kFlat = 256;
 
   struct Span {
     int64_t lo, hi;
   };
   static constexpr Span kNothing{kMin, kMin};  // due at any time
-  static constexpr Span kPadding{kMin, kMax};  // never due
-  // Of a subtree: due somewhere at t when min_hi <= t or max_lo > t.
+  static constexpr Span kAside{kMin, kMax};    // never due, never next
+  // Of a group: due somewhere at t when min_hi <= t or max_lo > t.
   struct Summary {
     int64_t max_lo, min_hi;
     bool operator==(const Summary&) const = default;
@@ -166,30 +172,38 @@ class NodeBounds {
   static Summary join(const Summary& a, const Summary& b) {
     return {std::max(a.max_lo, b.max_lo), std::min(a.min_hi, b.min_hi)};
   }
-  bool may_be_due(size_t node, int64_t t) const {
-    return tree_[node].min_hi <= t || tree_[node].max_lo > t;
+  static bool may_be_due(const Summary& s, int64_t t) { return s.min_hi <= t || s.max_lo > t; }
+  static size_t first_may_be_due(const std::vector<Summary>& level, size_t from, int64_t t) {
+    while (!may_be_due(level[from], t)) ++from;
+    return from;
+  }
+  Summary root() const {
+    const std::vector<Summary>& top = levels_.back();
+    Summary all = top[0];
+    for (size_t i = 1; i < top.size(); ++i) all = join(all, top[i]);
+    return all;
   }
 
   void assign(size_t pos, Span s) {
     known_[pos] = s;
-    if (!flat_) update(pos / kBlock);
+    if (!flat_) update(pos / kFan);
   }
-  // Sums up a block again, and its way up the tree.
+  // Sums up a block of nodes again, and its way up the levels while that changes anything.
   void update(size_t block) {
-    const Span* k = &known_[block * kBlock];
-    Summary sum{k[0].lo, k[0].hi};
-    for (size_t i = 1; i < kBlock; ++i) sum = join(sum, Summary{k[i].lo, k[i].hi});
-    for (size_t node = leaves_ + block; !(tree_[node] == sum);) {
-      tree_[node] = sum;
-      if (node == 1) break;
-      node >>= 1;
-      sum = join(tree_[2 * node], tree_[2 * node + 1]);
+    const size_t first = block * kFan, end = std::min(n_, first + kFan);
+    Summary sum{known_[first].lo, known_[first].hi};
+    for (size_t i = first + 1; i < end; ++i) sum = join(sum, Summary{known_[i].lo, known_[i].hi});
+    size_t idx = block;
+    for (size_t level = 0;; ++level) {
+      std::vector<Summary>& here = levels_[level];
+      if (here[idx] == sum) return;
+      here[idx] = sum;
+      if (level + 1 == levels_.size()) return;
+      const size_t group = idx / kFan * kFan, group_end = std::min(here.size(), group + kFan);
+      sum = here[group];
+      for (size_t i = group + 1; i < group_end; ++i) sum = join(sum, here[i]);
+      idx /= kFan;
     }
-  }
-  // Takes a node out of every answer for now (kth_due_after puts it back).
-  void set_aside(size_t pos) {
-    set_aside_.push_back({pos, known_[pos]});
-    assign(pos, kPadding);
   }
   void flush() {
     for (size_t block : dirty_blocks_) {
@@ -199,11 +213,16 @@ class NodeBounds {
     dirty_blocks_.clear();
     dirty_until_ = 0;
   }
+  // Takes a node out of every answer for now (kth_due_after puts it back).
+  void set_aside(size_t pos) {
+    set_aside_.push_back({pos, known_[pos]});
+    assign(pos, kAside);
+  }
 
-  size_t n_ = 0, leaves_ = 0;
+  size_t n_ = 0;
   bool flat_ = false;
-  std::vector<Span> known_;    // per node (beyond kFlat padded to whole blocks)
-  std::vector<Summary> tree_;  // [1, leaves_): inner nodes; [leaves_, 2 leaves_): blocks
+  std::vector<Span> known_;                   // per node
+  std::vector<std::vector<Summary>> levels_;  // see above; levels_[0]: per kFan nodes
   // Blocks learnt about since the tree was last brought up to date, and where they end.
   std::vector<uint8_t> dirty_;
   std::vector<size_t> dirty_blocks_;

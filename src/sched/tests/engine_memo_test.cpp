@@ -113,7 +113,7 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
   }
 }
 
-// What a pass knows of nodes is a plain list up to 256 candidate nodes and a tree of blocks
+// What a pass knows of nodes is a plain list up to 256 candidate nodes and a tree over them
 // beyond (NodeBounds): a workload on a few nodes decides the same when 300 nodes that can hold
 // none of its jobs (one CPU, every job asks for two per task) are added after them, which
 // puts the search on the tree.
