@@ -335,13 +335,13 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn) {
   conn->send(json{{"type", "hello"}, {"nonce", link->nonce_c}}.dump(), false);
 }
 
-void Server::handle(Event& ev, Effects& fx,
-                    std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies) {
+void Server::handle(Event& ev, Effects& fx, Replies& replies) {
   const int64_t now = wall_now();
   switch (ev.kind) {
     case Event::Client: {
       const std::string op = ev.msg.value("op", "");
       json reply;
+      std::string text;  // the reply already as text (job lists)
       try {
         if (op == "submit") {
           reply = machine_.submit(ev.msg, ev.caller, now, fx);
@@ -352,15 +352,12 @@ void Server::handle(Event& ev, Effects& fx,
           reply = acct_query(ev.msg, ev.caller);
         else if (op == "query" && ev.msg.value("what", "") == "usage")
           reply = usage_query(ev.msg);
-        else if (op == "query") {
-          reply = machine_.query(ev.msg, now);
+        else if (op == "query")
           // Job lists also say when the queue was last planned whole and when a job last
           // changed (squeue --json's last_backfill and last_update, as the REST API's).
-          if (ev.msg.value("what", "") == "jobs" && reply.value("ok", false)) {
-            reply["last_backfill"] = last_full_pass_at_;
-            reply["last_update"] = last_job_change_;
-          }
-        } else if (op == "control")
+          text = machine_.query_text(
+              ev.msg, now, {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
+        else if (op == "control")
           reply = machine_.control(ev.msg, ev.caller, now, fx);
         else if (op == "update")
           reply = machine_.update(ev.msg, ev.caller, now, fx);
@@ -388,7 +385,7 @@ void Server::handle(Event& ev, Effects& fx,
       } catch (const std::exception& e) {
         reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
       }
-      replies.emplace_back(ev.conn, std::move(reply));
+      replies.emplace_back(ev.conn, text.empty() ? reply.dump() : std::move(text));
       break;
     }
     case Event::AgentRegister: {
@@ -492,7 +489,7 @@ void Server::state_loop() {
     if (stopping_) break;
     Effects fx;
     bool ticked = false;
-    std::vector<std::pair<std::shared_ptr<net::Connection>, json>> replies;
+    Replies replies;
     for (auto& ev : batch) handle(ev, fx, replies);
     batch.clear();
     const int64_t now = wall_now();
@@ -560,7 +557,7 @@ void Server::state_loop() {
     record_accounting(fx);
     if (ticked) record_node_events(now);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
-    for (auto& [conn, reply] : replies) conn->send(reply.dump());
+    for (auto& [conn, reply] : replies) conn->send(std::move(reply));
     if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
     for (auto& answer : after_commit_) answer();
     after_commit_.clear();

@@ -44,8 +44,9 @@ class Server {
   };
   void post(Event ev);
   void state_loop();
-  void handle(Event& ev, Effects& fx,
-              std::vector<std::pair<std::shared_ptr<net::Connection>, json>>& replies);
+  // Replies are kept as the text to send (a big one as a json document costs far more).
+  using Replies = std::vector<std::pair<std::shared_ptr<net::Connection>, std::string>>;
+  void handle(Event& ev, Effects& fx, Replies& replies);
   void record_accounting(const Effects& fx);
   void log_accounting(const store::AccountingBacklog::Attempt& a);
   json acct_query(const json& req, const Caller& who);

@@ -1115,6 +1115,36 @@ json StateMachine::partition_view(const Partition& p) const {
           {"total_nodes", names.size()}};
 }
 
+std::string StateMachine::query_text(const json& req, int64_t now,
+                                     const json& job_list_extras) const {
+  const bool jobs_list = req.value("what", "") == "jobs";
+  if (!jobs_list || req.contains("job_id")) {
+    json reply = query(req, now);
+    if (jobs_list && reply.value("ok", false) && job_list_extras.is_object())
+      reply.update(job_list_extras);
+    return reply.dump();
+  }
+  const bool detail = req.value("detail", true);
+  const bool active_only = req.value("active_only", false);
+  // query()'s fields in json's (sorted) order, compact as dump() writes them.
+  std::string out = "{\"cluster_name\":" + json(config_.cluster_name).dump() +
+                    ",\"control_host\":" + json(config_.control_host).dump() + ",\"jobs\":[";
+  bool first = true;
+  for (const auto& [id, job] : jobs_) {
+    if (active_only && core::is_finished(job.state) && !job.completing) continue;
+    if (!first) out += ',';
+    first = false;
+    out += job_view(job, now, detail).dump();
+  }
+  out += "]";
+  // The extras' keys ("last_backfill", "last_update") sort between "jobs" and "now".
+  if (job_list_extras.is_object())
+    for (const auto& [key, value] : job_list_extras.items())
+      out += "," + json(key).dump() + ":" + value.dump();
+  out += ",\"now\":" + json(now).dump() + ",\"ok\":true}";
+  return out;
+}
+
 json StateMachine::query(const json& req, int64_t now) const {
   const std::string what = req.value("what", "");
   json reply = {{"ok", true},

@@ -71,6 +71,11 @@ class StateMachine {
   json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
   json cancel(const json& req, const Caller& who, int64_t now, Effects& fx);
   json query(const json& req, int64_t now) const;
+  // query()'s reply as the text sent to the client (query(req, now).dump(), byte for byte), with
+  // `job_list_extras` (an object) added to replies that list jobs.
+  // A list of jobs is written job by job: as one json document it took ~11 KB of memory per
+  // job, which the controller then kept (a queue of 10,000 jobs grew it by 120 MB).
+  std::string query_text(const json& req, int64_t now, const json& job_list_extras = {}) const;
   // scontrol hold|uhold|release|requeue|requeuehold: {"action", "jobs": [JobRef text...]}.
   json control(const json& req, const Caller& who, int64_t now, Effects& fx);
   // scontrol update JobId=.. Key=Value...: {"jobs": [...], "set": {Key: Value}}.

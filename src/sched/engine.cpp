@@ -8,6 +8,7 @@
 // it can delay it), under EASY only the first blocked job of a partition does, and under
 // FIFO the first blocked job stops its partition.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include "core/hostlist.hpp"
 #include "sched/limits.hpp"
+#include "sched/node_bounds.hpp"
 #include "sched/profile.hpp"
 #include "sched/request.hpp"
 #include "sched/resources.hpp"
@@ -56,124 +58,6 @@ class ShapeCursor {
 
  private:
   std::vector<std::pair<int64_t, int64_t>> points_;
-};
-
-// For one node set, request shape and duration: a lower bound per node on the earliest time
-// it can take part, kept for the rest of the pass (the profile only loses room as the pass
-// goes on, so a bound once true stays true), in an indexed min-heap. A search then looks
-// only at the nodes whose bound has come due instead of at every node.
-//
-// Up to kFlat nodes the bounds are a plain array instead (scanning it costs less than keeping
-// a heap in order); the answers are the same either way, `due` then lists positions in order.
-class NodeBounds {
- public:
-  static constexpr size_t kFlat = 256;
-
-  bool ready(size_t n) const { return n_ == n && (flat_ ? key_.size() == n : pos_at_.size() == n); }
-  void init(size_t n, int64_t from) {
-    n_ = n;
-    flat_ = n <= kFlat;
-    key_.assign(n, from);
-    if (flat_) return;
-    pos_at_.resize(n);
-    slot_of_.resize(n);
-    for (size_t i = 0; i < n; ++i) pos_at_[i] = slot_of_[i] = static_cast<int>(i);
-  }
-  int64_t min() const {
-    if (key_.empty()) return kNever;
-    return flat_ ? *std::min_element(key_.begin(), key_.end()) : key_[0];
-  }
-  // Positions whose bound is <= t (without taking them out).
-  void due(int64_t t, std::vector<int>& out) {
-    out.clear();
-    if (flat_) {
-      for (size_t i = 0; i < n_; ++i)
-        if (key_[i] <= t) out.push_back(static_cast<int>(i));
-      return;
-    }
-    stack_.clear();
-    if (!key_.empty() && key_[0] <= t) stack_.push_back(0);
-    while (!stack_.empty()) {
-      const size_t i = stack_.back();
-      stack_.pop_back();
-      out.push_back(pos_at_[i]);
-      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c)
-        if (key_[c] <= t) stack_.push_back(c);
-    }
-  }
-  // Raises a position's bound (bounds never fall).
-  void raise(int pos, int64_t bound) {
-    if (flat_) {
-      key_[pos] = bound;
-      return;
-    }
-    size_t i = slot_of_[pos];
-    key_[i] = bound;
-    for (;;) {
-      size_t c = 2 * i + 1;
-      if (c >= key_.size()) break;
-      if (c + 1 < key_.size() && key_[c + 1] < key_[c]) ++c;
-      if (key_[c] >= key_[i]) break;
-      swap_slots(i, c);
-      i = c;
-    }
-  }
-  // The k-th smallest bound above t (1-based), kNever if there are fewer.
-  int64_t kth_above(int64_t t, int k) {
-    if (flat_) {
-      above_.clear();
-      for (int64_t v : key_)
-        if (v > t) above_.push_back(v);
-      if (k < 1 || above_.size() < static_cast<size_t>(k)) return kNever;
-      if (k == 1) return std::min(*std::min_element(above_.begin(), above_.end()), kNever);
-      std::nth_element(above_.begin(), above_.begin() + (k - 1), above_.end());
-      return std::min(above_[k - 1], kNever);
-    }
-    // Walk down from the root through bounds <= t; the subtrees hanging off them with
-    // bounds > t form a frontier whose smallest k are found with a small heap.
-    frontier_.clear();
-    stack_.clear();
-    if (!key_.empty()) stack_.push_back(0);
-    while (!stack_.empty()) {
-      const size_t i = stack_.back();
-      stack_.pop_back();
-      if (key_[i] > t) {
-        frontier_.emplace_back(key_[i], i);
-        continue;
-      }
-      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c) stack_.push_back(c);
-    }
-    auto greater = [](const auto& x, const auto& y) { return x.first > y.first; };
-    std::make_heap(frontier_.begin(), frontier_.end(), greater);
-    for (int taken = 0; !frontier_.empty(); ++taken) {
-      std::pop_heap(frontier_.begin(), frontier_.end(), greater);
-      const auto [v, i] = frontier_.back();
-      frontier_.pop_back();
-      if (v >= kNever) return kNever;
-      if (taken + 1 == k) return v;
-      for (size_t c = 2 * i + 1; c <= 2 * i + 2 && c < key_.size(); ++c) {
-        frontier_.emplace_back(key_[c], c);
-        std::push_heap(frontier_.begin(), frontier_.end(), greater);
-      }
-    }
-    return kNever;
-  }
-
- private:
-  void swap_slots(size_t a, size_t b) {
-    std::swap(key_[a], key_[b]);
-    std::swap(pos_at_[a], pos_at_[b]);
-    slot_of_[pos_at_[a]] = static_cast<int>(a);
-    slot_of_[pos_at_[b]] = static_cast<int>(b);
-  }
-  size_t n_ = 0;
-  bool flat_ = false;
-  std::vector<int64_t> above_;  // flat: scratch
-  std::vector<int64_t> key_;    // per heap slot (flat: per position)
-  std::vector<int> pos_at_;     // heap slot -> position in the node list
-  std::vector<int> slot_of_;    // position -> heap slot
-  std::vector<size_t> stack_;
-  std::vector<std::pair<int64_t, size_t>> frontier_;
 };
 
 // What Request::compile reads of a job's spec: equal keys compile to equal requests.
@@ -300,7 +184,7 @@ class Engine final : public Scheduler {
 
     static constexpr size_t kMaxRequests = 1 << 16;
     std::unordered_map<SpecKey, Request, SpecKeyHash, SpecKeyEqual> requests;
-    std::unordered_map<std::string, int> filter_ids, shape_ids;
+    std::unordered_map<std::string, int> filter_ids, shape_ids, need_ids;
     std::vector<std::pair<std::string, std::string>> kinds;
     int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
 
@@ -313,6 +197,7 @@ class Engine final : public Scheduler {
       requests.clear();
       filter_ids.clear();
       shape_ids.clear();
+      need_ids.clear();
       kinds.clear();
       for (size_t i = 0; i < k.size(); ++i) kinds.push_back(k.kind(static_cast<int>(i)));
       def_mem_per_cpu_mb = def_cpu;
@@ -326,6 +211,7 @@ class Engine final : public Scheduler {
       Request r = Request::compile(spec, k, def_mem_per_cpu_mb, def_mem_per_node_mb);
       r.filter_id = intern(filter_ids, r.filter_key);
       r.shape_id = intern(shape_ids, r.filter_key + '\x1e' + r.shape_key);
+      r.need_id = intern(need_ids, r.filter_key + '\x1e' + r.node_need_key);
       return requests.emplace(SpecKey(spec), std::move(r)).first->second;
     }
   };
@@ -350,10 +236,12 @@ class Engine final : public Scheduler {
     std::unordered_map<PassKey, bool, PassKeyHash> fits_cache;
     std::unordered_map<PassKey, std::string_view, PassKeyHash> resv_reason_cache;
     std::unordered_map<PassKey, NodeBounds, PassKeyHash> bounds;
+    // Per node set and need (PassKey without length and holds): its bounds of each length.
+    std::unordered_map<PassKey, std::vector<std::pair<PassKey, NodeBounds*>>, PassKeyHash>
+        bounds_by_length;
     std::vector<Candidate> cands;  // scratch
     std::vector<int64_t> later;    // scratch
     std::vector<int64_t> growth;   // scratch
-    std::vector<int> due;          // scratch
     struct Feasible {
       int pos;
       Profile::Span w;
@@ -721,57 +609,137 @@ class Engine final : public Scheduler {
       return f;
     }
 
-    // find_start for requests without -w nodes, looking only at nodes whose bound is due.
+    // What the pass knows of the nodes for a node set, need and length, and, where it holds
+    // for the request, what it knows for the nearest shorter lengths: a node that cannot take
+    // part for that long cannot for longer either. (Looking further costs more than it saves.)
+    static constexpr size_t kShorter = 2;
+    struct Known {
+      NodeBounds& own;
+      std::array<const NodeBounds*, kShorter> shorter{};
+    };
+    Known known_for(const PassKey& key, const Request& req) {
+      auto [it, added] = bounds.try_emplace(key);
+      std::vector<std::pair<PassKey, NodeBounds*>>& lengths =
+          bounds_by_length[PassKey{key.part, key.id, key.member}];
+      if (added) lengths.emplace_back(key, &it->second);
+      Known k{it->second};
+      if (!req.exact_starts) return k;
+      std::array<int64_t, kShorter> length{};
+      for (const auto& [other, b] : lengths) {
+        if (other.length >= key.length || other.holds > key.holds) continue;
+        // Keep the kShorter longest, nearest first.
+        const NodeBounds* candidate = b;
+        int64_t l = other.length;
+        for (size_t i = 0; i < kShorter; ++i)
+          if (k.shorter[i] == nullptr || l > length[i]) {
+            std::swap(k.shorter[i], candidate);
+            std::swap(length[i], l);
+            if (candidate == nullptr) break;
+          }
+      }
+      return k;
+    }
+
+    // A search that finds at most this many nodes free at a time moves on to the next time
+    // any other node may be (see find_start_bounded).
+    static constexpr size_t kFewFree = 4;
+
+    // find_start for requests without -w nodes, looking at a time only at the nodes not known
+    // to be unable to take part then (NodeBounds). Due nodes are examined in node order:
+    // select_nodes first tries the nodes in that order, and once the nodes found so far hold the
+    // job that way, more nodes would not change its choice, so the search stops there. Only when
+    // node order fails (too few nodes may be used) does select_nodes need every node free at t.
     Found find_start_bounded(const Request& req, const std::vector<int>& nodes, int64_t from,
-                             int64_t duration, int64_t horizon, NodeBounds& b) {
+                             int64_t duration, int64_t horizon, Known known) {
       Found f;
-      if (!b.ready(nodes.size())) b.init(nodes.size(), from);
+      NodeBounds& b = known.own;
+      if (!b.ready(nodes.size())) b.init(nodes.size());
+      for (const NodeBounds*& other : known.shorter)
+        if (other != nullptr && !other->ready(nodes.size())) other = nullptr;
       std::vector<Feasible>& feas = feasible;
-      int64_t t = std::max(from, b.min());
+      const size_t nmin = static_cast<size_t>(req.nmin), nmax = static_cast<size_t>(req.nmax);
+      int64_t t = b.first_due(from);
       while (t <= horizon && t < kNever) {
         feas.clear();
-        b.due(t, due);
-        for (const int pos : due) {
+        cands.clear();
+        // Node order over the first nmax nodes free at t: the tasks they hold by their CPUs
+        // (an upper bound, cheap) and, once that would do, what they really hold.
+        int64_t cpu_room = 0, room = 0;
+        bool in_order_fails = false;
+        for (int pos = b.next_due(0, t); pos >= 0; pos = b.next_due(pos + 1, t)) {
+          // Known for a shorter length: no need to look at the node.
+          const NodeBounds* by = nullptr;
+          for (const NodeBounds* other : known.shorter)
+            if (other != nullptr && !other->due(pos, t)) {
+              by = other;
+              break;
+            }
+          if (by != nullptr) {
+            b.learn(pos, by->unable_from(pos), by->unable_until(pos));
+            continue;
+          }
           const int slot = nodes[pos];
           const Profile::Span w = window(slot, req, t, duration);
           ++d.work;
-          if (w.start == t)
-            feas.push_back({pos, w});  // its bound (<= t) stays true
-          else
-            b.raise(pos, w.start);
+          if (w.start != t) {
+            b.learn(pos, t, w.start);
+            continue;
+          }
+          feas.push_back({pos, w});
+          if (in_order_fails) continue;
+          const size_t k = feas.size();
+          if (k <= nmax) cpu_room += req.tasks_by_cpus(profile.min_cpus(slot, w));
+          if (k >= nmin && cpu_room >= req.ntasks) {
+            for (size_t i = cands.size(); i < std::min(k, nmax); ++i) {
+              const int at = nodes[feas[i].pos];
+              const Profile::Window full = profile.fill(at, req, slots[at], feas[i].w);
+              cands.push_back({at, full.free, full.cap});
+              room += full.cap;
+            }
+            if (room >= req.ntasks) {
+              if (select_in_node_order(req, cands, f.shares)) {
+                f.start = t;
+                return f;
+              }
+              in_order_fails = true;  // (GPUs per job): more nodes would not take part
+            }
+          }
+          if (k >= nmax) in_order_fails = true;
         }
-        if (static_cast<int>(feas.size()) >= req.nmin) {
-          // select_nodes gives no node more tasks than it holds: unless they hold all the
-          // tasks together, it fails (and is not asked). What a node holds is at most what
-          // its free CPUs allow, which is cheaper to find out first.
-          int64_t room = 0;
-          for (const auto& x : feas) room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
-          if (room >= req.ntasks) {
-            auto by_pos = [](const Feasible& x, const Feasible& y) { return x.pos < y.pos; };
-            if (!std::is_sorted(feas.begin(), feas.end(), by_pos))
-              std::sort(feas.begin(), feas.end(), by_pos);
+        if (in_order_fails && feas.size() > nmin) {
+          // select_nodes' other way, the roomiest nodes first, needs every node free at t.
+          // Unless they hold all the tasks together it fails; by their CPUs first (cheap).
+          int64_t all_room = 0;
+          for (const auto& x : feas)
+            all_room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
+          if (all_room >= req.ntasks) {
             cands.clear();
-            room = 0;
+            all_room = 0;
             for (const auto& x : feas) {
               const int slot = nodes[x.pos];
               const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
               cands.push_back({slot, w.free, w.cap});
-              room += w.cap;
+              all_room += w.cap;
             }
-            if (room >= req.ntasks && select_nodes(req, cands, f.shares)) {
+            if (all_room >= req.ntasks && select_nodes(req, cands, f.shares)) {
               f.start = t;
               return f;
             }
           }
         }
         int64_t next;
-        const int missing = req.nmin - static_cast<int>(feas.size());
-        if (missing <= 0) {
+        const size_t missing = nmin - std::min(nmin, feas.size());
+        if (missing == 0) {
           // Enough nodes, too little room on them: try again when anything changes.
-          next = b.kth_above(t, 1);
+          next = b.kth_due_after(t, 1, kNever);
           for (const auto& x : feas) next = std::min(next, x.w.next_change);
         } else {
-          next = b.kth_above(t, missing);
+          // Too few nodes: none can be placed before the missing-th of the others is due.
+          // Any earlier time does as well (it finds too few), and with few nodes free now
+          // looking at them again at the times before costs less than finding that one
+          // (unless the bounds are a plain list).
+          const bool few = feas.size() <= kFewFree && !b.scans();
+          next = b.kth_due_after(t, few ? 1 : static_cast<int>(missing), kNever);
         }
         t = next;
       }
@@ -789,6 +757,11 @@ class Engine final : public Scheduler {
       return req.shape_id >= 0
                  ? req.shape_id
                  : Memo::intern(memo.shape_ids, req.filter_key + '\x1e' + req.shape_key);
+    }
+    int need_of(const Request& req) {
+      return req.need_id >= 0
+                 ? req.need_id
+                 : Memo::intern(memo.need_ids, req.filter_key + '\x1e' + req.node_need_key);
     }
 
     // Requests with equal keys need the same on the same nodes (and may use the same
@@ -995,11 +968,9 @@ class Engine final : public Scheduler {
             } else if (req.required.empty()) {
               // Where reservations can be run into, how long the job holds its nodes
               // matters even when the profile is asked about one instant (FIFO).
-              PassKey bounds_key = key;
-              bounds_key.length = length;
+              PassKey bounds_key{key.part, need_of(req), member, length};
               if (!view.reservations.empty()) bounds_key.holds = holds_for;
-              NodeBounds& b = bounds[bounds_key];
-              f = find_start_bounded(req, nodes, from, length, until, b);
+              f = find_start_bounded(req, nodes, from, length, until, known_for(bounds_key, req));
             } else {
               f = find_start(req, nodes, from, length, until);
             }

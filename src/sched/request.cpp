@@ -85,21 +85,27 @@ Request Request::compile(const core::JobSpec& spec, const GresKinds& kinds,
     r.floor_tasks_ = 0;
   }
 
-  std::string& key = r.shape_key;
-  key.reserve(64);
-  auto add = [&key](int64_t v) {
+  // What a node is asked to hold (tasks_fit, the floor and the tasks every node must take),
+  // then how many nodes and tasks.
+  std::string& need = r.node_need_key;
+  need.reserve(64);
+  auto add = [](std::string& key, int64_t v) {
     key += std::to_string(v);
     key += ',';
   };
-  for (int64_t v : {int64_t(r.cpt), int64_t(r.ntasks), int64_t(r.nmin), int64_t(r.nmax),
-                    int64_t(r.ntasks_per_node), int64_t(r.exclusive), int64_t(r.mem), r.mem_value,
-                    int64_t(r.per_task.mask), int64_t(r.per_task.count), int64_t(r.per_job.mask),
-                    int64_t(r.per_job.count), int64_t(r.valid)})
-    add(v);
+  for (int64_t v : {int64_t(r.cpt), int64_t(r.min_tasks_per_node()), int64_t(r.ntasks_per_node),
+                    int64_t(r.exclusive), int64_t(r.mem), r.mem_value, int64_t(r.per_task.mask),
+                    int64_t(r.per_task.count), int64_t(r.per_job.mask), int64_t(r.per_job.count),
+                    int64_t(r.valid)})
+    add(need, v);
   for (const auto& g : r.per_node) {
-    add(g.mask);
-    add(g.count);
+    add(need, g.mask);
+    add(need, g.count);
   }
+  r.shape_key = need;
+  for (int64_t v : {int64_t(r.ntasks), int64_t(r.nmin), int64_t(r.nmax)}) add(r.shape_key, v);
+  r.exact_starts = r.kept_floor(r.min_tasks_per_node()) != nullptr;
+  if (!r.exact_starts) need = r.shape_key;
   return r;
 }
 
@@ -267,9 +273,8 @@ bool fitting_nodes(const Request& req, const std::vector<int>& nodes,
   return required_found == req.required.size();
 }
 
-namespace {
-bool select_in_order(const Request& req, const std::vector<Candidate>& cands,
-                     std::vector<Share>& out) {
+bool select_in_node_order(const Request& req, const std::vector<Candidate>& cands,
+                          std::vector<Share>& out) {
   out.clear();
   if (static_cast<int>(cands.size()) < req.nmin) return false;
   // Block distribution: the first nmin nodes get a task each, then fill in order.
@@ -313,10 +318,9 @@ bool select_in_order(const Request& req, const std::vector<Candidate>& cands,
   }
   return true;
 }
-}  // namespace
 
 bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
-  if (select_in_order(req, cands, out)) return true;
+  if (select_in_node_order(req, cands, out)) return true;
   // In node order the first nodes may be too small for a job limited to few nodes: then the
   // roomiest nodes go first (required nodes stay in front).
   if (static_cast<int>(cands.size()) <= req.nmin) return false;  // all used either way
@@ -324,7 +328,7 @@ bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector
   std::vector<Candidate> roomiest(cands.begin(), cands.end());
   std::stable_sort(roomiest.begin() + static_cast<std::ptrdiff_t>(fixed), roomiest.end(),
                    [](const Candidate& a, const Candidate& b) { return a.cap > b.cap; });
-  return select_in_order(req, roomiest, out);
+  return select_in_node_order(req, roomiest, out);
 }
 
 }  // namespace drover::sched

@@ -38,8 +38,16 @@ struct Request {
   core::Constraint constraint;
   bool filtered = false;
   std::string filter_key;             // equal keys: equal node filters
-  std::string shape_key;              // equal keys (and filters): equal needs on every node
-  int filter_id = -1, shape_id = -1;  // the keys numbered by the engine (-1: not numbered)
+  std::string shape_key;              // equal keys (and filters): equal requests
+  // Equal keys (and filters): equal needs on each node (what a node must hold; shapes that
+  // differ only in how many nodes and tasks they want in all share it).
+  std::string node_need_key;
+  // Whether a node's earliest start is found exactly (Profile::earliest_span checks each step
+  // against the floor): only then does what a pass learns about a node hold for other shapes
+  // with the same need and for longer lengths. (Without a floor a start can be passed over:
+  // what several steps leave together, e.g. GPUs of several kinds, is checked, not each step.)
+  bool exact_starts = true;
+  int filter_id = -1, shape_id = -1, need_id = -1;  // the keys numbered by the engine (-1: not)
 
   // What a node must have free to hold a given number of tasks, as thresholds per
   // component: holding them is having at least that much of each (and, for --exclusive or
@@ -131,7 +139,13 @@ struct Share {
 
 // Chooses nodes and tasks per node from `cands` (in the order given, required nodes first)
 // with block distribution: each of the first nmin nodes gets a task, then nodes are filled
-// in order, using at most nmax nodes. Returns false when the request cannot be met.
+// in order, using at most nmax nodes; when that fails, the same with the roomiest nodes
+// first. Returns false when the request cannot be met.
 bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out);
+// select_nodes' first way alone: block distribution in the order given. It uses only the
+// first nmax nodes, and stops at the first nodes that hold every task: on a longer list that
+// begins with the same nodes it chooses the same.
+bool select_in_node_order(const Request& req, const std::vector<Candidate>& cands,
+                          std::vector<Share>& out);
 
 }  // namespace drover::sched

@@ -321,6 +321,28 @@ TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
   EXPECT_EQ(r["error"], "Invalid job id specified");
 }
 
+// The text sent to clients is query()'s reply, byte for byte, also where job lists are
+// written job by job: running, pending, finished, with and without detail and active_only.
+TEST(StateMachine, QueryTextIsTheReplyAsSent) {
+  Harness h;
+  Effects fx;
+  EXPECT_EQ(h.sm.query_text({{"what", "jobs"}}, h.now),
+            h.sm.query({{"what", "jobs"}}, h.now).dump());
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(h.submit(i % 2 ? h.bob : h.alice, h.spec(1, 2), fx));
+  h.sm.schedule(h.now, fx);
+  h.sm.cancel({{"jobs", {std::to_string(ids.back())}}}, h.alice, h.now, fx);
+  for (bool detail : {true, false})
+    for (bool active_only : {true, false}) {
+      const json req = {{"what", "jobs"}, {"detail", detail}, {"active_only", active_only}};
+      EXPECT_EQ(h.sm.query_text(req, h.now + 5), h.sm.query(req, h.now + 5).dump()) << req;
+    }
+  for (const json& req :
+       {json{{"what", "jobs"}, {"job_id", ids[0]}}, json{{"what", "jobs"}, {"job_id", 77}},
+        json{{"what", "nodes"}}, json{{"what", "partitions"}}, json{{"what", "nothing"}}})
+    EXPECT_EQ(h.sm.query_text(req, h.now), h.sm.query(req, h.now).dump()) << req;
+}
+
 TEST(StateMachine, PartitionStatesFollowSlurm) {
   ctld::Config c = two_node_config();
   for (const char* state : {"DOWN", "DRAIN", "INACTIVE"}) {

@@ -119,10 +119,11 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
   }
 }
 
-// Node bounds are an array up to 256 candidate nodes and a heap beyond: a workload on a few
-// nodes decides the same when 300 nodes that can hold none of its jobs (one CPU, every job
-// asks for two per task) are added after them, which puts the search on the heap.
-TEST(EngineMemo, BoundsArrayAndHeapAgree) {
+// What a pass knows of nodes is a plain list up to 256 candidate nodes and a tree over them
+// beyond (NodeBounds): a workload on a few nodes decides the same when 300 nodes that can hold
+// none of its jobs (one CPU, every job asks for two per task) are added after them, which
+// puts the search on the tree.
+TEST(EngineMemo, BoundsListAndTreeAgree) {
   auto decisions_text = [](const sched::Decisions& d) {
     std::string s;
     for (const auto& st : d.starts) {
