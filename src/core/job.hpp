@@ -127,13 +127,13 @@ struct Step {
   int exit_code = 0, exit_signal = 0;  // the largest exit code / a signal that ended a task
   int ntasks = 0;
   int cpus_per_task = 1;
-  bool overlap = false;           // --overlap: shares the CPUs other steps hold
-  std::string distribution;       // "block", "cyclic"
-  std::vector<NodeAlloc> alloc;   // per node: CPUs (ids), memory, tasks, GPUs
-  std::string command;            // the command line (scontrol show step, sacct SubmitLine)
-  std::string srun_host;          // where srun runs
+  bool overlap = false;          // --overlap: shares the CPUs other steps hold
+  std::string distribution;      // "block", "cyclic"
+  std::vector<NodeAlloc> alloc;  // per node: CPUs (ids), memory, tasks, GPUs
+  std::string command;           // the command line (scontrol show step, sacct SubmitLine)
+  std::string srun_host;         // where srun runs
   int64_t srun_pid = 0;
-  int64_t time_limit_min = -1;    // -1: the job's
+  int64_t time_limit_min = -1;  // -1: the job's
   uint32_t cancelled_by = 0xffffffff;
   std::vector<std::string> node_names() const;
 };
@@ -161,6 +161,12 @@ struct Job {
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   std::string batch_host;
   std::string sched_nodes;  // pending: the nodes the plan expects it to start on
+  // Pending: where the last full pass planned it (node indices as the scheduler's view lists
+  // nodes, and tasks there), which the next pass keeps when they still hold it. Not journaled.
+  struct PlannedShare {
+    uint32_t node = 0, tasks = 0, job_gpus = 0;
+  };
+  std::vector<PlannedShare> sched_shares;
   // The submission whose script and environment this job runs: the controller keeps them in
   // the journal, not in memory (0: they are in `spec`, as jobs journaled before that).
   uint64_t payload_id = 0;

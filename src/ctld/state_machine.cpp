@@ -882,6 +882,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     if (full_pass) {
       it->second.start_time = core::kNoTime;
       it->second.sched_nodes.clear();
+      it->second.sched_shares.clear();
     }
   }
   // Expected starts, as Slurm's backfill shows them: StartTime and SchedNodes of a pending
@@ -891,6 +892,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     it->second.start_time = plan.start_time;
     it->second.sched_nodes = core::compress_hostlist(plan.nodes);
+    it->second.sched_shares = plan.shares;  // the next pass keeps them when it can
   }
 }
 
@@ -900,6 +902,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.partition = start.partition;
   job.start_time = now;
   job.sched_nodes.clear();
+  job.sched_shares.clear();
   job.last_sched_eval = now;
   job.end_time = core::kNoTime;
   job.launches += 1;

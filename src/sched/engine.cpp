@@ -232,6 +232,7 @@ class Engine final : public Scheduler {
     Profile& profile;
     Decisions d;
     std::unordered_map<PassKey, std::vector<int>, PassKeyHash> cand_cache;
+    std::unordered_map<int, std::vector<char>> part_members;  // partition -> slot in it
     std::unordered_map<PassKey, ShapeCursor, PassKeyHash> cursors;
     std::unordered_map<PassKey, bool, PassKeyHash> fits_cache;
     std::unordered_map<PassKey, std::string_view, PassKeyHash> resv_reason_cache;
@@ -528,6 +529,53 @@ class Engine final : public Scheduler {
       return "ReqNodeNotAvail, UnavailableNodes:" + core::compress_hostlist(out);
     }
 
+    // Whether `slot` is one of candidates(part, req) (the same rules, without the list).
+    bool is_candidate(const PartitionView& part, const Request& req, int slot) {
+      auto& member_of = part_members[index_of(part)];
+      if (member_of.empty()) {
+        member_of.assign(slots.size(), 0);
+        for (int idx : part.nodes) member_of[idx] = 1;
+      }
+      if (!member_of[slot]) return false;
+      const NodeSlot& s = slots[slot];
+      if (!s.usable || !req.allows(*s.node)) return false;
+      const ReservationView* resv = member >= 0 ? &view.reservations[member] : nullptr;
+      return resv == nullptr || resv->flex ||
+             std::find(resv->nodes.begin(), resv->nodes.end(), slot) != resv->nodes.end();
+    }
+
+    // A job keeps the nodes, and the tasks on each, that the previous pass planned it on when
+    // they still hold it at the start found now: the jobs planned after it were fitted around
+    // that placement, so with run times as expected every job keeps its reservation. (The
+    // search alone may choose otherwise once lower-priority jobs backfilled beside it.)
+    void keep_planned_nodes(const core::Job& job, const PartitionView& part, const Request& req,
+                            int64_t length, Found& f) {
+      if (f.start >= kNever || !req.required.empty()) return;
+      if (job.sched_shares.empty()) return;
+      // Mostly the search chose them again.
+      auto same = [](const Share& a, const core::Job::PlannedShare& b) {
+        return static_cast<uint32_t>(a.slot) == b.node &&
+               static_cast<uint32_t>(a.tasks) == b.tasks &&
+               static_cast<uint32_t>(a.job_gpus) == b.job_gpus;
+      };
+      if (std::equal(f.shares.begin(), f.shares.end(), job.sched_shares.begin(),
+                     job.sched_shares.end(), same))
+        return;
+      std::vector<Share> kept;
+      kept.reserve(job.sched_shares.size());
+      for (const core::Job::PlannedShare& ps : job.sched_shares) {
+        const int slot = static_cast<int>(ps.node);
+        if (ps.node >= slots.size() || !is_candidate(part, req, slot)) return;
+        const Profile::Span w = window(slot, req, f.start, length);
+        if (w.start != f.start) return;
+        const Profile::Window full = profile.fill(slot, req, slots[slot], w);
+        const int tasks = static_cast<int>(ps.tasks), gpus = static_cast<int>(ps.job_gpus);
+        if (!req.holds(slots[slot], full.free, tasks, gpus)) return;
+        kept.push_back({slot, tasks, gpus, full.free});
+      }
+      f.shares = std::move(kept);
+    }
+
     // The partition's nodes this request may use, required nodes first.
     const std::vector<int>& candidates(const PartitionView& part, const Request& req) {
       PassKey key{index_of(part), filter_of(req), member};
@@ -808,7 +856,10 @@ class Engine final : public Scheduler {
     void reserve(const core::Job& job, const PartitionView& part, const Request& req,
                  const Found& f, int64_t duration) {
       const int64_t end = duration >= kNever ? kNever : profile.round_up(f.start + duration);
-      PlannedStart p{job.id, f.start, part.name, {}};
+      PlannedStart p{job.id, f.start, part.name, {}, {}};
+      for (const Share& sh : f.shares)
+        p.shares.push_back({static_cast<uint32_t>(sh.slot), static_cast<uint32_t>(sh.tasks),
+                            static_cast<uint32_t>(sh.job_gpus)});
       for (const Share& sh : f.shares) {
         // The plan charges counts; ids are chosen when the job starts.
         profile.reserve(sh.slot, f.start, end,
@@ -937,11 +988,13 @@ class Engine final : public Scheduler {
         for (const auto& name : names) parts.push_back(find_partition(name));
 
         std::string reason;
+        bool first_try = true;  // (an array's further tasks have no plan of their own)
         while (limit > 0) {
           if (limits && !(reason = limits->before(job, job.partition)).empty()) break;
           // The earliest start over the job's partitions (the first listed wins a tie).
           Found best;
           const PartitionView* best_part = nullptr;
+          int64_t best_length = 0;
           for (const PartitionView* part : parts) {
             if (!static_reason(job, part, req, policy == Policy::Fifo && is_blocked(part)).empty())
               continue;
@@ -978,8 +1031,12 @@ class Engine final : public Scheduler {
             if (f.start < best.start) {
               best = std::move(f);
               best_part = part;
+              best_length = length;
             }
           }
+          if (best_part != nullptr && first_try)
+            keep_planned_nodes(job, *best_part, req, best_length, best);
+          first_try = false;
           if (best_part != nullptr && best.start == now) {
             JobTres held;  // limits again, with what the placement holds (Slurm's post-select)
             if (limits) held = placement_tres(req, best.shares, slots, kinds);

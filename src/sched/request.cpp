@@ -147,6 +147,15 @@ void take(Amount& from, Amount& into, uint32_t mask, int32_t count) {
 }
 }  // namespace
 
+bool Request::holds(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {
+  if (tasks_fit(slot, free) < tasks) return false;
+  if (job_gpus <= 0) return true;
+  Amount after = free, taken;
+  for (const auto& g : per_node) take(after, taken, g.mask, g.count);
+  if (per_task.count > 0) take(after, taken, per_task.mask, per_task.count * tasks);
+  return after.gres_in(per_job.mask) >= job_gpus;
+}
+
 int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
   if (!valid) return 0;
   if (exclusive) {

@@ -37,8 +37,8 @@ struct Request {
   std::set<std::string> excluded;
   core::Constraint constraint;
   bool filtered = false;
-  std::string filter_key;             // equal keys: equal node filters
-  std::string shape_key;              // equal keys (and filters): equal requests
+  std::string filter_key;  // equal keys: equal node filters
+  std::string shape_key;   // equal keys (and filters): equal requests
   // Equal keys (and filters): equal needs on each node (what a node must hold; shapes that
   // differ only in how many nodes and tasks they want in all share it).
   std::string node_need_key;
@@ -88,6 +88,9 @@ struct Request {
   bool requires_node(const std::string& name) const;
   // Tasks a node can hold when `free` is what is left there (0: none).
   int tasks_fit(const NodeSlot& slot, const Amount& free) const;
+  // Whether `free` holds `tasks` tasks there and `job_gpus` GPUs of a --gpus request besides
+  // (a placement chosen earlier, checked again).
+  bool holds(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const;
   // What tasks_fit allows at most with `cpus` free (whatever else is free).
   int tasks_by_cpus(int32_t cpus) const {
     int cap = cpt == 1 ? cpus : cpus / cpt;

@@ -129,6 +129,9 @@ struct PlannedStart {
   int64_t start_time;
   std::string partition;
   std::vector<std::string> nodes;
+  // The same nodes by index in ClusterView::nodes, with the tasks planned there: the caller
+  // gives them back as the job's Job::sched_shares, and the next pass keeps them when it can.
+  std::vector<core::Job::PlannedShare> shares;
 };
 
 struct Decisions {

@@ -216,7 +216,10 @@ TEST(Backfill, Deterministic) {
 //  - every pending job not started has a reason;
 //  - under conservative backfill no job starts later than the first start it was planned.
 TEST(Backfill, RandomWorkloadProperties) {
-  for (int seed = 0; seed < 300; ++seed) {
+  // Each seed twice: its values drawn in one order, then in the other (two workloads).
+  for (int run = 0; run < 2000; ++run) {
+    const int seed = run % 1000;
+    const bool reversed = run >= 1000;
     std::mt19937 rng(seed);
     Cluster c;
     c.add_nodes(3, 4, 1000, "gpu:2");
@@ -226,13 +229,15 @@ TEST(Backfill, RandomWorkloadProperties) {
     const int njobs = 10 + static_cast<int>(rng() % 20);
     for (int i = 0; i < njobs; ++i) {
       const int nodes = 1 + static_cast<int>(rng() % 2);
-      // One draw per statement (in the order gcc evaluated the arguments when these seeds were
-      // chosen): the order of evaluation of function arguments differs between compilers, and
-      // the workloads must not.
-      const bool nodes_set = rng() % 2 == 0;
-      const int cpus = 1 + static_cast<int>(rng() % 2);
-      const int64_t minutes = 1 + static_cast<int64_t>(rng() % 10);
-      const int ntasks = nodes + static_cast<int>(rng() % 3);
+      // One draw per statement: the order of evaluation of function arguments differs between
+      // compilers, and the workloads must not.
+      uint32_t draws[4];
+      for (auto& v : draws) v = static_cast<uint32_t>(rng());
+      if (reversed) std::swap(draws[0], draws[3]), std::swap(draws[1], draws[2]);
+      const bool nodes_set = draws[0] % 2 == 0;
+      const int cpus = 1 + static_cast<int>(draws[1] % 2);
+      const int64_t minutes = 1 + static_cast<int64_t>(draws[2] % 10);
+      const int ntasks = nodes + static_cast<int>(draws[3] % 3);
       core::Job& j = c.add_job(ntasks, minutes, cpus, nodes, nodes_set);
       if (rng() % 4 == 0) j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
       // The controller refuses what can never fit at submission.
@@ -248,7 +253,8 @@ TEST(Backfill, RandomWorkloadProperties) {
       for (const auto& s : d.starts) {
         auto it = first_plan.find(s.job_id);
         if (it != first_plan.end() && c.params.policy == sched::Policy::Conservative) {
-          ASSERT_LE(now, it->second) << "seed " << seed << " job " << s.job_id;
+          ASSERT_LE(now, it->second)
+              << "seed " << seed << (reversed ? " reversed" : "") << " job " << s.job_id;
         }
       }
       for (const auto& p : d.planned) first_plan.emplace(p.job_id, p.start_time);

@@ -88,9 +88,15 @@ struct Cluster {
     v.preemption = preemption;
     return v;
   }
+  // As the controller applies a pass: starts, and pending jobs' plans (which the next pass
+  // reads back).
   Decisions pass(int64_t now) {
     auto d = make_scheduler()->schedule(view(), now);
-    for (const auto& s : d.starts) run(jobs[s.job_id - 1], now, s.alloc);
+    for (const auto& s : d.starts) {
+      run(jobs[s.job_id - 1], now, s.alloc);
+      jobs[s.job_id - 1].sched_shares.clear();
+    }
+    for (const auto& p : d.planned) jobs[p.job_id - 1].sched_shares = p.shares;
     return d;
   }
 };
