@@ -40,6 +40,12 @@ std::string ip_of(const std::string& endpoint) {
 }  // namespace
 
 // An output file the agent writes for a step's tasks, opened once per node as the user.
+// A task's -o/-e file that could not be opened: the task does not run, srun says why.
+struct TaskFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+constexpr const char* kStdioName[3] = {"stdin", "stdout", "stderr"};
+
 struct FileSink {
   int fd = -1;
   ~FileSink() {
@@ -69,6 +75,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     // stdout/stderr (1, 2) written by the agent into a file: labelled lines (-l), or a file
     // several of this node's tasks share (one open file, appended to in whole lines).
     std::shared_ptr<FileSink> sink[3];
+    std::string io_error;  // why its -o/-e file could not be opened (srun says it)
   };
 
   Session(StepServer& s, std::shared_ptr<net::Connection> c) : server(s), conn(std::move(c)) {}
@@ -223,10 +230,24 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
           if (files.contains(key)) {
             const std::string path = files[key].get<std::string>();
             if (fd == 0 || (!label && tasks_of_path[path].size() < 2)) {
-              spec.stdio_paths[fd] = path;
+              // The task's own file, opened here as the job's user so that srun hears when
+              // it cannot be; stderr into stdout's file shares its descriptor.
+              if (fd == 2 && child_ends[1] >= 0 && out_files.contains(key) &&
+                  out_files[key].get<std::string>() == path) {
+                spec.stdio_fds[2] = child_ends[1];
+                continue;
+              }
+              const std::string where = path.front() == '/' ? path : base.workdir + "/" + path;
+              const int flags =
+                  fd == 0 ? O_RDONLY : O_WRONLY | O_CREAT | (base.append ? O_APPEND : O_TRUNC);
+              const int opened = open_as_user(where, flags, base.user, base.uid, base.gid);
+              if (opened < 0)
+                throw TaskFileError(std::string("Could not open ") + kStdioName[fd] +
+                                    " file: " + std::strerror(-opened));
+              child_ends[fd] = spec.stdio_fds[fd] = opened;
               continue;
             }
-            t.sink[fd] = sink_for(path, base);
+            t.sink[fd] = sink_for(path, fd, base);
           }
           if (fd == 0 && !wants_stdin) continue;  // /dev/null
           int p[2];
@@ -236,6 +257,11 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
           spec.stdio_fds[fd] = child_ends[fd];
         }
         t.pid = spawn_task(spec);
+      } catch (const TaskFileError& e) {
+        spdlog::warn("{} task {}: {}", step_name(), gid, e.what());
+        t.io_error = e.what();
+        t.reaped = true;
+        t.status = 0;  // as Slurm counts it (see srun's step_launch)
       } catch (const std::exception& e) {
         spdlog::error("{} task {} failed to start: {}", step_name(), gid, e.what());
         t.reaped = true;
@@ -288,14 +314,16 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   }
 
   // The file at `path`, opened (once for the step on this node) as the task's user: truncated
-  // unless --open-mode=append, written at its end. Throws std::runtime_error when it cannot be
+  // unless --open-mode=append, written at its end. Throws TaskFileError when it cannot be
   // opened.
-  std::shared_ptr<FileSink> sink_for(const std::string& path, const TaskSpec& as) {
+  std::shared_ptr<FileSink> sink_for(const std::string& path, int stdio, const TaskSpec& as) {
     if (auto it = sinks.find(path); it != sinks.end()) return it->second;
     const std::string where = path.empty() || path.front() == '/' ? path : as.workdir + "/" + path;
     const int flags = O_WRONLY | O_CREAT | O_APPEND | (as.append ? 0 : O_TRUNC);
     const int fd = open_as_user(where, flags, as.user, as.uid, as.gid);
-    if (fd < 0) throw std::runtime_error(where + ": " + std::strerror(-fd));
+    if (fd < 0)
+      throw TaskFileError(std::string("Could not open ") + kStdioName[stdio] +
+                          " file: " + std::strerror(-fd));
     auto sink = std::make_shared<FileSink>();
     sink->fd = fd;
     return sinks[path] = sink;
@@ -407,7 +435,9 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     if (!t.reaped || t.open_outputs > 0 || t.exit_sent) return;
     t.exit_sent = true;
     if (t.pid > 0) server.task_owner_.erase(t.pid);
-    conn->send(json{{"type", "exit"}, {"task", t.gid}, {"status", t.status}}.dump());
+    json exit_msg{{"type", "exit"}, {"task", t.gid}, {"status", t.status}};
+    if (!t.io_error.empty()) exit_msg["io_error"] = t.io_error;
+    conn->send(exit_msg.dump());
     for (const auto& other : tasks)
       if (!other.exit_sent) return;
     done = true;

@@ -355,6 +355,7 @@ int srun_main(const std::vector<std::string>& args) {
   launch.quiet = o.quiet;
   launch.wait_s = o.wait_s;
   launch.stdin_mode = o.input.value_or("all");
+  std::string unopened;  // srun's own -o/-e file (see below) that could not be opened
   // -o/-e/-i: a file name pattern per task (%t task, %n node, %N host, %j job, %s step, ...);
   // "none" and a task number as Slurm reads them.
   auto files = [&](const std::optional<std::string>& pattern, std::map<uint32_t, std::string>& out,
@@ -391,18 +392,36 @@ int srun_main(const std::vector<std::string>& args) {
     }
     if (is_input) return;
     // Tasks sharing a file append to it: it is emptied once here (unless --open-mode=append).
-    if (o.open_mode.value_or("") != "append") {
-      std::set<std::string> seen;
-      for (const auto& [t, path] : out)
-        if (seen.insert(path).second && path != "/dev/null") {
-          int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-          if (fd >= 0) ::close(fd);
-        }
-    }
+    // A name that is the same for every task (no %t, %n or %N) is opened by srun in Slurm,
+    // which gives up on the step when it cannot: so here too (the nodes would fail alike).
+    const bool truncate = o.open_mode.value_or("") != "append";
+    const bool one_file = !core::pattern_varies_by_task(*pattern);
+    std::set<std::string> seen;
+    for (const auto& [t, path] : out)
+      if ((truncate || one_file) && seen.insert(path).second && path != "/dev/null") {
+        int fd =
+            ::open(path.c_str(), O_WRONLY | O_CREAT | (truncate ? O_TRUNC : 0) | O_CLOEXEC, 0644);
+        if (fd >= 0)
+          ::close(fd);
+        else if (one_file && unopened.empty())
+          unopened = std::string("Could not open ") +
+                     (&out == &launch.stdout_files ? "stdout" : "stderr") +
+                     " file: " + std::strerror(errno);
+      }
     launch.open_mode = "append";
   };
   files(o.output, launch.stdout_files, false);
   files(o.error, launch.stderr_files, false);
+  if (!unopened.empty()) {
+    // Slurm ends the step and, when srun made the allocation, cancels the job.
+    try {
+      call_controller(
+          {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}});
+      if (own) call_controller({{"op", "cancel"}, {"jobs", json::array({std::to_string(job_id)})}});
+    } catch (const ControllerUnreachable&) {
+    }
+    return error(unopened);
+  }
   files(o.input, launch.stdin_files, true);
   if (launch.stdout_files.size() && !launch.stderr_files.size())
     launch.stderr_files = launch.stdout_files;

@@ -158,7 +158,18 @@ class Launcher {
       for (auto& s : pending_signals_) link->conn->send(s);
       flush_stdin(link);
     } else if (type == "exit") {
-      task_exit(msg.at("task").get<uint32_t>(), msg.value("status", 0));
+      const uint32_t task = msg.at("task").get<uint32_t>();
+      // A task whose -i/-o/-e file its node could not open never ran. Slurm 22.05 says this
+      // (not why) and counts the task as a success: exit status 0 (observed, 108_srun_file_errors).
+      if (const std::string why = msg.value("io_error", ""); !why.empty()) {
+        if (!req_.quiet)
+          say("error: task " + std::to_string(task) +
+              " launch failed: Slurmd could not connect IO");
+        reported_.insert(task);
+        task_exit(task, 0);
+        return;
+      }
+      task_exit(task, msg.value("status", 0));
     } else if (type == "notice") {
       say_aborted();
       // Shown once, from the step's first node as Slurm does (another node's when the first

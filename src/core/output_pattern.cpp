@@ -114,4 +114,19 @@ std::string expand_output_pattern_for_display(std::string_view pattern, const Pa
   return out;
 }
 
+bool pattern_varies_by_task(std::string_view pattern) {
+  if (pattern.find('\\') != std::string_view::npos) return false;  // taken literally
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%') continue;
+    std::size_t j = i + 1;
+    while (j < pattern.size() && pattern[j] >= '0' && pattern[j] <= '9') ++j;
+    if (j >= pattern.size()) return false;
+    const char code = pattern[j];
+    if (code == 't' || code == 'n' || code == 'N') return true;
+    if (code == '%' && j == i + 1) ++j;  // "%%": a literal '%', skip both
+    i = j - 1;
+  }
+  return false;
+}
+
 }  // namespace drover::core

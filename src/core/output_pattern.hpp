@@ -41,6 +41,10 @@ std::string expand_output_pattern(std::string_view pattern, const PatternContext
 // backslashes are shown as written (checked against Slurm 22.05).
 std::string expand_output_pattern_for_display(std::string_view pattern, const PatternContext& ctx);
 
+// Whether a name from this pattern can differ between the tasks of a step (%t, %n or %N):
+// srun opens a name that cannot itself, the nodes open the others (as Slurm's srun and stepd).
+bool pattern_varies_by_task(std::string_view pattern);
+
 // sbatch's default --output: "slurm-%j.out", or "slurm-%A_%a.out" for an array job.
 std::string default_output_pattern(bool is_array);
 

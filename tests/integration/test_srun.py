@@ -93,6 +93,21 @@ def test_output_labels_stdin_and_files(make_cluster):
     c.ok("srun", "-N2", "-n3", "-l", "-o", shared, "sh", "-c", "echo out $SLURM_PROCID; printf end")
     assert sorted(open(shared).read().splitlines()) == sorted(
         [f"{t}: out {t}" for t in range(3)] + [f"{t}: end" for t in range(3)])
+    # A file that cannot be opened: Slurm's one line (per distinct reason), exit 1, the
+    # task does not run; the same whether each task has it alone or a node's tasks share it.
+    for args in (["-n1"], ["-N2", "-n3"], ["-N2", "-n3", "-l"]):
+        p = c.run("srun", *args, "-o", "/nonexistent-dir/x", "touch", os.path.join(c.work, "ran"))
+        assert p.returncode == 1, p
+        assert p.stderr == "srun: error: Could not open stdout file: No such file or directory\n", p
+        assert not os.path.exists(os.path.join(c.work, "ran"))
+    p = c.run("srun", "-n1", "-e", "/nonexistent-dir/e", "true")
+    assert (p.returncode, p.stderr) == (1, "srun: error: Could not open stderr file: No such file or directory\n"), p
+    # A name per task is opened on the nodes: Slurm's launch failure per task, exit 0 (sic).
+    p = c.run("srun", "-N2", "-n3", "-o", "/nonexistent-dir/o.%t", "touch", os.path.join(c.work, "ran"))
+    assert p.returncode == 0, p
+    assert sorted(p.stderr.splitlines()) == [
+        f"srun: error: task {t} launch failed: Slurmd could not connect IO" for t in range(3)], p
+    assert not os.path.exists(os.path.join(c.work, "ran"))
     if os.geteuid() != 0:
         return  # the rest switches users
     # The file is opened as the job's user: theirs, and only where they may write.
@@ -100,8 +115,10 @@ def test_output_labels_stdin_and_files(make_cluster):
     mine = os.path.join(c.work, "user-labelled.out")
     c.ok("srun", "-n2", "-l", "-o", mine, "true", user="drovertest")
     assert os.stat(mine).st_uid == user.pw_uid
-    p = c.run("srun", "-n1", "-l", "-o", "/root/not-theirs.out", "true", user="drovertest")
-    assert p.returncode != 0 and not os.path.exists("/root/not-theirs.out")
+    for label in (["-l"], []):
+        p = c.run("srun", "-n1", *label, "-o", "/root/not-theirs.out", "true", user="drovertest")
+        assert p.returncode == 1 and not os.path.exists("/root/not-theirs.out")
+        assert p.stderr == "srun: error: Could not open stdout file: Permission denied\n", p
     # Output without a trailing newline still arrives.
     assert c.ok("srun", "-n1", "printf", "no-newline") == "no-newline"
     # Tasks' lines are whole (a partial line waits for its end; the tail at exit goes on as

@@ -151,3 +151,10 @@ TEST(OutputPattern, Defaults) {
   EXPECT_EQ(default_output_pattern(false), "slurm-%j.out");
   EXPECT_EQ(default_output_pattern(true), "slurm-%A_%a.out");
 }
+
+TEST(OutputPattern, VariesByTask) {
+  for (const char* p : {"o.%t", "o.%n", "o.%N", "%5t.out", "a%%%t"})
+    EXPECT_TRUE(pattern_varies_by_task(p)) << p;
+  for (const char* p : {"o.txt", "slurm-%j.out", "%x-%u-%s", "o.%%t", "o\\.%t", "o.%", "o.%12"})
+    EXPECT_FALSE(pattern_varies_by_task(p)) << p;
+}
