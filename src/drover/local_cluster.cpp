@@ -79,10 +79,14 @@ bool gone(pid_t pid) {
 
 bool alive(const fs::path& pid_file, const std::string& binary) {
   pid_t pid = read_pid(pid_file);
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  if (pid <= 0 || gone(pid)) return false;
   std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);
-  return !ec && exe.filename() == binary;
+  std::string exe = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec).string();
+  // A daemon whose binary was replaced since it started (a rebuild, an upgrade) is still ours:
+  // the kernel names its executable "PATH (deleted)".
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (exe.ends_with(kDeleted)) exe.resize(exe.size() - kDeleted.size());
+  return !ec && fs::path(exe).filename() == binary;
 }
 
 // With `enter`, the daemon runs in that node's network namespace (netns.hpp).

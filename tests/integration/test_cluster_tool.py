@@ -44,3 +44,41 @@ def _free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def test_down_stops_daemons_whose_binaries_were_replaced(tmp_path):
+    """A rebuild or upgrade replaces the binaries under running daemons: `drover down` must
+    still stop them (the kernel then names their executables "PATH (deleted)")."""
+    import shutil
+    import time
+    from conftest import BIN
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("drover", "droverctld", "droverd", "drover-cmd"):
+        shutil.copy2(os.path.join(BIN, name), bin_dir / name)
+    state = tmp_path / "state"
+    drover = str(bin_dir / "drover")
+    p = subprocess.run([drover, "up", "--state-dir", str(state), "--nodes", "1", "--cpus", "1",
+                        "--mem", "100"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    pids = [int(open(state / f).read()) for f in ("ctld.pid", "agent-node1.pid")]
+    for name in ("droverctld", "droverd"):  # a new file in place of the old one
+        shutil.copy2(os.path.join(BIN, name), bin_dir / (name + ".new"))
+        os.replace(bin_dir / (name + ".new"), bin_dir / name)
+    p = subprocess.run([drover, "down", "--state-dir", str(state)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+
+    def running(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    deadline = time.time() + 5
+    while any(running(pid) for pid in pids) and time.time() < deadline:
+        time.sleep(0.05)
+    still = [pid for pid in pids if running(pid)]
+    for pid in still:
+        os.kill(pid, 9)
+    assert not still, "drover down left these running"
