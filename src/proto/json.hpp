@@ -22,6 +22,13 @@ void to_json(nlohmann::json& j, const Job& job);
 // The job without its script and environment: what queries return.
 void job_summary_json(nlohmann::json& j, const Job& job);
 void from_json(const nlohmann::json& j, Job& job);
+}  // namespace drover::core
+namespace drover::proto {
+class JsonObjectText;
+}
+namespace drover::core {
+// job_summary_json's members but "steps", written into an object as text (json_text.hpp).
+void job_summary_text(proto::JsonObjectText& w, const Job& job);
 void to_json(nlohmann::json& j, const Node& n);
 void from_json(const nlohmann::json& j, Node& n);
 }  // namespace drover::core

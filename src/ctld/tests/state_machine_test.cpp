@@ -321,21 +321,44 @@ TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
   EXPECT_EQ(r["error"], "Invalid job id specified");
 }
 
-// The text sent to clients is query()'s reply, byte for byte, also where job lists are
-// written job by job: running, pending, finished, with and without detail and active_only.
+// The text sent to clients is query()'s reply: byte for byte, or where job lists are written
+// job by job, the same document (keys of a job in another order): running (with a step),
+// pending (an array, a dependency, names that need escaping), finished, with and without
+// detail and active_only.
 TEST(StateMachine, QueryTextIsTheReplyAsSent) {
   Harness h;
   Effects fx;
   EXPECT_EQ(h.sm.query_text({{"what", "jobs"}}, h.now),
             h.sm.query({{"what", "jobs"}}, h.now).dump());
+  for (const char* n : {"node1", "node2"})  // where srun reaches them (for the step below)
+    h.sm.agent_register(n,
+                        json{{"running", json::array()},
+                             {"address", "10.0.0.5:40000"},
+                             {"launch_addr", "0.0.0.0:7001"}},
+                        h.now, fx);
+  json alloc = h.spec();
+  alloc["interactive"] = true;
+  alloc["script"] = "";
+  const uint64_t with_step = h.submit(h.alice, alloc, fx);
   std::vector<uint64_t> ids;
   for (int i = 0; i < 6; ++i) ids.push_back(h.submit(i % 2 ? h.bob : h.alice, h.spec(1, 2), fx));
+  json odd = h.spec();
+  odd["name"] = "quote\" back\\slash\ttab \u00e9t\u00e9 \u0001";
+  odd["comment"] = "a \"comment\"";
+  odd["array"] = "0-3%2";
+  odd["dependency"] = "afterok:" + std::to_string(ids[0]);
+  ids.push_back(h.submit(h.alice, odd, fx));
   h.sm.schedule(h.now, fx);
-  h.sm.cancel({{"jobs", {std::to_string(ids.back())}}}, h.alice, h.now, fx);
+  json step = h.sm.step_create({{"job_id", with_step}, {"ntasks", 1}, {"name", "st\"ep"}}, h.alice,
+                               h.now, fx);
+  EXPECT_TRUE(step.value("ok", false)) << step;
+  h.sm.cancel({{"jobs", {std::to_string(ids[5])}}}, h.alice, h.now, fx);
   for (bool detail : {true, false})
     for (bool active_only : {true, false}) {
       const json req = {{"what", "jobs"}, {"detail", detail}, {"active_only", active_only}};
-      EXPECT_EQ(h.sm.query_text(req, h.now + 5), h.sm.query(req, h.now + 5).dump()) << req;
+      const json sent = json::parse(h.sm.query_text(req, h.now + 5));
+      EXPECT_EQ(sent, h.sm.query(req, h.now + 5)) << req;
+      EXPECT_GE(sent["jobs"].size(), 6u);
     }
   for (const json& req :
        {json{{"what", "jobs"}, {"job_id", ids[0]}}, json{{"what", "jobs"}, {"job_id", 77}},
