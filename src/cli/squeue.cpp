@@ -218,6 +218,58 @@ const FieldDef* find_field(std::string_view name) {
   return nullptr;
 }
 
+// What the common fields read of a job ("spec.x": the spec's key x), so that a listing made
+// of them only can ask the controller for just those keys (a tenth of each job's record for
+// the default format). Fields not listed here get the whole record.
+const std::map<std::string_view, std::vector<std::string_view>> kFieldKeys = {
+    {"account", {"spec.account"}},
+    {"jobarrayid", {"array_job_id", "array_task_id", "array_pending", "array_max_running"}},
+    {"jobid", {}},
+    {"name", {"spec.name"}},
+    {"nodelist", {"nodelist"}},
+    {"numcpus", {"alloc", "spec.ntasks", "spec.nodes_min", "spec.cpus_per_task"}},
+    {"numnodes", {"alloc", "spec.nodes_min"}},
+    {"partition", {"partition"}},
+    {"priority", {"priority"}},
+    {"prioritylong", {"priority"}},
+    {"qos", {"spec.qos"}},
+    {"reason", {"reason"}},
+    {"reasonlist", {"state", "reason", "alloc", "nodelist"}},
+    {"schednodes", {"sched_nodes"}},
+    {"starttime", {"start_time"}},
+    {"state", {"state", "completing"}},
+    {"statecompact", {"state", "completing"}},
+    {"timelimit", {"time_limit_min"}},
+    {"timeused", {"run_time"}},
+    {"userid", {"uid"}},
+    {"username", {"user"}},
+};
+// What squeue itself reads of every job: its filters, the default order, the joining of an
+// array's pending records.
+const std::vector<std::string_view> kListingKeys = {
+    "alloc",      "array_job_id", "array_max_running", "array_pending", "array_task_id",
+    "completing", "nodelist",     "partition",         "priority",      "reason",
+    "state",      "user",         "spec.name",         "spec.account",  "spec.qos"};
+
+// Adds "keys"/"spec_keys" to a job query when every field to print is one of kFieldKeys'.
+void ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
+  std::set<std::string> keys, spec_keys;
+  auto add = [&](std::string_view k) {
+    if (k.rfind("spec.", 0) == 0)
+      spec_keys.insert(std::string(k.substr(5)));
+    else
+      keys.insert(std::string(k));
+  };
+  for (const FieldDef* f : fields) {
+    auto it = kFieldKeys.find(f->name);
+    if (it == kFieldKeys.end()) return;  // the whole record
+    for (auto k : it->second) add(k);
+  }
+  for (auto k : kListingKeys) add(k);
+  req["keys"] = keys;
+  req["spec_keys"] = spec_keys;
+}
+
 // A column of the output: literal text before it, then a field (or nothing at the end).
 struct Column {
   std::string literal;
@@ -458,6 +510,17 @@ int squeue_main(const std::vector<std::string>& args) {
                   {"detail", json_req.json},
                   {"active_only", filter.states.empty()}};
       if (filter.jobs.size() == 1) req["job_id"] = filter.jobs.front().job_id;
+      if (!json_req.json) {
+        std::vector<const FieldDef*> shown;
+        for (const Column& c : columns)
+          if (c.field) shown.push_back(c.field);
+        for (const auto& k : core::split_list(sort_spec, ',')) {  // -S reads its fields too
+          const std::string code = k.empty() ? k : k.substr(k[0] == '-' || k[0] == '+' ? 1 : 0);
+          auto it = code.empty() ? kCodes.end() : kCodes.find(code[0]);
+          shown.push_back(it == kCodes.end() ? &kExcludedNodes : find_field(it->second));
+        }
+        ask_only_for(req, shown);
+      }
       reply = call_controller(req);
     } catch (const ControllerUnreachable&) {
       out.err = "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";

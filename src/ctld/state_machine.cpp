@@ -988,10 +988,10 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
   return j;
 }
 
-void StateMachine::job_view_text(std::string& out, const core::Job& job, int64_t now,
-                                 bool detail) const {
-  proto::JsonObjectText w(out);
-  core::job_summary_text(w, job);
+void StateMachine::job_view_text(std::string& out, const core::Job& job, int64_t now, bool detail,
+                                 const KeyFilter& only) const {
+  proto::JsonObjectText w(out, only.keys ? &*only.keys : nullptr);
+  core::job_summary_text(w, job, only.spec_keys ? &*only.spec_keys : nullptr);
   job_view_extras(job, now, detail,
                   [&](std::string_view key, const auto& value) { w.put(key, value); });
 }
@@ -1148,6 +1148,22 @@ std::string StateMachine::query_text(const json& req, int64_t now,
   }
   const bool detail = req.value("detail", true);
   const bool active_only = req.value("active_only", false);
+  // "keys" / "spec_keys": a client that reads only some fields of each job (squeue's common
+  // formats) gets only those; "spec" and "id" are always there.
+  KeyFilter only;
+  auto wanted = [&](const char* name, std::initializer_list<const char*> always) {
+    std::optional<std::vector<std::string>> keys;
+    if (auto it = req.find(name); it != req.end() && it->is_array()) {
+      keys.emplace();
+      for (const auto& k : *it)
+        if (k.is_string()) keys->push_back(k.get<std::string>());
+      for (const char* k : always) keys->push_back(k);
+      std::sort(keys->begin(), keys->end());
+    }
+    return keys;
+  };
+  only.keys = wanted("keys", {"id", "spec"});
+  only.spec_keys = wanted("spec_keys", {});
   // query()'s reply as dump() writes it, but each job written as text directly (its keys
   // in their own order): building each job's json tree was most of the cost.
   std::string out = "{\"cluster_name\":" + json(config_.cluster_name).dump() +
@@ -1157,7 +1173,7 @@ std::string StateMachine::query_text(const json& req, int64_t now,
     if (active_only && core::is_finished(job.state) && !job.completing) continue;
     if (!first) out += ',';
     first = false;
-    job_view_text(out, job, now, detail);
+    job_view_text(out, job, now, detail, only);
   }
   out += "]";
   // The extras' keys ("last_backfill", "last_update") sort between "jobs" and "now".

@@ -298,8 +298,13 @@ class StateMachine {
   json reservation_view(const core::Reservation& r, int64_t now) const;
   // `detail` adds the expanded stdout/stderr/stdin paths (scontrol show job).
   json job_view(const core::Job& job, int64_t now, bool detail) const;
+  // Which of a job view's keys (and of its spec's) a client asked for; unset: all.
+  struct KeyFilter {
+    std::optional<std::vector<std::string>> keys, spec_keys;  // sorted
+  };
   // job_view(...).dump()'s content (keys in another order), written straight into `out`.
-  void job_view_text(std::string& out, const core::Job& job, int64_t now, bool detail) const;
+  void job_view_text(std::string& out, const core::Job& job, int64_t now, bool detail,
+                     const KeyFilter& only = {}) const;
   template <class Put>
   void job_view_extras(const core::Job& job, int64_t now, bool detail, Put&& put) const;
   json node_view(const core::Node& node) const;

@@ -117,18 +117,24 @@ void job_summary_json(nlohmann::json& j, const Job& v) {
 }
 
 #define DROVER_TEXT(f) w.put(#f, v.f);
+
+namespace {
+void spec_summary_text(std::string& out, const JobSpec& v, const std::vector<std::string>* only) {
+  proto::JsonObjectText w(out, only);
+  DROVER_FIELDS_JOBSPEC_SMALL(DROVER_TEXT)
+}
+}  // namespace
 #define DROVER_TEXT_BUT_STEPS(f) \
   if constexpr (std::string_view(#f) != "steps") w.put(#f, v.f);
 
-void job_summary_text(proto::JsonObjectText& w, const Job& v) {
-  DROVER_FIELDS_JOB_NOSPEC(DROVER_TEXT_BUT_STEPS) {
-    proto::JsonObjectText spec(w.key("spec"));
-    const JobSpec& s = v.spec;
-    [&](proto::JsonObjectText& w, const JobSpec& v) { DROVER_FIELDS_JOBSPEC_SMALL(DROVER_TEXT) }(
-        spec, s);
-  }
+// clang-format off
+void job_summary_text(proto::JsonObjectText& w, const Job& v,
+                      const std::vector<std::string>* spec_only) {
+  DROVER_FIELDS_JOB_NOSPEC(DROVER_TEXT_BUT_STEPS)
+  spec_summary_text(w.key("spec"), v.spec, spec_only);
   w.put("state", job_state_name(v.state));
 }
+// clang-format on
 
 void to_json(nlohmann::json& j, const Job& v) {
   DROVER_FIELDS_JOB(DROVER_PUT)

@@ -27,8 +27,10 @@ namespace drover::proto {
 class JsonObjectText;
 }
 namespace drover::core {
-// job_summary_json's members but "steps", written into an object as text (json_text.hpp).
-void job_summary_text(proto::JsonObjectText& w, const Job& job);
+// job_summary_json's members but "steps", written into an object as text (json_text.hpp);
+// "spec" always, with only `spec_only`'s keys when given (sorted).
+void job_summary_text(proto::JsonObjectText& w, const Job& job,
+                      const std::vector<std::string>* spec_only = nullptr);
 void to_json(nlohmann::json& j, const Node& n);
 void from_json(const nlohmann::json& j, Node& n);
 }  // namespace drover::core

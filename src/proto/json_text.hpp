@@ -2,6 +2,7 @@
 // Writing a JSON object straight into text, without building a json tree first: for long job
 // lists (squeue over 100,000 jobs), where the tree cost most of the controller's time. Values
 // are written as nlohmann's dump() writes them; keys come in the order written, not sorted.
+#include <algorithm>
 #include <charconv>
 #include <concepts>
 #include <nlohmann/json.hpp>
@@ -13,7 +14,11 @@ namespace drover::proto {
 
 class JsonObjectText {
  public:
-  explicit JsonObjectText(std::string& out) : out_(out) { out_ += '{'; }
+  // `only`: when given (sorted), put() writes just these keys and drops the others.
+  explicit JsonObjectText(std::string& out, const std::vector<std::string>* only = nullptr)
+      : out_(out), only_(only) {
+    out_ += '{';
+  }
   JsonObjectText(const JsonObjectText&) = delete;
   JsonObjectText& operator=(const JsonObjectText&) = delete;
   ~JsonObjectText() { out_ += '}'; }
@@ -29,7 +34,10 @@ class JsonObjectText {
   }
   template <class T>
   void put(std::string_view name, const T& value) {
-    write(key(name), value);
+    if (wants(name)) write(key(name), value);
+  }
+  bool wants(std::string_view name) const {
+    return only_ == nullptr || std::binary_search(only_->begin(), only_->end(), name);
   }
 
   static void write(std::string& out, bool v) { out += v ? "true" : "false"; }
@@ -71,6 +79,7 @@ class JsonObjectText {
 
  private:
   std::string& out_;
+  const std::vector<std::string>* only_;
   bool first_ = true;
 };
 

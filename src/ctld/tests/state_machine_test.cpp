@@ -366,6 +366,32 @@ TEST(StateMachine, QueryTextIsTheReplyAsSent) {
     EXPECT_EQ(h.sm.query_text(req, h.now), h.sm.query(req, h.now).dump()) << req;
 }
 
+// A job list may ask for some keys only (squeue's common formats): exactly those come, plus
+// "id" and "spec" (with only the spec keys asked for), with the values of the whole record.
+TEST(StateMachine, QueryTextGivesOnlyTheKeysAskedFor) {
+  Harness h;
+  Effects fx;
+  for (int i = 0; i < 3; ++i) h.submit(h.alice, h.spec(1, 2), fx);
+  h.sm.schedule(h.now, fx);
+  const json all = h.sm.query({{"what", "jobs"}, {"detail", false}}, h.now);
+  const json some = json::parse(h.sm.query_text({{"what", "jobs"},
+                                                 {"detail", false},
+                                                 {"keys", {"state", "run_time", "nodelist"}},
+                                                 {"spec_keys", {"name"}}},
+                                                h.now));
+  ASSERT_EQ(some["jobs"].size(), all["jobs"].size());
+  for (size_t i = 0; i < all["jobs"].size(); ++i) {
+    const json& full = all["jobs"][i];
+    json expected = {{"id", full["id"]},
+                     {"state", full["state"]},
+                     {"run_time", full["run_time"]},
+                     {"nodelist", full["nodelist"]},
+                     {"spec", {{"name", full["spec"]["name"]}}}};
+    EXPECT_EQ(some["jobs"][i], expected);
+  }
+  EXPECT_EQ(some["now"], all["now"]);
+}
+
 TEST(StateMachine, PartitionStatesFollowSlurm) {
   ctld::Config c = two_node_config();
   for (const char* state : {"DOWN", "DRAIN", "INACTIVE"}) {

@@ -4,7 +4,8 @@
 details() {
   run sh -c "scontrol -d show job $1 | grep -E 'ExitCode|JOB_GRES|  Nodes=|MinCPUsNode'"
 }
-run sbatch -N2 -n4 -w node[1-2] -J whole --wrap 'sleep 60'
+# exec: the shell itself is what SIGTERM ends (else Slurm's ExitCode is 143:0 or 0:15 by a race)
+run sbatch -N2 -n4 -w node[1-2] -J whole --wrap 'exec sleep 60'
 A=$J
 wait_state "$A" RUNNING
 details "$A"
