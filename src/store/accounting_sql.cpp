@@ -182,7 +182,8 @@ Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& pl
   if (f.window_end)
     q.sql += " AND (eligible_time = 0 OR eligible_time <= " + param(*f.window_end) + ")";
   if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
-  q.sql += " ORDER BY submit_time, job_id";
+  // sacct's order: by submit time, the tasks of an array after other jobs and by task id.
+  q.sql += " ORDER BY submit_time, array_job_id, array_task_id, job_id";
   return q;
 }
 
