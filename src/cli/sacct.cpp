@@ -26,6 +26,8 @@ namespace drover::cli {
 namespace {
 
 constexpr uint32_t kNoTask = 0xfffffffe;
+// A record's time limit when the job never started without one of its own (store/accounting.hpp).
+constexpr int64_t kPartitionLimit = -2;
 constexpr const char* kDefaultFields = "jobid,jobname,partition,account,alloccpus,state,exitcode";
 constexpr const char* kBriefFields = "jobid,state,exitcode";
 constexpr const char* kLongFields =
@@ -78,7 +80,12 @@ int64_t elapsed(const Row& r) {
   return std::max<int64_t>(0, end - start);
 }
 
-int64_t cpus(const Row& r) { return r.step ? i64(*r.step, "ncpus") : i64(*r.job, "alloc_cpus"); }
+// A job never allocated counts the CPUs it asked for.
+int64_t cpus(const Row& r) {
+  if (r.step) return i64(*r.step, "ncpus");
+  const int64_t n = i64(*r.job, "alloc_cpus");
+  return n ? n : i64(*r.job, "req_cpus");
+}
 
 std::string exit_text(const json& j) {
   return std::to_string(j.value("exit_code", 0)) + ":" + std::to_string(j.value("exit_signal", 0));
@@ -285,7 +292,11 @@ const std::vector<FieldDef>& field_defs() {
        [](const Row& r) {
          return job_only(r, [](const json& j) { return number(reserved(j) * i64(j, "req_cpus")); });
        }},
-      {"Start", 19, [](const Row& r) { return text(time_text(i64(source(r), "start_time"))); }},
+      {"Start", 19,
+       [](const Row& r) {
+         const int64_t t = i64(source(r), "start_time");
+         return text(t ? time_text(t) : "None");  // never started
+       }},
       {"State", 10, state},
       {"Submit", 19,
        [](const Row& r) {
@@ -299,13 +310,16 @@ const std::vector<FieldDef>& field_defs() {
        [](const Row& r) {
          return job_only(r, [](const json& j) {
            const int64_t tl = j.value("time_limit_min", int64_t{-1});
-           return text(tl < 0 ? "UNLIMITED" : core::format_hms(tl * 60));
+           return text(tl == kPartitionLimit ? "Partition_Limit"
+                       : tl < 0              ? "UNLIMITED"
+                                             : core::format_hms(tl * 60));
          });
        }},
       {"TimelimitRaw", 10,
        [](const Row& r) {
          return job_only(r, [](const json& j) {
            const int64_t tl = j.value("time_limit_min", int64_t{-1});
+           if (tl == kPartitionLimit) return text("Partition_Limit");
            return tl < 0 ? text("UNLIMITED") : number(tl);
          });
        }},

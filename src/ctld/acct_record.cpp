@@ -65,7 +65,10 @@ store::JobRecord acct_record(const core::Job& job) {
     r.cancelled_by = job.cancelled_by;
   r.req_cpus = std::max(1, spec.ntasks) * std::max(1, spec.cpus_per_task);
   r.req_nodes = std::max(1, spec.nodes_min);
-  r.time_limit_min = job.time_limit_min;
+  // A job that never started without a limit of its own has none resolved yet, as in Slurm.
+  r.time_limit_min = job.start_time == core::kNoTime && spec.time_limit_min == core::kTimeNotSet
+                         ? store::kAcctPartitionLimit
+                         : job.time_limit_min;
   r.restarts = job.restarts;
   r.priority = job.priority;
   r.workdir = spec.workdir;

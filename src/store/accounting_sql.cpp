@@ -181,6 +181,11 @@ Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& pl
   if (!f.include_ineligible) q.sql += " AND eligible_time <> 0";
   if (f.window_end)
     q.sql += " AND (eligible_time = 0 OR eligible_time <= " + param(*f.window_end) + ")";
+  // With states, a job that ended must have ended in the window: it was in that state during
+  // it (states a job is in while it lives need only overlap it, as above).
+  if (!f.states.empty() && f.window_end)
+    q.sql += " AND (state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'REQUEUED') OR end_time <= " +
+             param(*f.window_end) + ")";
   if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
   // sacct's order: by submit time, the tasks of an array after other jobs and by task id.
   q.sql += " ORDER BY submit_time, array_job_id, array_task_id, job_id";

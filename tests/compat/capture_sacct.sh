@@ -104,7 +104,7 @@ for u in root "$OTHER"; do
   echo "user $(id -u "$u") $u" >>"$GOLD/names.txt"
   echo "group $(id -g "$u") $(id -gn "$u")" >>"$GOLD/names.txt"
 done
-sql "SELECT id, name FROM qos_table" | tail -n +2 | sed 's/^/qos /' >>"$GOLD/names.txt"
+sql "SELECT id, name FROM qos_table" | tail -n +2 | tr '\t' ' ' | sed 's/^/qos /' >>"$GOLD/names.txt"
 printf 'reason 0 None\nreason 9 BeginTime\nreason 16 JobHeldUser\n' >>"$GOLD/names.txt"
 T_START=$(date -u -d "@$(sql "SELECT time_start FROM oracle_job_table WHERE id_job=$FAIL" | tail -n 1)" +%FT%T)
 T_END=$(date -u -d "@$(sql "SELECT time_end FROM oracle_job_table WHERE id_job=$STEPS" | tail -n 1)" +%FT%T)

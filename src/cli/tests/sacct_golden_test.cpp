@@ -30,6 +30,15 @@ namespace {
 
 const std::string kDir = DROVER_GOLDEN_SACCT_DIR;
 
+// Captures drover does not reproduce, and why (docs/accounting.md, "Job records and sacct").
+// They must still differ: one that starts to match is taken off this list.
+const std::map<std::string, std::string> kKnownDifferences = {
+    {"sacct_all_P",
+     "AssocID, DBIndex, QOSRAW (slurmdbd's row and entity ids), Flags (which scheduler "
+     "started the job), SubmitLine and Layout are not recorded: blank"},
+    {"sacct_misc", "Flags and SubmitLine are not recorded: blank"},
+};
+
 // MariaDB's --batch output: a header, then rows; \t \n \\ escaped, NULL for null.
 using Row = std::map<std::string, std::string>;
 std::vector<Row> read_tsv(const std::string& path) {
@@ -171,11 +180,14 @@ std::vector<store::JobRecord> captured_records() {
     r.req_tres = tres_text(req);
     r.alloc_tres = tres_text(alloc);
     r.alloc_cpus = static_cast<int>(tres_get(alloc, "cpu"));
-    r.nnodes = static_cast<int>(num(j, "nodes_alloc"));
+    // drover's record: the nodes it had, else those it asked for.
+    r.nnodes = static_cast<int>(num(j, "nodes_alloc") ? num(j, "nodes_alloc") : r.req_nodes);
     r.nodelist = j.at("nodelist") == "None assigned" ? "" : j.at("nodelist");
     r.workdir = j.at("work_dir");
     const int64_t tl = num(j, "timelimit");
-    r.time_limit_min = tl >= 0xfffffffe ? -1 : tl;
+    r.time_limit_min = tl == 0xffffffff   ? -1                          // INFINITE
+                       : tl == 0xfffffffe ? store::kAcctPartitionLimit  // NO_VAL
+                                          : tl;
     r.priority = static_cast<uint32_t>(num(j, "priority"));
     for (const Row& s : steps[num(j, "job_db_inx")]) {
       store::StepRecord st;
@@ -274,15 +286,31 @@ TEST_F(SacctGolden, TheCapturedCommandsPrintWhatSlurmPrinted) {
       std::ofstream(d + "/rc") << got.rc << "\n";
     }
     if (c.name.rfind("sacct_json", 0) == 0) {
-      // --json: the document's shape (its top-level keys and each job's), not its values.
+      // --json: drover writes data_parser v0.0.44 (Slurm 25.11's shapes, as its REST API and
+      // every command's --json do; docs/architecture.md), 22.05 wrote dbv0.0.38. The values and
+      // meta differ; what is checked is that every key 22.05 gave is there, for the same jobs
+      // and steps.
       ASSERT_EQ(got.rc, c.rc);
       const json want = json::parse(c.out), have = json::parse(got.out);
-      std::vector<std::string> wk, hk;
-      for (auto it = want.begin(); it != want.end(); ++it) wk.push_back(it.key());
-      for (auto it = have.begin(); it != have.end(); ++it) hk.push_back(it.key());
-      EXPECT_EQ(hk, wk);
+      auto keys_in = [](const json& w, const json& h) {
+        for (auto it = w.begin(); it != w.end(); ++it)
+          EXPECT_TRUE(h.contains(it.key())) << it.key();
+      };
+      keys_in(want, have);
       ASSERT_EQ(have["jobs"].size(), want["jobs"].size());
+      for (size_t i = 0; i < want["jobs"].size(); ++i) {
+        const json &wj = want["jobs"][i], &hj = have["jobs"][i];
+        keys_in(wj, hj);
+        EXPECT_EQ(hj["job_id"], wj["job_id"]);
+        ASSERT_EQ(hj["steps"].size(), wj["steps"].size());
+        for (size_t k = 0; k < wj["steps"].size(); ++k) keys_in(wj["steps"][k], hj["steps"][k]);
+      }
       ++compared;
+      continue;
+    }
+    if (kKnownDifferences.count(c.name)) {
+      EXPECT_NE(got.out, c.out) << "now matches: take it off kKnownDifferences";
+      EXPECT_EQ(got.rc, c.rc);
       continue;
     }
     EXPECT_EQ(got.out, c.out);
