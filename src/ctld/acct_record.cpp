@@ -123,7 +123,8 @@ store::JobRecord acct_record(const core::Job& job) {
       b.exit_signal = job.exit_signal;
       if (b.end_time == 0 && !job.completing) b.end_time = job.end_time;
     } else {
-      b.state = std::string(core::job_state_name(job.state));
+      // A shell killed by a signal ends its step CANCELLED (the job is FAILED), as in Slurm.
+      b.state = job.exit_signal != 0 ? "CANCELLED" : std::string(core::job_state_name(job.state));
       b.exit_code = job.exit_code;
       b.exit_signal = job.exit_signal;
     }
