@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <optional>
 #include <tuple>
 
@@ -526,7 +527,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
   if (!parsed.error.empty())
     return fail(std::move(res), parsed.error + "\nTry \"sacct --help\" for more information\n");
   bool all_users = false, allocations = false, brief = false, long_format = false,
-       format_set = false;
+       format_set = false, duplicates = false;
   PrintOptions print;
   std::string format;
   std::optional<int64_t> start, end;
@@ -553,6 +554,9 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         break;
       case 'b':
         brief = true;
+        break;
+      case 'D':
+        duplicates = true;
         break;
       case 'e':
         res.out = help_format();
@@ -792,6 +796,22 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       kept["steps"] = std::move(steps);
       kept["show_full"] = false;
     }
+  }
+  // A requeued job has a record per run (the earlier ones REQUEUED); without -D only the
+  // latest of those selected.
+  if (!duplicates) {
+    auto rank = [](const json& j) {
+      return std::make_pair(str(j, "state") != "REQUEUED", i64(j, "submit_time"));
+    };
+    std::map<uint64_t, std::pair<bool, int64_t>> latest;
+    for (const auto& j : jobs) {
+      auto [it, fresh] = latest.emplace(j.value("job_id", uint64_t{0}), rank(j));
+      if (!fresh) it->second = std::max(it->second, rank(j));
+    }
+    json kept = json::array();
+    for (auto& j : jobs)
+      if (rank(j) == latest[j.value("job_id", uint64_t{0})]) kept.push_back(std::move(j));
+    jobs = std::move(kept);
   }
   const std::string cluster = answer->value("cluster_name", std::string());
   if (json_req.json) {

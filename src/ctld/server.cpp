@@ -356,7 +356,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           // Job lists also say when the queue was last planned whole and when a job last
           // changed (squeue --json's last_backfill and last_update, as the REST API's).
           text = machine_.query_text(
-              ev.msg, now, {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
+              ev.msg, now,
+              {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
         else if (op == "control")
           reply = machine_.control(ev.msg, ev.caller, now, fx);
         else if (op == "update")
@@ -585,6 +586,7 @@ void Server::state_loop() {
 void Server::record_accounting(const Effects& fx) {
   std::vector<store::JobRecord> records;
   records.reserve(fx.dirty_jobs.size());
+  for (const json& run : fx.requeued_runs) records.push_back(acct_record_from_json(run));
   for (uint64_t id : fx.dirty_jobs)
     if (const core::Job* job = machine_.find_job(id)) records.push_back(acct_record(*job));
   log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
