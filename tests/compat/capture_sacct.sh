@@ -9,11 +9,12 @@
 # timed out, requeued, srun steps, an array), then captures sacct over them. Each capture is a
 # directory as in capture_lib.sh (cmd, user, now, stdout, stderr, rc); INDEX.txt lists them in
 # order. GOLDEN_DIR/jobs.tsv and steps.tsv are slurmdbd's job and step tables as they stood
-# (MariaDB's --batch TSV: a header line, NULL for null, \t \n \\ escaped), and names.txt
-# says which job is which (and who the user and group ids are): drover's golden test (src/cli/tests/sacct_golden_test.cpp) builds the
-# same records from them. Commands run in /tmp/drover-oracle-work with TZ=UTC and a clean
-# environment. Requires root, slurm-wlm, slurmdbd, mariadb-server, munge; takes about two
-# minutes (a job has to time out).
+# (MariaDB's --batch TSV: a header line, NULL for null, \t \n \\ escaped), tres.tsv its TRES
+# ids, and names.txt says which job is which ("job ID WHAT") and names the user, group, QOS and
+# reason ids ("user UID NAME", ...): drover's golden test (src/cli/tests/sacct_golden_test.cpp)
+# builds the same records from them. Commands run in /tmp/drover-oracle-work with TZ=UTC and a
+# clean environment. Requires root, slurm-wlm, slurmdbd, mariadb-server, munge; takes about
+# five minutes (a job times out, a requeued one waits two minutes to run again).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
