@@ -59,8 +59,11 @@ store::JobRecord acct_record(const core::Job& job) {
   r.state = std::string(core::job_state_name(job.state));
   r.reason = job.reason;
   const bool by_controller = ended_by_controller(job.state);
-  r.exit_code = by_controller ? 0 : job.exit_code;
-  r.exit_signal = by_controller ? 0 : job.exit_signal;
+  // A job that has not ended (say requeued, which keeps its last run's status for scontrol)
+  // has no exit code in accounting yet.
+  const bool own_exit = core::is_finished(job.state) && !by_controller;
+  r.exit_code = own_exit ? job.exit_code : 0;
+  r.exit_signal = own_exit ? job.exit_signal : 0;
   if (job.state == core::JobState::Cancelled && job.cancelled_by != 0xffffffff)
     r.cancelled_by = job.cancelled_by;
   r.req_cpus = std::max(1, spec.ntasks) * std::max(1, spec.cpus_per_task);

@@ -90,8 +90,8 @@ class Server {
   // requeues ended (key: "<job id>.<submit time>"), which no journaled job holds any more.
   std::vector<std::string> acct_journaled_;
   std::vector<std::string> acct_unjournal_;  // written since: their journal records can go
-  std::string acct_seeded_from_;          // digest of the accounts.cfg the store's data came from
-  bool acct_journal_pending_ = false;     // the journal's copy of the accounting data is behind
+  std::string acct_seeded_from_;       // digest of the accounts.cfg the store's data came from
+  bool acct_journal_pending_ = false;  // the journal's copy of the accounting data is behind
   std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
   std::vector<store::NodeEventRecord> node_events_unwritten_;
 

@@ -3,6 +3,7 @@
 #include "store/accounting_sql.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 
 #include "core/hostlist.hpp"
@@ -263,10 +264,10 @@ bool matches(const JobRecord& j, const JobFilter& f) {
 }
 
 void merge_runs(std::vector<JobRecord>& jobs, std::vector<JobRecord> runs) {
-  for (JobRecord& r : runs) {
-    sort_steps(r.steps);
-    jobs.push_back(std::move(r));
-  }
+  // Earlier runs first: a run requeued within the second it was submitted ties with the next.
+  for (JobRecord& r : runs) sort_steps(r.steps);
+  jobs.insert(jobs.begin(), std::make_move_iterator(runs.begin()),
+              std::make_move_iterator(runs.end()));
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobRecord& a, const JobRecord& b) {
     return std::tie(a.submit_time, a.array_job_id, a.array_task_id, a.job_id) <
            std::tie(b.submit_time, b.array_job_id, b.array_task_id, b.job_id);

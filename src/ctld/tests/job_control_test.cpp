@@ -244,6 +244,8 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   EXPECT_EQ(job(h, id).state, core::JobState::Pending);
   EXPECT_EQ(job(h, id).restarts, 1u);
   finish(h, id, SIGTERM, fx2);
+  // Pending again: no exit code in accounting until the next run ends (scontrol keeps 0:15).
+  EXPECT_EQ(ctld::acct_record(job(h, id)).exit_signal, 0);
   EXPECT_FALSE(job(h, id).completing);
   EXPECT_TRUE(job(h, id).alloc.empty());
   h.sm.schedule(h.now + 10, fx2);

@@ -302,6 +302,13 @@ TEST_P(Accounting, EarlierRunsOfRequeuedJobsAreKeptBesideTheLatest) {
   JobFilter other;
   other.uids = {1001};
   EXPECT_TRUE(store->query(other).empty());
+  // Requeued within the second it was submitted: the ended run still comes first.
+  store->upsert({rec(3, 1000, "REQUEUED", 300, 300), rec(3, 1000, "PENDING", 300, 0)});
+  JobFilter three;
+  three.job_ids = {3};
+  auto both = store->query(three);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].state, "REQUEUED");
 }
 
 TEST_P(Accounting, TextIsStoredAsGiven) {
