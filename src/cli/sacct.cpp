@@ -1,6 +1,7 @@
 // sacct: job accounting records from the controller's accounting store, printed as Slurm
-// 22.05's sacct prints them (print_fields: every cell followed by a space, JobID left-justified,
-// the rest right-justified, strings too wide cut with a '+', numbers never cut).
+// 22.05's sacct prints them (cli/print_fields: every cell followed by a space, JobID
+// left-justified, the rest right-justified, text too wide cut with a '+', numbers and durations
+// never cut); checked against real sacct by tests/sacct_golden_test.cpp.
 #include "cli/sacct.hpp"
 
 #include <algorithm>
