@@ -1,6 +1,7 @@
 // sacct: job accounting records from the controller's accounting store, printed as Slurm
-// 22.05's sacct prints them (print_fields: every cell followed by a space, JobID left-justified,
-// the rest right-justified, strings too wide cut with a '+', numbers never cut).
+// 22.05's sacct prints them (cli/print_fields: every cell followed by a space, JobID
+// left-justified, the rest right-justified, text too wide cut with a '+', numbers and durations
+// never cut); checked against real sacct by tests/sacct_golden_test.cpp.
 #include "cli/sacct.hpp"
 
 #include <algorithm>
@@ -8,11 +9,13 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <optional>
 #include <tuple>
 
 #include "cli/getopt.hpp"
 #include "cli/json_output.hpp"
+#include "cli/print_fields.hpp"
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/hostlist.hpp"
@@ -25,8 +28,19 @@ namespace drover::cli {
 namespace {
 
 constexpr uint32_t kNoTask = 0xfffffffe;
+// A record's time limit when the job never started without one of its own (store/accounting.hpp).
+constexpr int64_t kPartitionLimit = -2;
 constexpr const char* kDefaultFields = "jobid,jobname,partition,account,alloccpus,state,exitcode";
 constexpr const char* kBriefFields = "jobid,state,exitcode";
+constexpr const char* kLongFields =
+    "jobid,jobidraw,jobname,partition,maxvmsize,maxvmsizenode,maxvmsizetask,avevmsize,maxrss,"
+    "maxrssnode,maxrsstask,averss,maxpages,maxpagesnode,maxpagestask,avepages,mincpu,mincpunode,"
+    "mincputask,avecpu,ntasks,alloccpus,elapsed,state,exitcode,avecpufreq,reqcpufreqmin,"
+    "reqcpufreqmax,reqcpufreqgov,reqmem,consumedenergy,maxdiskread,maxdiskreadnode,"
+    "maxdiskreadtask,avediskread,maxdiskwrite,maxdiskwritenode,maxdiskwritetask,avediskwrite,"
+    "reqtres,alloctres,tresusageinave,tresusageinmax,tresusageinmaxnode,tresusageinmaxtask,"
+    "tresusageinmin,tresusageinminnode,tresusageinmintask,tresusageintot,tresusageoutmax,"
+    "tresusageoutmaxnode,tresusageoutmaxtask,tresusageoutave,tresusageouttot";
 
 // One line of output: a job, or one of its steps.
 struct Row {
@@ -36,14 +50,15 @@ struct Row {
   std::string cluster;
 };
 
-// A value: text (cut to the width), a number (never cut), or nothing (blank).
+// A value: text (cut to the width with a '+'), or a number or duration, which sacct prints
+// whole however narrow the column.
 struct Value {
-  enum Kind { Text, Number, Blank } kind = Blank;
   std::string text;
-  long long number = 0;
+  bool whole = false;
 };
-Value text(std::string s) { return {Value::Text, std::move(s), 0}; }
-Value number(long long n) { return {Value::Number, {}, n}; }
+Value text(std::string s) { return {std::move(s), false}; }
+Value whole(std::string s) { return {std::move(s), true}; }
+Value number(long long n) { return {std::to_string(n), true}; }
 Value blank() { return {}; }
 
 int64_t i64(const json& j, const char* key) { return j.value(key, int64_t{0}); }
@@ -56,16 +71,23 @@ std::string job_id_text(const json& j) {
   return std::to_string(j.value("job_id", uint64_t{0}));
 }
 
+const json& source(const Row& r) { return r.step ? *r.step : *r.job; }
+bool is_batch(const Row& r) { return r.step && str(*r.step, "name") == "batch"; }
+
 int64_t elapsed(const Row& r) {
-  const json& src = r.step ? *r.step : *r.job;
-  const int64_t start = i64(src, "start_time");
+  const int64_t start = i64(source(r), "start_time");
   if (start == 0) return 0;
-  int64_t end = i64(src, "end_time");
+  int64_t end = i64(source(r), "end_time");
   if (end == 0) end = r.now;
   return std::max<int64_t>(0, end - start);
 }
 
-int64_t cpus(const Row& r) { return r.step ? i64(*r.step, "ncpus") : i64(*r.job, "alloc_cpus"); }
+// A job never allocated counts the CPUs it asked for.
+int64_t cpus(const Row& r) {
+  if (r.step) return i64(*r.step, "ncpus");
+  const int64_t n = i64(*r.job, "alloc_cpus");
+  return n ? n : i64(*r.job, "req_cpus");
+}
 
 std::string exit_text(const json& j) {
   return std::to_string(j.value("exit_code", 0)) + ":" + std::to_string(j.value("exit_signal", 0));
@@ -81,17 +103,28 @@ Value state(const Row& r) {
   return text(s);
 }
 
-// The highest exit code of the job's steps (and the signal that went with it).
+// The highest exit code of the job's srun steps (and the signal that went with it); the batch
+// step's is the job's own ExitCode and does not count.
 Value derived_exit(const Row& r) {
   if (r.step) return blank();
   int code = 0, sig = 0;
-  for (const auto& s : r.job->value("steps", json::array()))
+  for (const auto& s : r.job->value("steps", json::array())) {
+    if (str(s, "name") == "batch") continue;
     if (s.value("exit_code", 0) > code ||
         (s.value("exit_code", 0) == code && s.value("exit_signal", 0) > sig)) {
       code = s.value("exit_code", 0);
       sig = s.value("exit_signal", 0);
     }
+  }
   return text(std::to_string(code) + ":" + std::to_string(sig));
+}
+
+// The time the job waited from eligible to start (now while it waits).
+int64_t reserved(const json& j) {
+  const int64_t eligible = i64(j, "eligible_time");
+  if (eligible == 0) return 0;
+  const int64_t start = i64(j, "start_time");
+  return std::max<int64_t>(0, (start ? start : i64(j, "end_time")) - eligible);
 }
 
 struct FieldDef {
@@ -103,7 +136,15 @@ struct FieldDef {
 Value job_only(const Row& r, const std::function<Value(const json&)>& f) {
   return r.step ? blank() : f(*r.job);
 }
+// What job_acct_gather would have measured: nothing is gathered (Slurm's default
+// JobAcctGatherType=jobacct_gather/none), so these print blank.
+Value not_gathered(const Row&) { return blank(); }
+// CPU times: with nothing gathered Slurm prints zero for jobs and steps alike.
+Value zero_time(const Row&) { return text("00:00:00"); }
+// Per-step figures gathering would fill: 0 on step lines, blank on the job's.
+Value step_zero(const Row& r) { return r.step ? number(0) : blank(); }
 
+// Every field, in sacct's order (--helpformat lists them so; -o matches names in this order).
 const std::vector<FieldDef>& field_defs() {
   static const std::vector<FieldDef> defs = {
       {"Account", 10, [](const Row& r) { return text(str(*r.job, "account")); }},
@@ -114,26 +155,35 @@ const std::vector<FieldDef>& field_defs() {
          if (r.step) return number(i64(*r.step, "nnodes"));
          return number(i64(*r.job, "alloc_cpus") > 0 ? i64(*r.job, "nnodes") : 0);
        }},
-      {"AllocTRES", 10,
-       [](const Row& r) { return text(str(r.step ? *r.step : *r.job, "alloc_tres")); }},
-      {"AveCPU", 10, [](const Row&) { return blank(); }},
-      {"AveRSS", 10, [](const Row&) { return blank(); }},
-      {"AveVMSize", 10, [](const Row&) { return blank(); }},
+      {"AllocTRES", 10, [](const Row& r) { return text(str(source(r), "alloc_tres")); }},
+      {"AssocID", 7, [](const Row&) { return blank(); }},
+      {"AveCPU", 10, not_gathered},
+      {"AveCPUFreq", 10, step_zero},
+      {"AveDiskRead", 14, not_gathered},
+      {"AveDiskWrite", 14, not_gathered},
+      {"AvePages", 10, not_gathered},
+      {"AveRSS", 10, not_gathered},
+      {"AveVMSize", 10, not_gathered},
+      {"BlockID", 16, [](const Row&) { return blank(); }},
       {"Cluster", 10, [](const Row& r) { return text(r.cluster); }},
-      {"Comment", 10, [](const Row&) { return blank(); }},
-      {"ConsumedEnergy", 14, [](const Row&) { return blank(); }},
-      {"CPUTime", 10, [](const Row& r) { return text(core::format_hms(elapsed(r) * cpus(r))); }},
+      {"Comment", 14, [](const Row&) { return blank(); }},
+      {"Constraints", 19, [](const Row&) { return blank(); }},
+      {"ConsumedEnergy", 14, step_zero},
+      {"ConsumedEnergyRaw", 17, step_zero},
+      {"Container", 19, [](const Row&) { return blank(); }},
+      {"CPUTime", 10, [](const Row& r) { return whole(core::format_hms(elapsed(r) * cpus(r))); }},
       {"CPUTimeRAW", 10, [](const Row& r) { return number(elapsed(r) * cpus(r)); }},
+      {"DBIndex", -10, [](const Row&) { return blank(); }},
       {"DerivedExitCode", 15, derived_exit},
-      {"Elapsed", 10, [](const Row& r) { return text(core::format_hms(elapsed(r))); }},
+      {"Elapsed", 10, [](const Row& r) { return whole(core::format_hms(elapsed(r))); }},
       {"ElapsedRaw", 10, [](const Row& r) { return number(elapsed(r)); }},
       {"Eligible", 19,
        [](const Row& r) {
          return text(time_text(r.step ? i64(*r.step, "start_time") : i64(*r.job, "eligible_time")));
        }},
-      {"End", 19,
-       [](const Row& r) { return text(time_text(i64(r.step ? *r.step : *r.job, "end_time"))); }},
-      {"ExitCode", 8, [](const Row& r) { return text(exit_text(r.step ? *r.step : *r.job)); }},
+      {"End", 19, [](const Row& r) { return text(time_text(i64(source(r), "end_time"))); }},
+      {"ExitCode", 8, [](const Row& r) { return text(exit_text(source(r))); }},
+      {"Flags", 19, [](const Row&) { return blank(); }},
       {"GID", 6,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return number(i64(j, "gid")); });
@@ -160,14 +210,31 @@ const std::vector<FieldDef>& field_defs() {
          const std::string name = str(*r.step, "job_name");  // records before steps had one
          return text(name.empty() ? str(*r.step, "name") : name);
        }},
-      {"MaxRSS", 10, [](const Row&) { return blank(); }},
-      {"MaxVMSize", 10, [](const Row&) { return blank(); }},
+      {"Layout", 9, [](const Row&) { return blank(); }},
+      {"MaxDiskRead", 12, not_gathered},
+      {"MaxDiskReadNode", 15, not_gathered},
+      {"MaxDiskReadTask", 15, not_gathered},
+      {"MaxDiskWrite", 12, not_gathered},
+      {"MaxDiskWriteNode", 16, not_gathered},
+      {"MaxDiskWriteTask", 16, not_gathered},
+      {"MaxPages", 8, not_gathered},
+      {"MaxPagesNode", 12, not_gathered},
+      {"MaxPagesTask", 14, not_gathered},
+      {"MaxRSS", 10, not_gathered},
+      {"MaxRSSNode", 10, not_gathered},
+      {"MaxRSSTask", 10, not_gathered},
+      {"MaxVMSize", 10, not_gathered},
+      {"MaxVMSizeNode", 14, not_gathered},
+      {"MaxVMSizeTask", 14, not_gathered},
+      {"McsLabel", 12, [](const Row&) { return blank(); }},
+      {"MinCPU", 10, not_gathered},
+      {"MinCPUNode", 10, not_gathered},
+      {"MinCPUTask", 10, not_gathered},
       {"NCPUS", 10, [](const Row& r) { return number(cpus(r)); }},
-      {"NNodes", 8,
-       [](const Row& r) { return text(std::to_string(i64(r.step ? *r.step : *r.job, "nnodes"))); }},
+      {"NNodes", 8, [](const Row& r) { return text(std::to_string(i64(source(r), "nnodes"))); }},
       {"NodeList", 15,
        [](const Row& r) {
-         std::string n = str(r.step ? *r.step : *r.job, "nodelist");
+         std::string n = str(source(r), "nodelist");
          return text(n.empty() ? "None assigned" : n);
        }},
       {"NTasks", 8,
@@ -182,56 +249,99 @@ const std::vector<FieldDef>& field_defs() {
        }},
       {"QOS", 10,
        [](const Row& r) { return job_only(r, [](const json& j) { return text(str(j, "qos")); }); }},
-      {"Reason", 20,
+      {"QOSRAW", 6, [](const Row&) { return blank(); }},
+      {"Reason", 22,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "reason")); });
        }},
+      // No frequency was asked for: "Unknown", but 0 on the batch step.
+      {"ReqCPUFreq", 10, [](const Row& r) { return is_batch(r) ? number(0) : text("Unknown"); }},
+      {"ReqCPUFreqGov", 13, [](const Row& r) { return is_batch(r) ? number(0) : text("Unknown"); }},
+      {"ReqCPUFreqMax", 13, [](const Row& r) { return is_batch(r) ? number(0) : text("Unknown"); }},
+      {"ReqCPUFreqMin", 13, [](const Row& r) { return is_batch(r) ? number(0) : text("Unknown"); }},
       {"ReqCPUS", 8,
        [](const Row& r) {
          return number(r.step ? i64(*r.step, "ncpus") : i64(*r.job, "req_cpus"));
        }},
       {"ReqMem", 10,
        [](const Row& r) {
-         const int64_t mb = i64(*r.job, "req_mem_mb");
-         return text(mb > 0 ? core::format_mem_mb(mb) : "0");
+         return job_only(r, [](const json& j) {
+           const int64_t mb = i64(j, "req_mem_mb");
+           return text(mb > 0 ? core::format_mem_mb(mb) : "0");
+         });
        }},
       {"ReqNodes", 8,
        [](const Row& r) {
-         return job_only(r, [](const json& j) { return number(i64(j, "req_nodes")); });
+         return number(r.step ? i64(*r.step, "nnodes") : i64(*r.job, "req_nodes"));
        }},
       {"ReqTRES", 10,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "req_tres")); });
        }},
       {"Reservation", 20, [](const Row&) { return blank(); }},
-      {"Restarts", 8,
+      {"ReservationId", 8, [](const Row&) { return blank(); }},
+      {"Reserved", 10,
        [](const Row& r) {
-         return job_only(r, [](const json& j) { return number(i64(j, "restarts")); });
+         return job_only(r, [](const json& j) { return whole(core::format_hms(reserved(j))); });
+       }},
+      {"ResvCPU", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) {
+           return whole(core::format_hms(reserved(j) * i64(j, "req_cpus")));
+         });
+       }},
+      {"ResvCPURAW", 10,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return number(reserved(j) * i64(j, "req_cpus")); });
        }},
       {"Start", 19,
-       [](const Row& r) { return text(time_text(i64(r.step ? *r.step : *r.job, "start_time"))); }},
+       [](const Row& r) {
+         const int64_t t = i64(source(r), "start_time");
+         return text(t ? time_text(t) : "None");  // never started
+       }},
       {"State", 10, state},
       {"Submit", 19,
        [](const Row& r) {
          return text(time_text(r.step ? i64(*r.step, "start_time") : i64(*r.job, "submit_time")));
        }},
-      {"Suspended", 10, [](const Row&) { return text("00:00:00"); }},
-      {"SystemCPU", 10, [](const Row&) { return blank(); }},
+      {"SubmitLine", 20, [](const Row&) { return blank(); }},
+      {"Suspended", 10, [](const Row&) { return whole("00:00:00"); }},
+      {"SystemComment", 15, [](const Row&) { return blank(); }},
+      {"SystemCPU", 10, zero_time},
       {"Timelimit", 10,
        [](const Row& r) {
          return job_only(r, [](const json& j) {
            const int64_t tl = j.value("time_limit_min", int64_t{-1});
-           return text(tl < 0 ? "UNLIMITED" : core::format_hms(tl * 60));
+           return text(tl == kPartitionLimit ? "Partition_Limit"
+                       : tl < 0              ? "UNLIMITED"
+                                             : core::format_hms(tl * 60));
          });
        }},
-      {"TimelimitRaw", 12,
+      {"TimelimitRaw", 10,
        [](const Row& r) {
          return job_only(r, [](const json& j) {
            const int64_t tl = j.value("time_limit_min", int64_t{-1});
+           if (tl == kPartitionLimit) return text("Partition_Limit");
            return tl < 0 ? text("UNLIMITED") : number(tl);
          });
        }},
-      {"TotalCPU", 10, [](const Row&) { return blank(); }},
+      {"TotalCPU", 10, zero_time},
+      {"TRESUsageInAve", 14, not_gathered},
+      {"TRESUsageInMax", 14, not_gathered},
+      {"TRESUsageInMaxNode", 18, not_gathered},
+      {"TRESUsageInMaxTask", 18, not_gathered},
+      {"TRESUsageInMin", 14, not_gathered},
+      {"TRESUsageInMinNode", 18, not_gathered},
+      {"TRESUsageInMinTask", 18, not_gathered},
+      {"TRESUsageInTot", 14, not_gathered},
+      {"TRESUsageOutAve", 15, not_gathered},
+      {"TRESUsageOutMax", 15, not_gathered},
+      {"TRESUsageOutMaxNode", 19, not_gathered},
+      {"TRESUsageOutMaxTask", 19, not_gathered},
+      {"TRESUsageOutMin", 15, not_gathered},
+      {"TRESUsageOutMinNode", 19, not_gathered},
+      {"TRESUsageOutMinTask", 19, not_gathered},
+      {"TRESUsageOutTot", 15, not_gathered},
       {"UID", 6,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return number(i64(j, "uid")); });
@@ -240,9 +350,11 @@ const std::vector<FieldDef>& field_defs() {
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "user")); });
        }},
-      {"UserCPU", 10, [](const Row&) { return blank(); }},
+      {"UserCPU", 10, zero_time},
       {"WCKey", 10, [](const Row&) { return blank(); }},
-      {"WorkDir", 15,
+      {"WCKeyID", 10,
+       [](const Row& r) { return job_only(r, [](const json&) { return number(0); }); }},
+      {"WorkDir", 20,
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "workdir")); });
        }},
@@ -267,94 +379,37 @@ bool iequals_prefix(const std::string& name, const std::string& given) {
 // "jobid,state%20,jobname%-30": names matched as sacct matches them (case-insensitive, the first
 // field the given text begins), "ALL" for every field. Returns the bad name on error.
 std::optional<std::string> parse_fields(const std::string& spec, std::vector<Field>& out) {
-  for (const std::string& item : core::split_list(spec, ',')) {
-    if (item.empty()) continue;
-    std::string name = item;
-    std::optional<int> width;
-    if (auto pct = item.find('%'); pct != std::string::npos) {
-      name = item.substr(0, pct);
-      try {
-        width = std::stoi(item.substr(pct + 1));
-      } catch (const std::exception&) {
-        width = 0;
-      }
-    }
-    if (name.empty()) continue;
-    if (core::to_upper(name) == "ALL") {
+  for (const FormatItem& item : parse_format_list(spec)) {
+    if (item.name.empty()) continue;
+    if (core::to_upper(item.name) == "ALL") {
       for (const auto& d : field_defs()) out.push_back({&d, d.len});
       continue;
     }
     const FieldDef* found = nullptr;
     for (const auto& d : field_defs())
-      if (iequals_prefix(d.name, name)) {
+      if (iequals_prefix(d.name, item.name)) {
         found = &d;
         break;
       }
-    if (!found) return name;
-    out.push_back({found, width && *width != 0 ? *width : found->len});
+    if (!found) return item.name;
+    out.push_back({found, item.has_width && item.width != 0 ? item.width : found->len});
   }
   return std::nullopt;
 }
 
-struct PrintOptions {
-  bool parsable = false, parsable2 = false, no_header = false;
-};
-
-std::string cell(const Field& f, const Value& v, const PrintOptions& o, bool last) {
-  if (o.parsable || o.parsable2) {
-    std::string s = v.kind == Value::Text     ? v.text
-                    : v.kind == Value::Number ? std::to_string(v.number)
-                                              : "";
-    return (o.parsable2 && last) ? s : s + "|";
-  }
-  const int w = std::abs(f.len);
-  const bool left = f.len < 0;
-  std::string s;
-  if (v.kind == Value::Number) {
-    s = std::to_string(v.number);
-  } else if (v.kind == Value::Blank) {
-    s = "";
-  } else {
-    s = v.text;
-    if (static_cast<int>(s.size()) > w) {
-      s.resize(static_cast<size_t>(w));
-      if (w > 0) s.back() = '+';
-    }
-  }
-  if (static_cast<int>(s.size()) < w) {
-    const std::string pad(static_cast<size_t>(w) - s.size(), ' ');
-    s = left ? s + pad : pad + s;
-  }
-  return s + " ";
-}
-
 std::string render(const json& jobs, const std::vector<Field>& fields, const PrintOptions& o,
                    bool allocations, int64_t now, const std::string& cluster) {
-  std::string out;
-  if (!o.no_header) {
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const bool last = i + 1 == fields.size();
-      const std::string name = fields[i].def->name;
-      if (o.parsable || o.parsable2) {
-        out += (o.parsable2 && last) ? name : name + "|";
-      } else {
-        const int w = std::abs(fields[i].len);
-        std::string s = name.substr(0, static_cast<size_t>(w));
-        const std::string pad(static_cast<size_t>(w) - s.size(), ' ');
-        out += (fields[i].len < 0 ? s + pad : pad + s) + " ";
-      }
-    }
-    out += "\n";
-    if (!o.parsable && !o.parsable2) {
-      for (const auto& f : fields)
-        out += std::string(static_cast<size_t>(std::abs(f.len)), '-') + " ";
-      out += "\n";
-    }
-  }
+  std::vector<PrintColumn> columns;
+  for (const auto& f : fields) columns.push_back({f.def->name, f.len});
+  const FieldPrinter printer(std::move(columns), o);
+  std::string out = printer.header();
   auto line = [&](const Row& r) {
-    for (size_t i = 0; i < fields.size(); ++i)
-      out += cell(fields[i], fields[i].def->get(r), o, i + 1 == fields.size());
-    out += "\n";
+    std::vector<PrintCell> cells;
+    for (const auto& f : fields) {
+      Value v = f.def->get(r);
+      cells.push_back({std::move(v.text), v.whole});
+    }
+    out += printer.row(cells);
   };
   for (const auto& j : jobs) {
     // A job named only by some of its steps (-j N.0) shows just those.
@@ -365,17 +420,17 @@ std::string render(const json& jobs, const std::vector<Field>& fields, const Pri
   return out;
 }
 
-// sacct prints each name in 20 columns, a newline after every fourth, and one at the end.
+// sacct prints each name in 19 columns, a space between them and a newline after every
+// fourth and at the end.
 std::string help_format() {
   std::string out;
   const auto& defs = field_defs();
   for (size_t i = 0; i < defs.size(); ++i) {
     std::string name = defs[i].name;
-    name.resize(std::max<size_t>(name.size(), 20), ' ');
-    out += name;
-    if ((i + 1) % 4 == 0) out += "\n";
+    name.resize(std::max<size_t>(name.size(), 19), ' ');
+    out += name + ((i + 1) % 4 == 0 || i + 1 == defs.size() ? "\n" : " ");
   }
-  return out + "\n";
+  return out;
 }
 
 constexpr const char* kUsage =
@@ -472,7 +527,8 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       "sacct", args, "aA:bcC:DeE:f:g:hi:I:j:lLM:nN:o:pPq:r:s:S:Ttu:vVW:x:X", kLongOptions);
   if (!parsed.error.empty())
     return fail(std::move(res), parsed.error + "\nTry \"sacct --help\" for more information\n");
-  bool all_users = false, allocations = false, brief = false, format_set = false;
+  bool all_users = false, allocations = false, brief = false, long_format = false,
+       format_set = false, duplicates = false;
   PrintOptions print;
   std::string format;
   std::optional<int64_t> start, end;
@@ -499,6 +555,9 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         break;
       case 'b':
         brief = true;
+        break;
+      case 'D':
+        duplicates = true;
         break;
       case 'e':
         res.out = help_format();
@@ -553,7 +612,8 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         }
         break;
       case 'l':
-        return fail(std::move(res), "sacct: error: --long is not supported by drover yet\n");
+        long_format = true;
+        break;
       case 'M':
         if (v != "all" && v != "-1")
           return fail(std::move(res),
@@ -588,7 +648,8 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         std::vector<std::string> states;
         for (const auto& s : core::split_list(v, ',')) {
           auto st = core::parse_job_state(s);
-          if (!st) return fail(std::move(res), "sacct: fatal: unrecognized job state value\n");
+          if (!st)
+            return fail(std::move(res), "sacct: fatal: unrecognized job state value '" + s + "'\n");
           states.emplace_back(core::job_state_name(*st));
         }
         req["states"] = states;
@@ -636,16 +697,18 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
 
   if (auto done = json_preamble("sacct", json_req)) return *done;
 
-  // Fields: -b, then -o, then SACCT_FORMAT, then the default.
+  // Fields: -b, then -o, then -l, then SACCT_FORMAT, then the default.
   if (brief) {
     format = kBriefFields;
+  } else if (!format_set && long_format) {
+    format = kLongFields;
   } else if (!format_set) {
     auto it = env.env.find("SACCT_FORMAT");
     format = it != env.env.end() && !it->second.empty() ? it->second : kDefaultFields;
   }
   std::vector<Field> fields;
   if (auto bad = parse_fields(format, fields))
-    return fail(std::move(res), "Invalid field requested: \"" + *bad + "\"\n");
+    return fail(std::move(res), "sacct: error: Invalid field requested: \"" + *bad + "\"\n");
 
   // The default window (man sacct, DEFAULT TIME WINDOW).
   if (!start) start = jobs_given ? 0 : states_given ? now : local_midnight(now);
@@ -691,6 +754,23 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       if (!keep) continue;
     }
     jobs.push_back(j);
+    // -N: of the job's steps only those that ran on one of the nodes.
+    if (req.contains("nodes")) {
+      const auto wanted = req["nodes"].get<std::vector<std::string>>();
+      json steps = json::array();
+      for (const auto& s : jobs.back().value("steps", json::array())) {
+        std::vector<std::string> ran;
+        try {
+          ran = core::expand_hostlist(str(s, "nodelist"));
+        } catch (const std::exception&) {
+        }
+        if (std::any_of(ran.begin(), ran.end(), [&](const std::string& n) {
+              return std::find(wanted.begin(), wanted.end(), n) != wanted.end();
+            }))
+          steps.push_back(s);
+      }
+      jobs.back()["steps"] = std::move(steps);
+    }
     // Steps named with -j N.S: unless the job is also named whole, only those.
     const uint64_t id = j.value("job_id", uint64_t{0});
     const uint64_t array = j.value("array_job_id", uint64_t{0});
@@ -717,6 +797,22 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       kept["steps"] = std::move(steps);
       kept["show_full"] = false;
     }
+  }
+  // A requeued job has a record per run (the earlier ones REQUEUED); without -D only the
+  // latest of those selected.
+  if (!duplicates) {
+    auto rank = [](const json& j) {
+      return std::make_pair(str(j, "state") != "REQUEUED", i64(j, "submit_time"));
+    };
+    std::map<uint64_t, std::pair<bool, int64_t>> latest;
+    for (const auto& j : jobs) {
+      auto [it, fresh] = latest.emplace(j.value("job_id", uint64_t{0}), rank(j));
+      if (!fresh) it->second = std::max(it->second, rank(j));
+    }
+    json kept = json::array();
+    for (auto& j : jobs)
+      if (rank(j) == latest[j.value("job_id", uint64_t{0})]) kept.push_back(std::move(j));
+    jobs = std::move(kept);
   }
   const std::string cluster = answer->value("cluster_name", std::string());
   if (json_req.json) {

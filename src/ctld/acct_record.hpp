@@ -5,6 +5,7 @@
 
 #include "core/job.hpp"
 #include "store/accounting.hpp"
+#include "store/acct_record_json.hpp"
 
 namespace drover::ctld {
 
@@ -35,9 +36,11 @@ std::string acct_tres(int cpus, int64_t mem_mb, int nodes, int64_t gpus);
 // so anyone may ask for all users.
 store::JobFilter acct_filter(const nlohmann::json& req, uint32_t caller_uid);
 
-// A record as sent to sacct (and as the journal keeps records not yet in the accounting store).
-nlohmann::json acct_record_json(const store::JobRecord& r);
-// The inverse of acct_record_json. Throws nlohmann::json::exception for a malformed document.
-store::JobRecord acct_record_from_json(const nlohmann::json& j);
+// A record as sent to sacct (and as the journal keeps records not yet in the accounting store),
+// and back (store/acct_record_json.hpp).
+inline nlohmann::json acct_record_json(const store::JobRecord& r) { return store::record_json(r); }
+inline store::JobRecord acct_record_from_json(const nlohmann::json& j) {
+  return store::record_from_json(j);
+}
 
 }  // namespace drover::ctld

@@ -1,12 +1,14 @@
 // scontrol hold/uhold/release/requeue/requeuehold and update: the changes users make to their
 // jobs after submission, with Slurm's permission rules.
 #include <algorithm>
+#include <csignal>
 
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/hostlist.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
+#include "ctld/acct_record.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -33,6 +35,22 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
                                Effects& fx, int64_t kill_wait, const std::string& notice) {
   const bool was_running =
       processes_alive && job.state == core::JobState::Running && !job.completing;
+  if (job.state == core::JobState::Running && !job.completing) {
+    // The run that ends here stays in accounting as Slurm keeps it (sacct -D): REQUEUED, its
+    // batch shell CANCELLED by the SIGTERM that stops it.
+    store::JobRecord run = acct_record(job);
+    run.state = "REQUEUED";
+    run.end_time = now;
+    run.exit_code = run.exit_signal = 0;
+    for (auto& s : run.steps) {
+      if (s.end_time != 0) continue;
+      s.end_time = now;
+      s.state = "CANCELLED";
+      s.exit_code = 0;
+      s.exit_signal = SIGTERM;
+    }
+    fx.requeued_runs.push_back(acct_record_json(run));
+  }
   if (was_running) {
     charge_usage(job, now, fx);  // the run so far counts, as in Slurm
     // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible

@@ -86,7 +86,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
     for (const auto& [name, data] : loaded.records["acct_pending"]) {
       try {
         records.push_back(acct_record_from_json(data));
-        acct_journaled_.push_back(records.back().job_id);
+        acct_journaled_.push_back(name);
       } catch (const std::exception& e) {
         spdlog::error("journal: accounting record {} unreadable: {}", name, e.what());
       }
@@ -356,7 +356,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           // Job lists also say when the queue was last planned whole and when a job last
           // changed (squeue --json's last_backfill and last_update, as the REST API's).
           text = machine_.query_text(
-              ev.msg, now, {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
+              ev.msg, now,
+              {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
         else if (op == "control")
           reply = machine_.control(ev.msg, ev.caller, now, fx);
         else if (op == "update")
@@ -522,15 +523,23 @@ void Server::state_loop() {
     try {
       for (uint64_t id : fx.dirty_jobs)
         if (const core::Job* job = machine_.find_job(id)) journal_.put_job(*job);
-      for (uint64_t id : acct_unjournal_) journal_.erase_record("acct_pending", std::to_string(id));
+      for (const auto& key : acct_unjournal_) journal_.erase_record("acct_pending", key);
       acct_unjournal_.clear();
+      // Runs a requeue ended: the job goes on with its next run, so the journal keeps them
+      // until the store has them.
+      for (const json& run : fx.requeued_runs) {
+        const std::string key = std::to_string(run.value("job_id", uint64_t{0})) + "." +
+                                std::to_string(run.value("submit_time", int64_t{0}));
+        journal_.put_record("acct_pending", key, run);
+        acct_journaled_.push_back(key);
+      }
       for (uint64_t id : fx.erased_jobs) {
         spdlog::info("job {} purged (MinJobAge)", id);
         journal_.erase_job(id);
         // Its last record is not in the accounting store yet: the journal keeps it till then.
         if (const store::JobRecord* r = acct_backlog_->pending(id)) {
           journal_.put_record("acct_pending", std::to_string(id), acct_record_json(*r));
-          acct_journaled_.push_back(id);
+          acct_journaled_.push_back(std::to_string(id));
         }
       }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
@@ -585,6 +594,7 @@ void Server::state_loop() {
 void Server::record_accounting(const Effects& fx) {
   std::vector<store::JobRecord> records;
   records.reserve(fx.dirty_jobs.size());
+  for (const json& run : fx.requeued_runs) records.push_back(acct_record_from_json(run));
   for (uint64_t id : fx.dirty_jobs)
     if (const core::Job* job = machine_.find_job(id)) records.push_back(acct_record(*job));
   log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));

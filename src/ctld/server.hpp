@@ -85,12 +85,13 @@ class Server {
   // store did not take (a database down) and retries. State thread only.
   std::unique_ptr<store::AccountingStore> acct_;
   std::unique_ptr<store::AccountingBacklog> acct_backlog_;
-  // Jobs purged from the journal while their last record was still in the backlog: the
-  // journal keeps those records ("acct_pending") until the store has them.
-  std::vector<uint64_t> acct_journaled_;
-  std::vector<uint64_t> acct_unjournal_;  // written since: their journal records can go
-  std::string acct_seeded_from_;          // digest of the accounts.cfg the store's data came from
-  bool acct_journal_pending_ = false;     // the journal's copy of the accounting data is behind
+  // Records the journal keeps ("acct_pending", by key) until the store has them: the last
+  // record of a job purged while it was still in the backlog (key: the job id), and the runs
+  // requeues ended (key: "<job id>.<submit time>"), which no journaled job holds any more.
+  std::vector<std::string> acct_journaled_;
+  std::vector<std::string> acct_unjournal_;  // written since: their journal records can go
+  std::string acct_seeded_from_;       // digest of the accounts.cfg the store's data came from
+  bool acct_journal_pending_ = false;  // the journal's copy of the accounting data is behind
   std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
   std::vector<store::NodeEventRecord> node_events_unwritten_;
 

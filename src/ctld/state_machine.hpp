@@ -57,6 +57,9 @@ struct Effects {
   std::set<uint64_t> erased_payloads;
   std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
   bool reschedule = false;
+  // Accounting records of runs that a requeue ended (state REQUEUED, acct_record_json's form):
+  // kept beside the job's record, which goes on with its next run.
+  std::vector<json> requeued_runs;
 };
 
 // All cluster state and the rules that change it. Single-threaded by design: the controller's

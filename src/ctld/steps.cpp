@@ -158,6 +158,15 @@ std::string StateMachine::step_key(const std::string& cred_sig) const {
   return net::to_hex(net::hmac_sha256(cluster_key_, "step-key|" + cred_sig));
 }
 
+namespace {
+// How a step that ran to its end ended, as Slurm records it: a task killed by a signal makes it
+// CANCELLED, a non-zero exit FAILED.
+core::JobState step_end_state(const core::Step& s) {
+  if (s.exit_signal != 0) return core::JobState::Cancelled;
+  return s.exit_code == 0 ? core::JobState::Completed : core::JobState::Failed;
+}
+}  // namespace
+
 json StateMachine::step_complete(const json& req, const Caller& who, int64_t now, Effects& fx) {
   json error;
   core::Job* job = caller_job(req, who, error);
@@ -175,8 +184,7 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
       else if (req.value("timeout", false))
         s.state = core::JobState::Timeout;
       else
-        s.state = s.exit_code == 0 && s.exit_signal == 0 ? core::JobState::Completed
-                                                         : core::JobState::Failed;
+        s.state = step_end_state(s);
       fx.dirty_jobs.insert(job->id);
     }
     return {{"ok", true}};
@@ -217,8 +225,7 @@ void StateMachine::agent_step_exited(const std::string& node, const json& msg, i
     for (const auto& a : s.alloc)
       if (!ended.count(a.node)) return;
     s.end_time = now;
-    s.state =
-        s.exit_code == 0 && s.exit_signal == 0 ? core::JobState::Completed : core::JobState::Failed;
+    s.state = step_end_state(s);
     step_nodes_ended_.erase({it->first, step_id});
     fx.dirty_jobs.insert(it->first);
     return;

@@ -14,6 +14,7 @@ namespace drover::store {
 
 inline constexpr uint32_t kAcctNoTask = 0xfffffffe;  // not an array task
 inline constexpr int64_t kAcctNoUid = -1;            // nobody cancelled it
+inline constexpr int64_t kAcctPartitionLimit = -2;   // JobRecord::time_limit_min
 
 struct StepRecord {
   std::string name;   // the step id: "batch", "extern", "0", ...
@@ -51,7 +52,9 @@ struct JobRecord {
   int nnodes = 0;
   std::string nodelist;  // compressed hostlist ("None assigned" is the CLI's business)
   std::string workdir;
-  int64_t time_limit_min = -1;  // -1: unlimited
+  // -1: unlimited; kAcctPartitionLimit: none of its own and never started, so never resolved
+  // (sacct's "Partition_Limit")
+  int64_t time_limit_min = -1;
   uint32_t restarts = 0;
   uint32_t priority = 0;
   std::vector<StepRecord> steps;

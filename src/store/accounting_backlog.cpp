@@ -7,18 +7,20 @@ namespace drover::store {
 
 AccountingBacklog::Attempt AccountingBacklog::write(std::vector<JobRecord> records,
                                                     Clock::time_point now, bool force) {
-  for (JobRecord& r : records) queued_[r.job_id] = std::move(r);
+  for (JobRecord& r : records) queue(std::move(r));
   Attempt a;
-  if (queued_.empty() || (!force && now < next_attempt_)) return a;
+  if (size() == 0 || (!force && now < next_attempt_)) return a;
   a.tried = true;
   a.failures = failures_;
   std::vector<JobRecord> batch;
-  batch.reserve(queued_.size());
+  batch.reserve(size());
+  for (auto& [key, r] : runs_) batch.push_back(std::move(r));
   for (auto& [id, r] : queued_) batch.push_back(std::move(r));
+  runs_.clear();
   try {
     store_.upsert(batch);
   } catch (const std::exception& e) {
-    for (JobRecord& r : batch) queued_[r.job_id] = std::move(r);
+    for (JobRecord& r : batch) queue(std::move(r));
     a.error = e.what();
     ++failures_;
     next_attempt_ = now + delay_;
@@ -31,6 +33,16 @@ AccountingBacklog::Attempt AccountingBacklog::write(std::vector<JobRecord> recor
   delay_ = kFirstDelay;
   next_attempt_ = {};
   return a;
+}
+
+void AccountingBacklog::queue(JobRecord r) {
+  if (r.state == "REQUEUED") {
+    const std::pair<uint64_t, int64_t> key{r.job_id, r.submit_time};
+    runs_[key] = std::move(r);
+  } else {
+    const uint64_t id = r.job_id;
+    queued_[id] = std::move(r);
+  }
 }
 
 const JobRecord* AccountingBacklog::pending(uint64_t job_id) const {

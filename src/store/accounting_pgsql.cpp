@@ -11,6 +11,7 @@
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/acct_record_json.hpp"
 #include "store/assoc_sql.hpp"
 
 namespace drover::store {
@@ -119,8 +120,14 @@ class PgsqlAccounting final : public AccountingStore {
     if (jobs.empty()) return;
     // The newest record of each job: one statement may not change a row twice.
     std::map<uint64_t, const JobRecord*> latest;
-    for (const JobRecord& j : jobs) latest[j.job_id] = &j;
-    with_connection([&] { write(latest); });
+    std::vector<const JobRecord*> runs;  // earlier runs of requeued jobs
+    for (const JobRecord& j : jobs) {
+      if (j.state == "REQUEUED")
+        runs.push_back(&j);
+      else
+        latest[j.job_id] = &j;
+    }
+    with_connection([&] { write(latest, runs); });
   }
 
   std::vector<JobRecord> query(const JobFilter& f) override {
@@ -344,7 +351,8 @@ class PgsqlAccounting final : public AccountingStore {
     throw std::runtime_error(std::string("accounting: ") + what + ": " + msg);
   }
 
-  void write(const std::map<uint64_t, const JobRecord*>& latest) {
+  void write(const std::map<uint64_t, const JobRecord*>& latest,
+             const std::vector<const JobRecord*>& runs) {
     std::vector<const JobRecord*> jobs;
     for (const auto& [id, j] : latest) jobs.push_back(j);
     const std::string insert_job =
@@ -352,6 +360,12 @@ class PgsqlAccounting final : public AccountingStore {
     const std::string insert_step =
         std::string("INSERT INTO acct_steps (") + acct_sql::kStepColumns + ") VALUES ";
     transaction([&] {
+      for (const JobRecord* r : runs) {
+        Params p;
+        p.add_all(acct_sql::run_values(*r));
+        run(acct_sql::run_upsert([](size_t n) { return "$" + std::to_string(n); }), &p,
+            PGRES_COMMAND_OK, "write runs");
+      }
       for (size_t from = 0; from < jobs.size(); from += kJobsPerStatement) {
         const size_t to = std::min(jobs.size(), from + kJobsPerStatement);
         Params p;
@@ -393,7 +407,10 @@ class PgsqlAccounting final : public AccountingStore {
       JobRecord j = acct_sql::read_job(r);
       if (acct_sql::ran_on(j, nodes)) out.push_back(std::move(j));
     }
-    if (out.empty()) return out;
+    if (out.empty()) {
+      read_runs(f, out);
+      return out;
+    }
     std::map<uint64_t, JobRecord*> by_id;
     std::vector<uint64_t> ids;
     for (JobRecord& j : out) by_id[j.job_id] = &j, ids.push_back(j.job_id);
@@ -410,7 +427,22 @@ class PgsqlAccounting final : public AccountingStore {
         it->second->steps.push_back(std::move(s));
     }
     for (JobRecord& j : out) acct_sql::sort_steps(j.steps);
+    read_runs(f, out);
     return out;
+  }
+
+  void read_runs(const JobFilter& f, std::vector<JobRecord>& out) {
+    const auto q = acct_sql::run_query(f, [](size_t n) { return "$" + std::to_string(n); });
+    Params p;
+    p.add_all(q.params);
+    const Result rows = run(q.sql, &p, PGRES_TUPLES_OK, "query runs");
+    std::vector<JobRecord> runs;
+    for (int i = 0; i < PQntuples(rows.get()); ++i) {
+      Reader r(rows.get(), i);
+      JobRecord j = record_from_json(nlohmann::json::parse(r.text()));
+      if (acct_sql::matches(j, f)) runs.push_back(std::move(j));
+    }
+    acct_sql::merge_runs(out, std::move(runs));
   }
 
   assoc_sql::Rows read_assoc_rows() {

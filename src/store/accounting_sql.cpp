@@ -3,8 +3,11 @@
 #include "store/accounting_sql.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 
 #include "core/hostlist.hpp"
+#include "store/acct_record_json.hpp"
 
 namespace drover::store::acct_sql {
 namespace {
@@ -35,6 +38,11 @@ constexpr const char* kSchema[] = {
     " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
     " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
     " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+    // Earlier runs of requeued jobs (state REQUEUED): acct_jobs holds a job's latest run.
+    // Rare, so kept whole as JSON (store/acct_record_json.hpp) with only the window's columns.
+    "CREATE TABLE IF NOT EXISTS acct_job_runs (job_id BIGINT NOT NULL, submit_time BIGINT NOT "
+    "NULL, end_time BIGINT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (job_id, submit_time))",
+    "CREATE INDEX IF NOT EXISTS acct_job_runs_end ON acct_job_runs (end_time)",
     "CREATE TABLE IF NOT EXISTS acct_cluster_tres (since BIGINT PRIMARY KEY, tres TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS acct_node_events (node TEXT NOT NULL, since BIGINT NOT NULL,"
     " until_time BIGINT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL, tres TEXT NOT NULL,"
@@ -181,8 +189,14 @@ Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& pl
   if (!f.include_ineligible) q.sql += " AND eligible_time <> 0";
   if (f.window_end)
     q.sql += " AND (eligible_time = 0 OR eligible_time <= " + param(*f.window_end) + ")";
+  // With states, a job that ended must have ended in the window: it was in that state during
+  // it (states a job is in while it lives need only overlap it, as above).
+  if (!f.states.empty() && f.window_end)
+    q.sql += " AND (state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'REQUEUED') OR end_time <= " +
+             param(*f.window_end) + ")";
   if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
-  q.sql += " ORDER BY submit_time, job_id";
+  // sacct's order: by submit time, the tasks of an array after other jobs and by task id.
+  q.sql += " ORDER BY submit_time, array_job_id, array_task_id, job_id";
   return q;
 }
 
@@ -204,6 +218,60 @@ std::string node_event_query(const std::function<std::string(size_t)>& placehold
 
 std::vector<Value> node_event_values(const NodeEventRecord& e) {
   return {e.node, e.since, e.until, e.state, e.reason, e.tres};
+}
+
+std::string run_upsert(const std::function<std::string(size_t)>& placeholder) {
+  return "INSERT INTO acct_job_runs (job_id, submit_time, end_time, record) VALUES (" +
+         placeholder(1) + ", " + placeholder(2) + ", " + placeholder(3) + ", " + placeholder(4) +
+         ") ON CONFLICT (job_id, submit_time) DO UPDATE SET end_time = excluded.end_time, "
+         "record = excluded.record";
+}
+
+std::vector<Value> run_values(const JobRecord& j) {
+  return {static_cast<int64_t>(j.job_id), j.submit_time, j.end_time, record_json(j).dump()};
+}
+
+Query run_query(const JobFilter& f, const std::function<std::string(size_t)>& placeholder) {
+  Query q;
+  q.sql = "SELECT record FROM acct_job_runs";
+  if (f.window_start) {
+    q.params.push_back(*f.window_start);
+    q.sql += " WHERE end_time >= " + placeholder(1);
+  }
+  return q;
+}
+
+namespace {
+template <class T>
+bool listed(const std::vector<T>& list, const T& v) {
+  return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+}  // namespace
+
+bool matches(const JobRecord& j, const JobFilter& f) {
+  if (!f.job_ids.empty() && !listed(f.job_ids, j.job_id) && !listed(f.job_ids, j.array_job_id))
+    return false;
+  if (!listed(f.uids, j.uid) || !listed(f.gids, j.gid) || !listed(f.states, j.state) ||
+      !listed(f.partitions, j.partition) || !listed(f.accounts, j.account))
+    return false;
+  if (!f.include_ineligible && j.eligible_time == 0) return false;
+  if (f.window_end && j.eligible_time != 0 && j.eligible_time > *f.window_end) return false;
+  if (f.window_start && j.end_time != 0 && j.end_time < *f.window_start) return false;
+  const bool lives = j.state == "PENDING" || j.state == "RUNNING" || j.state == "SUSPENDED" ||
+                     j.state == "REQUEUED";
+  if (!f.states.empty() && f.window_end && !lives && j.end_time > *f.window_end) return false;
+  return ran_on(j, std::set<std::string>(f.nodes.begin(), f.nodes.end()));
+}
+
+void merge_runs(std::vector<JobRecord>& jobs, std::vector<JobRecord> runs) {
+  // Earlier runs first: a run requeued within the second it was submitted ties with the next.
+  for (JobRecord& r : runs) sort_steps(r.steps);
+  jobs.insert(jobs.begin(), std::make_move_iterator(runs.begin()),
+              std::make_move_iterator(runs.end()));
+  std::stable_sort(jobs.begin(), jobs.end(), [](const JobRecord& a, const JobRecord& b) {
+    return std::tie(a.submit_time, a.array_job_id, a.array_task_id, a.job_id) <
+           std::tie(b.submit_time, b.array_job_id, b.array_task_id, b.job_id);
+  });
 }
 
 bool ran_on(const JobRecord& j, const std::set<std::string>& nodes) {

@@ -134,6 +134,15 @@ NodeEventRecord read_node_event(Reader& r) {
   return e;
 }
 
+// Earlier runs of requeued jobs (acct_job_runs): the upsert ($1..$4 = job_values order of
+// run_values), the query of those that may match `f` (by the window's start only; the rest is
+// `matches`), and how they join the jobs read (sacct's order).
+std::string run_upsert(const std::function<std::string(size_t)>& placeholder);
+std::vector<Value> run_values(const JobRecord& j);
+Query run_query(const JobFilter& f, const std::function<std::string(size_t)>& placeholder);
+bool matches(const JobRecord& j, const JobFilter& f);  // job_query's filter, in C++
+void merge_runs(std::vector<JobRecord>& jobs, std::vector<JobRecord> runs);
+
 // The node filter, applied to the rows read: whether the job ran on any of `nodes` (empty:
 // no filter). Hostlists are compressed in the table, so SQL cannot match names.
 bool ran_on(const JobRecord& j, const std::set<std::string>& nodes);

@@ -7,6 +7,7 @@
 
 #include "store/accounting.hpp"
 #include "store/accounting_sql.hpp"
+#include "store/acct_record_json.hpp"
 #include "store/assoc_sql.hpp"
 #include "store/sqlite_file.hpp"
 
@@ -86,6 +87,8 @@ class SqliteAccounting final : public AccountingStore {
                                                    placeholders(acct_sql::kStepColumnCount) + ")");
     steps_of_ = std::make_unique<Stmt>(
         db_, std::string("SELECT ") + acct_sql::kStepColumns + " FROM acct_steps WHERE job_id = ?");
+    upsert_run_ =
+        std::make_unique<Stmt>(db_, acct_sql::run_upsert([](size_t) { return std::string("?"); }));
   }
 
   ~SqliteAccounting() override {
@@ -93,6 +96,7 @@ class SqliteAccounting final : public AccountingStore {
     erase_steps_.reset();
     insert_step_.reset();
     steps_of_.reset();
+    upsert_run_.reset();
     sqlite3_close(db_);
   }
 
@@ -122,6 +126,17 @@ class SqliteAccounting final : public AccountingStore {
     }
     if (rc != SQLITE_DONE) fail(db_, "query");
     for (JobRecord& j : out) j.steps = steps(j.job_id);
+    const auto rq = acct_sql::run_query(f, [](size_t) { return std::string("?"); });
+    Stmt runs_st(db_, rq.sql);
+    bind(runs_st.get(), rq.params);
+    std::vector<JobRecord> runs;
+    while ((rc = sqlite3_step(runs_st.get())) == SQLITE_ROW) {
+      Reader r(runs_st.get());
+      JobRecord j = record_from_json(nlohmann::json::parse(r.text()));
+      if (acct_sql::matches(j, f)) runs.push_back(std::move(j));
+    }
+    if (rc != SQLITE_DONE) fail(db_, "query runs");
+    acct_sql::merge_runs(out, std::move(runs));
     return out;
   }
 
@@ -238,6 +253,10 @@ class SqliteAccounting final : public AccountingStore {
   }
 
   void put(const JobRecord& j) {
+    if (j.state == "REQUEUED") {  // an earlier run: the job's own row is its latest
+      run(upsert_run_->get(), acct_sql::run_values(j));
+      return;
+    }
     run(upsert_job_->get(), acct_sql::job_values(j));
     run(erase_steps_->get(), {static_cast<int64_t>(j.job_id)});
     for (const StepRecord& s : j.steps)
@@ -284,7 +303,7 @@ class SqliteAccounting final : public AccountingStore {
   }
 
   sqlite3* db_ = nullptr;
-  std::unique_ptr<Stmt> upsert_job_, erase_steps_, insert_step_, steps_of_;
+  std::unique_ptr<Stmt> upsert_job_, erase_steps_, insert_step_, steps_of_, upsert_run_;
   std::optional<assoc_sql::Rows> assoc_rows_;  // what the association tables hold, once known
 };
 

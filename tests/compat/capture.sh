@@ -26,8 +26,8 @@ id "$OTHER" >/dev/null 2>&1 || useradd -m "$OTHER"
 [[ -d $DIR ]] && "$HERE/oracle/down" "$DIR" >/dev/null
 rm -rf "$WORK"; mkdir -p "$WORK"; chmod 1777 "$WORK"
 mkdir -p "$GOLD"
-# golden/accounting belongs to capture_accounting.sh
-find "$GOLD" -mindepth 1 -maxdepth 1 -type d ! -name accounting -exec rm -rf {} +
+# golden/accounting and golden/sacct belong to capture_accounting.sh and capture_sacct.sh
+find "$GOLD" -mindepth 1 -maxdepth 1 -type d ! -name accounting ! -name sacct -exec rm -rf {} +
 rm -f "$GOLD/INDEX.txt" "$GOLD/slurm.conf.captured"
 
 "$HERE/oracle/up" "$DIR" --nodes 2 --cpus 2 --mem 1000 || exit 1

@@ -49,50 +49,9 @@ sql() { mariadb --no-defaults -uroot --socket="$DIR/run/mysql.sock" -N slurm_acc
 
 INDEX=$GOLD/INDEX.txt
 NCAP=0
-log() { printf '\n### %s\n' "$*" >&2; printf '\n### %s\n' "$*" >>"$INDEX"; }
+. "$HERE/capture_lib.sh"
 { echo "# sacctmgr and sreport captures in the order they were taken (capture_accounting.sh)."
   echo "# NNN NAME [as USER] [stdin TEXT] rc=EXIT, then the command line."; } >"$INDEX"
-
-# run COMMAND (a shell string) as USER in WORK with a clean environment, stdin from $STDIN
-STDIN=
-runas() {
-  local user=$1 cmd=$2 home
-  home=$(getent passwd "$user" | cut -d: -f6)
-  local envv=(env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="$home" LANG=C TZ=UTC
-              SLURM_CONF="$SLURM_CONF")
-  if [[ $user == root ]]; then
-    (cd "$WORK" && printf '%s' "$STDIN" | "${envv[@]}" bash -c "$cmd")
-  else
-    (cd "$WORK" && printf '%s' "$STDIN" | runuser -u "$user" -- "${envv[@]}" bash -c "$cmd")
-  fi
-}
-
-# cap NAME [--as USER] [--stdin TEXT] COMMAND
-cap() {
-  local name=$1; shift
-  local user=root
-  STDIN=
-  while [[ $1 == --* ]]; do
-    case $1 in
-      --as) user=$2; shift 2 ;;
-      --stdin) STDIN=$2; shift 2 ;;
-    esac
-  done
-  local cmd=$1 d=$GOLD/$name
-  [[ -e $d ]] && { echo "capture: $name taken twice" >&2; exit 1; }
-  mkdir -p "$d"
-  printf '%s\n' "$cmd" >"$d/cmd"
-  [[ $user != root ]] && printf '%s\n' "$user" >"$d/user"
-  [[ -n $STDIN ]] && printf '%s' "$STDIN" >"$d/stdin"
-  date +%s >"$d/now"
-  runas "$user" "$cmd" >"$d/stdout" 2>"$d/stderr"
-  echo $? >"$d/rc"
-  NCAP=$((NCAP + 1))
-  printf '%03d %s%s%s rc=%s\n    $ %s\n' "$NCAP" "$name" "$([[ $user != root ]] && echo " [as $user]")" \
-    "$([[ -n $STDIN ]] && printf ' [stdin %q]' "$STDIN")" "$(cat "$d/rc")" "$cmd" >>"$INDEX"
-  printf '[%s] $ %s  (rc=%s)\n' "$name" "$cmd" "$(cat "$d/rc")" >&2
-  sed 's/^/    /' "$d/stdout" "$d/stderr" >&2
-}
 
 ########################################################################
 log "phase 1: a fresh database (slurmctld registered cluster oracle)"

@@ -78,6 +78,23 @@ def test_sacct_states_exit_codes_purge_and_restart(make_cluster):
     ]
     assert out.splitlines()[2].startswith(f"{ok:<12} ")
     p = c.run("sacct", "-o", "nosuchfield")
-    assert (p.returncode, p.stderr) == (1, 'Invalid field requested: "nosuchfield"\n')
+    assert (p.returncode, p.stderr) == (1, 'sacct: error: Invalid field requested: "nosuchfield"\n')
     p = c.run("sacct", "-u", "no-such-user-here")
     assert (p.returncode, p.stderr) == (1, "sacct: error: Invalid user id: no-such-user-here\n")
+
+
+def test_requeue_keeps_the_ended_run(make_cluster):
+    """The run a requeue ends stays in accounting as Slurm keeps it: REQUEUED with its batch
+    step CANCELLED 0:15, shown by -D beside the job's next run, which has only its own record."""
+    c = make_cluster(nodes=1, cpus=1, mem=1000)
+    jid = c.sbatch("-J", "rq", "--requeue", "--wrap", "sleep 30")
+    c.wait_state(jid, "RUNNING")
+    c.ok("scontrol", "requeue", str(jid))
+    c.wait_state(jid, "PENDING")
+    rows = sacct_rows(c, "-D", "-j", str(jid), "-E", "now+1hour")
+    assert rows[:2] == [
+        [str(jid), "rq", "REQUEUED", "0:0"],
+        [f"{jid}.batch", "batch", "CANCELLED", "0:15"],
+    ]
+    assert rows[2:] == [[str(jid), "rq", "PENDING", "0:0"]]
+    assert sacct_rows(c, "-j", str(jid), "-E", "now+1hour") == rows[2:]

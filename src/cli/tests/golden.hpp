@@ -1,7 +1,7 @@
 #pragma once
 // The captures of real Slurm's sacctmgr and sreport in tests/compat/golden/accounting
-// (capture_accounting.sh): read in the order they were taken, with the command line split as
-// the shell split it.
+// (capture_accounting.sh) and of sacct in tests/compat/golden/sacct (capture_sacct.sh): read in
+// the order they were taken, with the command line split as the shell split it.
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -22,15 +22,17 @@ struct Capture {
   std::string name, cmd, user = "root", stdin_text, out, err;
   int rc = 0;
   int64_t now = 0;
+  std::string dir = golden_dir();
   bool has(const std::string& file) const {
-    return std::ifstream(golden_dir() + "/" + name + "/" + file).good();
+    return std::ifstream(dir + "/" + name + "/" + file).good();
   }
 };
 
-inline Capture capture(const std::string& name) {
-  const std::string d = golden_dir() + "/" + name + "/";
+inline Capture capture(const std::string& name, const std::string& dir = golden_dir()) {
+  const std::string d = dir + "/" + name + "/";
   Capture c;
   c.name = name;
+  c.dir = dir;
   c.cmd = read_file(d + "cmd");
   while (!c.cmd.empty() && c.cmd.back() == '\n') c.cmd.pop_back();
   if (c.has("user")) {
@@ -46,16 +48,16 @@ inline Capture capture(const std::string& name) {
 }
 
 // Every capture, in INDEX.txt's order.
-inline std::vector<Capture> all_captures() {
+inline std::vector<Capture> all_captures(const std::string& dir = golden_dir()) {
   std::vector<Capture> out;
-  std::istringstream index(read_file(golden_dir() + "/INDEX.txt"));
+  std::istringstream index(read_file(dir + "/INDEX.txt"));
   std::string line;
   while (std::getline(index, line)) {
     if (line.size() < 4 || !isdigit(static_cast<unsigned char>(line[0]))) continue;
     std::istringstream words(line);
     std::string number, name;
     words >> number >> name;
-    out.push_back(capture(name));
+    out.push_back(capture(name, dir));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // sacct against canned controller replies: the requests it makes and how it prints records
-// (layout from man sacct and slurm_compat.md 3.3; not yet compared with a real slurmdbd).
+// (layout from man sacct and slurm_compat.md 3.3; sacct_golden_test compares it with real Slurm).
 #include "cli/sacct.hpp"
 
 #include <gtest/gtest.h>
@@ -187,7 +187,7 @@ TEST(Sacct, Errors) {
   auto f = with_jobs();
   auto r = f.run({"-o", "jobid,bogus"});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_EQ(r.err, "Invalid field requested: \"bogus\"\n");
+  EXPECT_EQ(r.err, "sacct: error: Invalid field requested: \"bogus\"\n");
   EXPECT_TRUE(f.requests.empty());
   r = f.run({"-S", "now+5min"});
   EXPECT_EQ(r.rc, 1);

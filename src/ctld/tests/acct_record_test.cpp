@@ -55,6 +55,26 @@ TEST(AcctRecord, CompletedJobAndBatchStep) {
   EXPECT_EQ(r.steps[0].alloc_tres, "cpu=2,mem=1G,node=1");
 }
 
+// As real Slurm recorded `sbatch --wrap 'kill -9 $$'` (tests/compat/golden/sacct, job 4): the
+// job FAILED 0:9, its batch step CANCELLED 0:9.
+TEST(AcctRecord, AShellKilledByASignalEndsItsBatchStepCancelled) {
+  auto r = ctld::acct_record(ran(core::JobState::Failed, 0, 9));
+  EXPECT_EQ(r.state, "FAILED");
+  EXPECT_EQ(r.exit_signal, 9);
+  EXPECT_EQ(r.steps.at(0).state, "CANCELLED");
+  EXPECT_EQ(r.steps.at(0).exit_signal, 9);
+}
+
+// A job that never started without --time has no limit resolved: sacct's Partition_Limit.
+TEST(AcctRecord, ANeverStartedJobWithoutATimeHasThePartitionsLimit) {
+  auto j = ran(core::JobState::Cancelled, 0, 0);
+  j.start_time = core::kNoTime;
+  j.alloc.clear();
+  EXPECT_EQ(ctld::acct_record(j).time_limit_min, store::kAcctPartitionLimit);
+  j.spec.time_limit_min = 30;
+  EXPECT_EQ(ctld::acct_record(j).time_limit_min, 60);  // the job's own, resolved
+}
+
 TEST(AcctRecord, CancelledKeepsSignalOnTheBatchStep) {
   auto j = ran(core::JobState::Cancelled, 0, 15);
   j.cancelled_by = 1000;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include "ctld/acct_record.hpp"
 #include "ctld/tests/harness.hpp"
 
 using namespace drover;
@@ -225,12 +226,26 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   json r = h.sm.control({{"action", "requeue"}, {"jobs", {"2"}}}, h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Job is pending execution");
   Effects fx2;
+  const int64_t started = job(h, id).start_time;
   r = h.sm.control({{"action", "requeue"}, {"jobs", {"1"}}}, h.alice, h.now, fx2);
   EXPECT_TRUE(r["ok"]) << r.dump();
+  // The run that ended stays in accounting (sacct -D): REQUEUED, its batch step CANCELLED 0:15.
+  ASSERT_EQ(fx2.requeued_runs.size(), 1u);
+  const store::JobRecord run = ctld::acct_record_from_json(fx2.requeued_runs[0]);
+  EXPECT_EQ(run.job_id, id);
+  EXPECT_EQ(run.state, "REQUEUED");
+  EXPECT_EQ(run.start_time, started);
+  EXPECT_EQ(run.end_time, h.now);
+  ASSERT_EQ(run.steps.size(), 1u);
+  EXPECT_EQ(run.steps[0].state, "CANCELLED");
+  EXPECT_EQ(run.steps[0].exit_signal, SIGTERM);
+  EXPECT_EQ(run.steps[0].end_time, h.now);
   EXPECT_TRUE(job(h, id).completing);
   EXPECT_EQ(job(h, id).state, core::JobState::Pending);
   EXPECT_EQ(job(h, id).restarts, 1u);
   finish(h, id, SIGTERM, fx2);
+  // Pending again: no exit code in accounting until the next run ends (scontrol keeps 0:15).
+  EXPECT_EQ(ctld::acct_record(job(h, id)).exit_signal, 0);
   EXPECT_FALSE(job(h, id).completing);
   EXPECT_TRUE(job(h, id).alloc.empty());
   h.sm.schedule(h.now + 10, fx2);

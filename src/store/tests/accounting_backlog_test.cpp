@@ -99,3 +99,24 @@ TEST(AccountingBacklog, TheDelayStopsGrowingAtAMinute) {
     EXPECT_TRUE(backlog.write({}, t).tried) << i;
   }
 }
+
+// The ended runs of a requeued job queue beside its newest record, not in its place.
+TEST(AccountingBacklog, EarlierRunsOfARequeuedJobQueueBesideItsNewestRecord) {
+  FakeStore store;
+  store.down = true;
+  AccountingBacklog backlog(store);
+  const auto t = Clock::now();
+  JobRecord run1 = rec(1, "REQUEUED"), run2 = rec(1, "REQUEUED");
+  run1.submit_time = 100;
+  run2.submit_time = 200;
+  backlog.write({run1, rec(1, "PENDING")}, t);
+  backlog.write({run2, rec(1, "RUNNING")}, t);
+  EXPECT_EQ(backlog.size(), 3u);
+  EXPECT_EQ(backlog.pending(1)->state, "RUNNING");
+  store.down = false;
+  auto a = backlog.write({}, t, true);
+  EXPECT_TRUE(a.error.empty());
+  EXPECT_EQ(a.written, 3u);
+  EXPECT_EQ(backlog.size(), 0u);
+  EXPECT_EQ(store.rows.at(1).state, "RUNNING");  // written last: the runs go first
+}

@@ -274,6 +274,43 @@ TEST_P(Accounting, TheNewestRecordOfAJobInABatchWins) {
   EXPECT_EQ(got[0].steps.size(), 1u);
 }
 
+// A requeued job: each ended run (REQUEUED) is kept beside the job's latest record, found by
+// the same filters, in submit order, and survives reopening.
+TEST_P(Accounting, EarlierRunsOfRequeuedJobsAreKeptBesideTheLatest) {
+  JobRecord first = rec(1, 1000, "REQUEUED", 100, 150);
+  first.steps[0].state = "CANCELLED";
+  first.steps[0].exit_signal = 15;
+  JobRecord second = rec(1, 1000, "REQUEUED", 150, 200);
+  {
+    auto store = open();
+    store->upsert({first, rec(2, 1000, "COMPLETED", 120, 130), rec(1, 1000, "RUNNING", 150, 0)});
+    store->upsert({second, rec(1, 1000, "COMPLETED", 200, 260)});
+  }
+  auto store = open();
+  auto all = store->query({});
+  ASSERT_EQ(ids(all), (std::vector<uint64_t>{1, 2, 1, 1}));
+  EXPECT_EQ(all[0], first);
+  EXPECT_EQ(all[2], second);
+  EXPECT_EQ(all[3].state, "COMPLETED");
+  JobFilter window;  // 140..170: the first run (and job 2 not, it ended at 130)
+  window.window_start = 140;
+  window.window_end = 145;
+  auto in = store->query(window);
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(in[0].state, "REQUEUED");
+  EXPECT_EQ(in[0].submit_time, 100);
+  JobFilter other;
+  other.uids = {1001};
+  EXPECT_TRUE(store->query(other).empty());
+  // Requeued within the second it was submitted: the ended run still comes first.
+  store->upsert({rec(3, 1000, "REQUEUED", 300, 300), rec(3, 1000, "PENDING", 300, 0)});
+  JobFilter three;
+  three.job_ids = {3};
+  auto both = store->query(three);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].state, "REQUEUED");
+}
+
 TEST_P(Accounting, TextIsStoredAsGiven) {
   auto store = open();
   JobRecord j = rec(1, 1000, "COMPLETED", 100, 150);
