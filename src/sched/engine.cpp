@@ -277,7 +277,7 @@ class Engine final : public Scheduler {
           slot_of_node(m.slot_of_node) {
       memo.index_nodes(v.nodes);
       build_slots(v.nodes, v.running, kinds, slot_of_node, slots);
-      profile.reset(slots, t, v.params.bf_resolution_s);
+      profile.reset(slots, static_cast<int>(kinds.size()), t, v.params.bf_resolution_s);
       memo.check(kinds, v.def_mem_per_cpu_mb, v.def_mem_per_node_mb);
       const std::unordered_map<std::string_view, int>& index = slot_of_node;
       if (policy != Policy::Fifo)
