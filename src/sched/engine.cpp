@@ -258,6 +258,7 @@ class Engine final : public Scheduler {
     };
     std::vector<std::vector<Block>> blocks;
     bool any_blocks = false;
+    int64_t latest_block_end = 0;  // the last finite end of a reservation window
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
     const std::unordered_map<std::string_view, int>& slot_of_node;
@@ -297,6 +298,7 @@ class Engine final : public Scheduler {
         for (int idx : r.nodes)
           if (idx >= 0 && static_cast<size_t>(idx) < slots.size())
             blocks[idx].push_back({r.start, r.end, static_cast<int>(i)});
+        if (r.end < kNever) latest_block_end = std::max(latest_block_end, r.end);
         any_blocks = any_blocks || !r.nodes.empty();
       }
     }
@@ -688,6 +690,14 @@ class Engine final : public Scheduler {
       return k;
     }
 
+    // Whether every time a search from `from` can meet fits NodeBounds (based at now): the
+    // times it starts from and the profile's steps and reservation ends it finds. (Beyond
+    // that, some 68 years ahead, find_start does without.)
+    bool bounds_hold(int64_t from) const {
+      const int64_t latest = std::max({from, profile.latest(), profile.round_up(latest_block_end)});
+      return latest >= kNever || NodeBounds::in_range(now, latest);
+    }
+
     // A search that finds at most this many nodes free at a time moves on to the next time
     // any other node may be (see find_start_bounded).
     static constexpr size_t kFewFree = 4;
@@ -701,7 +711,7 @@ class Engine final : public Scheduler {
                              int64_t duration, int64_t horizon, Known known) {
       Found f;
       NodeBounds& b = known.own;
-      if (!b.ready(nodes.size())) b.init(nodes.size());
+      if (!b.ready(nodes.size())) b.init(nodes.size(), now);
       for (const NodeBounds*& other : known.shorter)
         if (other != nullptr && !other->ready(nodes.size())) other = nullptr;
       std::vector<Feasible>& feas = feasible;
@@ -723,7 +733,7 @@ class Engine final : public Scheduler {
               break;
             }
           if (by != nullptr) {
-            b.learn(pos, by->unable_from(pos), by->unable_until(pos));
+            b.learn_from(pos, *by);
             continue;
           }
           const int slot = nodes[pos];
@@ -1018,7 +1028,7 @@ class Engine final : public Scheduler {
             Found f;
             if (from > until) {
               // Not within its reservation's window (yet).
-            } else if (req.required.empty()) {
+            } else if (req.required.empty() && bounds_hold(from)) {
               // Where reservations can be run into, how long the job holds its nodes
               // matters even when the profile is asked about one instant (FIFO).
               PassKey bounds_key{key.part, need_of(req), member, length};

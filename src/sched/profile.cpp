@@ -13,6 +13,7 @@ Profile::Profile(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now
 void Profile::reset(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now,
                     int64_t resolution) {
   now_ = now;
+  latest_ = now;
   resolution_ = std::max<int64_t>(1, resolution);
   kinds_ = std::clamp(gres_kinds, 0, kMaxGresKinds);
   stride_ = PackedAmount::kHead + static_cast<size_t>(kinds_);
@@ -74,9 +75,10 @@ size_t Profile::step_at(const std::vector<int64_t>& times, int64_t t) {
   return static_cast<size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin()) - 1;
 }
 
-size_t Profile::split(Line& line, int64_t t) const {
+size_t Profile::split(Line& line, int64_t t) {
   const size_t i = step_at(line.t, t);
   if (line.t[i] == t) return i;
+  if (t < kNever) latest_ = std::max(latest_, t);
   line.t.insert(line.t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t);
   // The new step starts as a copy of step i (copied out first: it may move).
   std::array<int32_t, PackedAmount::kHead + kMaxGresKinds> copy;

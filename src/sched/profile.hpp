@@ -78,6 +78,8 @@ class Profile {
 
   int64_t round_up(int64_t t) const;
   int64_t now() const { return now_; }
+  // The latest step time other than never (now when there is none).
+  int64_t latest() const { return latest_; }
   // Steps in the whole profile (for statistics).
   size_t steps() const;
 
@@ -96,9 +98,9 @@ class Profile {
   // Index of the step in effect at `t` (t >= now).
   static size_t step_at(const std::vector<int64_t>& times, int64_t t);
   // Makes `t` a step boundary; returns the index of the step starting at `t`.
-  size_t split(Line& line, int64_t t) const;
+  size_t split(Line& line, int64_t t);
 
-  int64_t now_ = 0, resolution_ = 1;
+  int64_t now_ = 0, resolution_ = 1, latest_ = 0;
   int kinds_ = 0;                        // GRES kinds kept per step
   size_t stride_ = PackedAmount::kHead;  // int32 cells per step
   size_t nodes_ = 0;
