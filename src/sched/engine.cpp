@@ -867,6 +867,8 @@ class Engine final : public Scheduler {
                  const Found& f, int64_t duration) {
       const int64_t end = duration >= kNever ? kNever : profile.round_up(f.start + duration);
       PlannedStart p{job.id, f.start, part.name, {}, {}};
+      p.shares.reserve(f.shares.size());
+      p.nodes.reserve(f.shares.size());
       for (const Share& sh : f.shares)
         p.shares.push_back({static_cast<uint32_t>(sh.slot), static_cast<uint32_t>(sh.tasks),
                             static_cast<uint32_t>(sh.job_gpus)});
@@ -874,7 +876,8 @@ class Engine final : public Scheduler {
         // The plan charges counts; ids are chosen when the job starts.
         profile.reserve(sh.slot, f.start, end,
                         req.usage(slots[sh.slot], sh.free, sh.tasks, sh.job_gpus));
-        p.nodes.push_back(slots[sh.slot].node->name);
+        // (The memo's copy of the names, side by side, rather than each node's record.)
+        p.nodes.push_back(memo.node_names[static_cast<size_t>(sh.slot)]);
       }
       d.planned.push_back(std::move(p));
     }
