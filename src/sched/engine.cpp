@@ -694,8 +694,8 @@ class Engine final : public Scheduler {
     // times it starts from and the profile's steps and reservation ends it finds. (Beyond
     // that, some 68 years ahead, find_start does without.)
     bool bounds_hold(int64_t from) const {
-      const int64_t latest = std::max({from, profile.latest(), profile.round_up(latest_block_end)});
-      return latest >= kNever || NodeBounds::in_range(now, latest);
+      auto fits = [&](int64_t t) { return t >= kNever || NodeBounds::in_range(now, t); };
+      return fits(from) && fits(profile.latest()) && fits(profile.round_up(latest_block_end));
     }
 
     // A search that finds at most this many nodes free at a time moves on to the next time
