@@ -918,11 +918,16 @@ class Engine final : public Scheduler {
       order.reserve(view.pending.size());
       for (const core::Job* job : view.pending) {
         int tier = 0;
-        for (const auto& name : job->spec.partitions.size() < 2
-                                    ? std::vector<std::string>{job->partition}
-                                    : job->spec.partitions)
+        auto take = [&](const std::string& name) {
           if (const PartitionView* p = find_partition(name))
             tier = std::max(tier, p->priority_tier);
+        };
+        // (Most jobs name one partition: no list made for it.)
+        if (job->spec.partitions.size() < 2) {
+          take(job->partition);
+        } else {
+          for (const auto& name : job->spec.partitions) take(name);
+        }
         order.push_back({tier, job->priority, job->submit_time, job->id, job});
       }
       std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
