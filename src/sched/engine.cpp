@@ -258,6 +258,7 @@ class Engine final : public Scheduler {
     };
     std::vector<std::vector<Block>> blocks;
     bool any_blocks = false;
+    int64_t latest_block_end = 0;  // the last finite end of a reservation window
     std::unordered_map<std::string, int> resv_by_name;
     int member = -1;  // the reservation of the job being placed (-1: none)
     const std::unordered_map<std::string_view, int>& slot_of_node;
@@ -277,7 +278,7 @@ class Engine final : public Scheduler {
           slot_of_node(m.slot_of_node) {
       memo.index_nodes(v.nodes);
       build_slots(v.nodes, v.running, kinds, slot_of_node, slots);
-      profile.reset(slots, t, v.params.bf_resolution_s);
+      profile.reset(slots, static_cast<int>(kinds.size()), t, v.params.bf_resolution_s);
       memo.check(kinds, v.def_mem_per_cpu_mb, v.def_mem_per_node_mb);
       const std::unordered_map<std::string_view, int>& index = slot_of_node;
       if (policy != Policy::Fifo)
@@ -297,6 +298,7 @@ class Engine final : public Scheduler {
         for (int idx : r.nodes)
           if (idx >= 0 && static_cast<size_t>(idx) < slots.size())
             blocks[idx].push_back({r.start, r.end, static_cast<int>(i)});
+        if (r.end < kNever) latest_block_end = std::max(latest_block_end, r.end);
         any_blocks = any_blocks || !r.nodes.empty();
       }
     }
@@ -688,6 +690,14 @@ class Engine final : public Scheduler {
       return k;
     }
 
+    // Whether every time a search from `from` can meet fits NodeBounds (based at now): the
+    // times it starts from and the profile's steps and reservation ends it finds. (Beyond
+    // that, some 68 years ahead, find_start does without.)
+    bool bounds_hold(int64_t from) const {
+      auto fits = [&](int64_t t) { return t >= kNever || NodeBounds::in_range(now, t); };
+      return fits(from) && fits(profile.latest()) && fits(profile.round_up(latest_block_end));
+    }
+
     // A search that finds at most this many nodes free at a time moves on to the next time
     // any other node may be (see find_start_bounded).
     static constexpr size_t kFewFree = 4;
@@ -701,7 +711,7 @@ class Engine final : public Scheduler {
                              int64_t duration, int64_t horizon, Known known) {
       Found f;
       NodeBounds& b = known.own;
-      if (!b.ready(nodes.size())) b.init(nodes.size());
+      if (!b.ready(nodes.size())) b.init(nodes.size(), now);
       for (const NodeBounds*& other : known.shorter)
         if (other != nullptr && !other->ready(nodes.size())) other = nullptr;
       std::vector<Feasible>& feas = feasible;
@@ -723,7 +733,7 @@ class Engine final : public Scheduler {
               break;
             }
           if (by != nullptr) {
-            b.learn(pos, by->unable_from(pos), by->unable_until(pos));
+            b.learn_from(pos, *by);
             continue;
           }
           const int slot = nodes[pos];
@@ -857,6 +867,8 @@ class Engine final : public Scheduler {
                  const Found& f, int64_t duration) {
       const int64_t end = duration >= kNever ? kNever : profile.round_up(f.start + duration);
       PlannedStart p{job.id, f.start, part.name, {}, {}};
+      p.shares.reserve(f.shares.size());
+      p.nodes.reserve(f.shares.size());
       for (const Share& sh : f.shares)
         p.shares.push_back({static_cast<uint32_t>(sh.slot), static_cast<uint32_t>(sh.tasks),
                             static_cast<uint32_t>(sh.job_gpus)});
@@ -864,7 +876,8 @@ class Engine final : public Scheduler {
         // The plan charges counts; ids are chosen when the job starts.
         profile.reserve(sh.slot, f.start, end,
                         req.usage(slots[sh.slot], sh.free, sh.tasks, sh.job_gpus));
-        p.nodes.push_back(slots[sh.slot].node->name);
+        // (The memo's copy of the names, side by side, rather than each node's record.)
+        p.nodes.push_back(memo.node_names[static_cast<size_t>(sh.slot)]);
       }
       d.planned.push_back(std::move(p));
     }
@@ -905,11 +918,16 @@ class Engine final : public Scheduler {
       order.reserve(view.pending.size());
       for (const core::Job* job : view.pending) {
         int tier = 0;
-        for (const auto& name : job->spec.partitions.size() < 2
-                                    ? std::vector<std::string>{job->partition}
-                                    : job->spec.partitions)
+        auto take = [&](const std::string& name) {
           if (const PartitionView* p = find_partition(name))
             tier = std::max(tier, p->priority_tier);
+        };
+        // (Most jobs name one partition: no list made for it.)
+        if (job->spec.partitions.size() < 2) {
+          take(job->partition);
+        } else {
+          for (const auto& name : job->spec.partitions) take(name);
+        }
         order.push_back({tier, job->priority, job->submit_time, job->id, job});
       }
       std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
@@ -1018,7 +1036,7 @@ class Engine final : public Scheduler {
             Found f;
             if (from > until) {
               // Not within its reservation's window (yet).
-            } else if (req.required.empty()) {
+            } else if (req.required.empty() && bounds_hold(from)) {
               // Where reservations can be run into, how long the job holds its nodes
               // matters even when the profile is asked about one instant (FIFO).
               PassKey bounds_key{key.part, need_of(req), member, length};

@@ -1,24 +1,52 @@
 #include "sched/profile.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace drover::sched {
 
-Profile::Profile(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution) {
-  reset(slots, now, resolution);
+Profile::Profile(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now,
+                 int64_t resolution) {
+  reset(slots, gres_kinds, now, resolution);
 }
 
-void Profile::reset(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution) {
+void Profile::reset(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now,
+                    int64_t resolution) {
   now_ = now;
+  latest_ = now;
   resolution_ = std::max<int64_t>(1, resolution);
+  kinds_ = std::clamp(gres_kinds, 0, kMaxGresKinds);
+  stride_ = PackedAmount::kHead + static_cast<size_t>(kinds_);
   nodes_ = slots.size();
   if (lines_.size() < nodes_) lines_.resize(nodes_);
   for (size_t i = 0; i < nodes_; ++i) {
     Line& l = lines_[i];
     l.t.clear();
-    l.free.clear();
     l.t.push_back(now);
-    l.free.push_back(slots[i].free_now);
+    l.cells.assign(stride_, 0);
+    add(l, 0, 1, slots[i].free_now, 1);
+  }
+}
+
+Amount Profile::unpack(const Line& l, size_t i) const {
+  const PackedAmount a = step(l, i);
+  Amount out;
+  out.cpus = cpus_of(a);
+  out.mem_mb = mem_of(a);
+  for (int k = 0; k < kinds_; ++k) out.gres[k] = gres_of(a, k);
+  return out;
+}
+
+void Profile::add(Line& l, size_t first, size_t last, const Amount& amount, int sign) const {
+  const int64_t mem = sign * amount.mem_mb;
+  for (size_t i = first; i < last; ++i) {
+    int32_t* c = l.cells.data() + i * stride_;
+    c[0] += sign * amount.cpus;
+    int64_t m;
+    std::memcpy(&m, c + 1, sizeof m);
+    m += mem;
+    std::memcpy(c + 1, &m, sizeof m);
+    for (int k = 0; k < kinds_; ++k) c[PackedAmount::kHead + k] += sign * amount.gres[k];
   }
 }
 
@@ -50,8 +78,13 @@ size_t Profile::step_at(const std::vector<int64_t>& times, int64_t t) {
 size_t Profile::split(Line& line, int64_t t) {
   const size_t i = step_at(line.t, t);
   if (line.t[i] == t) return i;
+  if (t < kNever) latest_ = std::max(latest_, t);
   line.t.insert(line.t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t);
-  line.free.insert(line.free.begin() + static_cast<std::ptrdiff_t>(i) + 1, line.free[i]);
+  // The new step starts as a copy of step i (copied out first: it may move).
+  std::array<int32_t, PackedAmount::kHead + kMaxGresKinds> copy;
+  std::copy_n(line.cells.begin() + static_cast<std::ptrdiff_t>(i * stride_), stride_, copy.begin());
+  line.cells.insert(line.cells.begin() + static_cast<std::ptrdiff_t>((i + 1) * stride_),
+                    copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(stride_));
   return i + 1;
 }
 
@@ -59,7 +92,8 @@ void Profile::release_at(int slot, int64_t when, const Amount& amount) {
   when = round_up(std::max(when, now_));
   if (when >= kNever) return;
   Line& l = lines_[slot];
-  for (size_t i = split(l, when); i < l.free.size(); ++i) l.free[i] += amount;
+  const size_t first = split(l, when);
+  add(l, first, l.t.size(), amount, 1);
 }
 
 void Profile::reserve(int slot, int64_t start, int64_t end, const Amount& amount) {
@@ -67,7 +101,7 @@ void Profile::reserve(int slot, int64_t start, int64_t end, const Amount& amount
   const size_t first = split(l, start);
   size_t last = l.t.size();
   if (end < kNever) last = split(l, end);
-  for (size_t i = first; i < last; ++i) l.free[i] -= amount;
+  add(l, first, last, amount, -1);
 }
 
 Profile::Window Profile::earliest(int slot, const Request& req, const NodeSlot& node, int64_t from,
@@ -79,11 +113,11 @@ Profile::Window Profile::fill(int slot, const Request& req, const NodeSlot& node
                               const Span& span) const {
   Window w;
   if (span.start >= kNever) return w;
-  const Amount* free = lines_[slot].free.data();
+  const Line& l = lines_[slot];
   w.start = span.start;
   w.next_change = span.next_change;
-  w.free = free[span.first];
-  for (uint32_t j = span.first + 1; j < span.end; ++j) w.free = Amount::min(w.free, free[j]);
+  w.free = unpack(l, span.first);
+  for (uint32_t j = span.first + 1; j < span.end; ++j) w.free = Amount::min(w.free, unpack(l, j));
   w.cap = req.tasks_fit(node, w.free);
   return w;
 }
@@ -137,7 +171,6 @@ Profile::Span Profile::earliest_span(int slot, const Request& req, const NodeSlo
                                      int64_t from, int64_t duration, int min_tasks) const {
   const Line& l = lines_[slot];
   const int64_t* t = l.t.data();
-  const Amount* free = l.free.data();
   const size_t n = l.t.size();
   const int64_t start = std::max(from, now_);
   const size_t i = step_at(l.t, start);
@@ -145,14 +178,14 @@ Profile::Span Profile::earliest_span(int slot, const Request& req, const NodeSlo
   // it exactly when every step does. Without one, what is free so far in the window.
   auto by_floor = [&](const Request::Floor& floor) {
     return slide(t, n, i, start, duration,
-                 [&](size_t j, bool) { return floor.covered_by(node, free[j]); });
+                 [&](size_t j, bool) { return floor.covered_by(node, step(l, j)); });
   };
   if (const Request::Floor* floor = req.kept_floor(min_tasks)) return by_floor(*floor);
   Request::Floor scratch;
   if (req.make_floor(min_tasks, scratch)) return by_floor(scratch);
   Amount so_far;
   return slide(t, n, i, start, duration, [&](size_t j, bool fresh) {
-    so_far = fresh ? free[j] : Amount::min(so_far, free[j]);
+    so_far = fresh ? unpack(l, j) : Amount::min(so_far, unpack(l, j));
     return req.tasks_fit(node, so_far) >= min_tasks;
   });
 }

@@ -4,7 +4,9 @@
 // plan reserves takes its share for [start, end). All step times other than `now` lie on
 // the bf_resolution grid, which bounds how many steps there can be.
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -15,13 +17,29 @@ namespace drover::sched {
 
 inline constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 4;
 
+// An amount as a profile step keeps it: CPUs, memory (two int32 halves), then one count per
+// GRES kind of the pass and no more, so that a step takes 16 bytes on a cluster of one GPU
+// kind rather than an Amount's 64 (the profile's steps are most of what a pass reads).
+struct PackedAmount {
+  static constexpr int kHead = 3;  // CPUs, memory
+  const int32_t* p;
+};
+inline int32_t cpus_of(PackedAmount a) { return a.p[0]; }
+inline int64_t mem_of(PackedAmount a) {
+  int64_t m;
+  std::memcpy(&m, a.p + 1, sizeof m);
+  return m;
+}
+inline int32_t gres_of(PackedAmount a, int kind) { return a.p[PackedAmount::kHead + kind]; }
+
 class Profile {
  public:
   Profile() = default;
   // `resolution`: step times are rounded up to multiples of it (>= 1).
-  Profile(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution);
+  // `gres_kinds`: the GRES kinds of the pass (what amounts hold beyond them is not kept).
+  Profile(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now, int64_t resolution);
   // Starts over for another pass (keeps the memory of the last one).
-  void reset(const std::vector<NodeSlot>& slots, int64_t now, int64_t resolution);
+  void reset(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now, int64_t resolution);
 
   // Gives `amount` back on `slot` from `when` on (a running job's expected end).
   void release_at(int slot, int64_t when, const Amount& amount);
@@ -52,30 +70,39 @@ class Profile {
   Window fill(int slot, const Request& req, const NodeSlot& node, const Span& span) const;
   // The fewest CPUs free over a span's steps (what fill() would find free there).
   int32_t min_cpus(int slot, const Span& span) const {
-    const Amount* free = lines_[slot].free.data();
-    int32_t m = free[span.first].cpus;
-    for (uint32_t j = span.first + 1; j < span.end; ++j) m = std::min(m, free[j].cpus);
+    const int32_t* cells = lines_[slot].cells.data();
+    int32_t m = cells[span.first * stride_];
+    for (uint32_t j = span.first + 1; j < span.end; ++j) m = std::min(m, cells[j * stride_]);
     return m;
   }
 
   int64_t round_up(int64_t t) const;
   int64_t now() const { return now_; }
+  // The latest step time other than never (now when there is none).
+  int64_t latest() const { return latest_; }
   // Steps in the whole profile (for statistics).
   size_t steps() const;
 
  private:
-  // One node's step function: step i holds free[i] over [t[i], t[i + 1]) (the last one for
-  // ever). Times apart from amounts, so that finding a step reads only times.
+  // One node's step function: step i holds what is free over [t[i], t[i + 1]) (the last one
+  // for ever), packed (PackedAmount) in cells[i * stride_, (i + 1) * stride_). Times apart
+  // from amounts, so that finding a step reads only times.
   struct Line {
     std::vector<int64_t> t;
-    std::vector<Amount> free;
+    std::vector<int32_t> cells;
   };
+  PackedAmount step(const Line& l, size_t i) const { return {l.cells.data() + i * stride_}; }
+  Amount unpack(const Line& l, size_t i) const;
+  // Adds `sign` times `amount` to steps [first, last) of the line.
+  void add(Line& l, size_t first, size_t last, const Amount& amount, int sign) const;
   // Index of the step in effect at `t` (t >= now).
   static size_t step_at(const std::vector<int64_t>& times, int64_t t);
   // Makes `t` a step boundary; returns the index of the step starting at `t`.
-  static size_t split(Line& line, int64_t t);
+  size_t split(Line& line, int64_t t);
 
-  int64_t now_ = 0, resolution_ = 1;
+  int64_t now_ = 0, resolution_ = 1, latest_ = 0;
+  int kinds_ = 0;                        // GRES kinds kept per step
+  size_t stride_ = PackedAmount::kHead;  // int32 cells per step
   size_t nodes_ = 0;
   std::vector<Line> lines_;  // the first nodes_ are in use
 };

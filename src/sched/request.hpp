@@ -60,15 +60,20 @@ struct Request {
     int gres_n = 0;
     std::array<uint8_t, kMaxGresKinds> kind{};
     std::array<int64_t, kMaxGresKinds> gres{};
-    bool covered_by(const NodeSlot& slot, const Amount& free) const {
-      if (free.cpus < cpus || free.mem_mb < mem_mb) return false;
+    // `free`: an Amount, or anything else cpus_of, mem_of and gres_of read (the profile's
+    // packed steps).
+    template <typename Free>
+    bool covered_by(const NodeSlot& slot, const Free& free) const {
+      const int64_t free_mem = mem_of(free);
+      const int32_t free_cpus = cpus_of(free);
+      if (free_cpus < cpus || free_mem < mem_mb) return false;
       for (int i = 0; i < gres_n; ++i)
-        if (free.gres[kind[i]] < gres[i]) return false;
-      if (whole_mem && free.mem_mb < slot.total.mem_mb) return false;
+        if (gres_of(free, kind[i]) < gres[i]) return false;
+      if (whole_mem && free_mem < slot.total.mem_mb) return false;
       if (whole_node) {
-        if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return false;
+        if (free_cpus < slot.total.cpus || free_mem < slot.total.mem_mb) return false;
         for (int k = 0; k < kinds; ++k)
-          if (free.gres[k] < slot.total.gres[k]) return false;
+          if (gres_of(free, k) < slot.total.gres[k]) return false;
       }
       return true;
     }

@@ -48,6 +48,12 @@ struct Amount {
   bool covers(const Amount& need) const;  // every component >= need's
 };
 
+// An Amount's components as Request::Floor reads them (other ways of keeping amounts give
+// the same three).
+inline int32_t cpus_of(const Amount& a) { return a.cpus; }
+inline int64_t mem_of(const Amount& a) { return a.mem_mb; }
+inline int32_t gres_of(const Amount& a, int kind) { return a.gres[kind]; }
+
 // One node as this pass sees it.
 struct NodeSlot {
   const core::Node* node = nullptr;

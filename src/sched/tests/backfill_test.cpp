@@ -120,6 +120,24 @@ TEST(Backfill, UnlimitedJobsNeverEndInThePlan) {
   EXPECT_EQ(reasons(d).at(2), "Resources");
 }
 
+// What a pass learns about nodes keeps times as 32-bit offsets from now (NodeBounds): plans
+// that reach further than that, some 68 years, are found by the plain search.
+TEST(Backfill, PlansBeyondSixtyEightYears) {
+  constexpr int64_t kYear = 365 * 24 * 3600;
+  Cluster c;
+  c.add_nodes(300, 1, 100);  // more than NodeBounds scans flat
+  c.one_partition();
+  for (int i = 1; i <= 300; ++i)
+    c.run(c.add_job(1, i == 300 ? 10 : 70 * kYear / 60), 0, {{"n" + std::to_string(i), 1, 1, 1}});
+  c.add_job(1, 100 * kYear / 60);  // 301: n300 after 10 minutes, for a century
+  c.add_job(1, 5);                 // 302: the others are busy for 70 years
+  c.add_job(1, 5, 1, 2, true);     // 303: two nodes
+  auto d = c.pass(0);
+  EXPECT_TRUE(d.starts.empty());
+  EXPECT_EQ(planned(d),
+            (std::map<uint64_t, int64_t>{{301, 600}, {302, 70 * kYear}, {303, 70 * kYear}}));
+}
+
 TEST(Backfill, HigherPriorityTierGoesFirst) {
   Cluster c;
   c.add_nodes(1, 1, 100);
