@@ -237,14 +237,9 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
                 spec.stdio_fds[2] = child_ends[1];
                 continue;
               }
-              const std::string where = path.front() == '/' ? path : base.workdir + "/" + path;
               const int flags =
                   fd == 0 ? O_RDONLY : O_WRONLY | O_CREAT | (base.append ? O_APPEND : O_TRUNC);
-              const int opened = open_as_user(where, flags, base.user, base.uid, base.gid);
-              if (opened < 0)
-                throw TaskFileError(std::string("Could not open ") + kStdioName[fd] +
-                                    " file: " + std::strerror(-opened));
-              child_ends[fd] = spec.stdio_fds[fd] = opened;
+              child_ends[fd] = spec.stdio_fds[fd] = open_task_file(path, fd, flags, base);
               continue;
             }
             t.sink[fd] = sink_for(path, fd, base);
@@ -313,19 +308,24 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     });
   }
 
-  // The file at `path`, opened (once for the step on this node) as the task's user: truncated
-  // unless --open-mode=append, written at its end. Throws TaskFileError when it cannot be
-  // opened.
-  std::shared_ptr<FileSink> sink_for(const std::string& path, int stdio, const TaskSpec& as) {
-    if (auto it = sinks.find(path); it != sinks.end()) return it->second;
+  // A task's stdin/stdout/stderr (`stdio`) file, a name relative to its working directory,
+  // opened with `flags` as the task's user. Throws TaskFileError when it cannot be opened.
+  static int open_task_file(const std::string& path, int stdio, int flags, const TaskSpec& as) {
     const std::string where = path.empty() || path.front() == '/' ? path : as.workdir + "/" + path;
-    const int flags = O_WRONLY | O_CREAT | O_APPEND | (as.append ? 0 : O_TRUNC);
     const int fd = open_as_user(where, flags, as.user, as.uid, as.gid);
     if (fd < 0)
       throw TaskFileError(std::string("Could not open ") + kStdioName[stdio] +
                           " file: " + std::strerror(-fd));
+    return fd;
+  }
+
+  // The file at `path`, opened once for the step on this node: truncated unless
+  // --open-mode=append, written at its end.
+  std::shared_ptr<FileSink> sink_for(const std::string& path, int stdio, const TaskSpec& as) {
+    if (auto it = sinks.find(path); it != sinks.end()) return it->second;
     auto sink = std::make_shared<FileSink>();
-    sink->fd = fd;
+    sink->fd =
+        open_task_file(path, stdio, O_WRONLY | O_CREAT | O_APPEND | (as.append ? 0 : O_TRUNC), as);
     return sinks[path] = sink;
   }
 
