@@ -251,7 +251,8 @@ const std::vector<std::string_view> kListingKeys = {
     "completing", "nodelist",     "partition",         "priority",      "reason",
     "state",      "user",         "spec.name",         "spec.account",  "spec.qos"};
 
-// Adds "keys"/"spec_keys" to a job query when every field to print is one of kFieldKeys'.
+// Adds "keys"/"spec_keys" to a job query when every field to print is one of kFieldKeys'
+// (nullptr: a field squeue has no definition of; it gets the whole record too).
 void ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
   std::set<std::string> keys, spec_keys;
   auto add = [&](std::string_view k) {
@@ -261,6 +262,7 @@ void ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
       keys.insert(std::string(k));
   };
   for (const FieldDef* f : fields) {
+    if (f == nullptr) return;
     auto it = kFieldKeys.find(f->name);
     if (it == kFieldKeys.end()) return;  // the whole record
     for (auto k : it->second) add(k);
@@ -268,6 +270,21 @@ void ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
   for (auto k : kListingKeys) add(k);
   req["keys"] = keys;
   req["spec_keys"] = spec_keys;
+}
+
+// -S: keys in order, each a format code, '-' for descending.
+struct SortKey {
+  char code;
+  bool desc;
+};
+std::vector<SortKey> parse_sort(const std::string& spec) {
+  std::vector<SortKey> keys;
+  for (const auto& k : core::split_list(spec, ',')) {
+    bool desc = k[0] == '-';
+    std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
+    if (!code.empty()) keys.push_back({code[0], desc});
+  }
+  return keys;
 }
 
 // A column of the output: literal text before it, then a field (or nothing at the end).
@@ -500,6 +517,7 @@ int squeue_main(const std::vector<std::string>& args) {
                                           ? parse_percent_format(format, errors)
                                           : parse_named_format(named_format, errors);
   if (!json_req.json) std::cerr << errors;
+  const std::vector<SortKey> sort_keys = parse_sort(sort_spec);
   auto report = [&]() -> CommandResult {
     CommandResult out;
     json reply;
@@ -514,10 +532,9 @@ int squeue_main(const std::vector<std::string>& args) {
         std::vector<const FieldDef*> shown;
         for (const Column& c : columns)
           if (c.field) shown.push_back(c.field);
-        for (const auto& k : core::split_list(sort_spec, ',')) {  // -S reads its fields too
-          const std::string code = k.empty() ? k : k.substr(k[0] == '-' || k[0] == '+' ? 1 : 0);
-          auto it = code.empty() ? kCodes.end() : kCodes.find(code[0]);
-          shown.push_back(it == kCodes.end() ? &kExcludedNodes : find_field(it->second));
+        for (const SortKey& k : sort_keys) {  // -S reads its fields too
+          auto it = kCodes.find(k.code);
+          shown.push_back(it == kCodes.end() ? nullptr : find_field(it->second));
         }
         ask_only_for(req, shown);
       }
@@ -643,25 +660,14 @@ int squeue_main(const std::vector<std::string>& args) {
       rows = std::move(kept);
     }
 
-    if (!sort_spec.empty()) {
-      // -S: keys in order, each a format code, '-' for descending. Numeric keys compare as
-      // numbers.
-      struct Key {
-        char code;
-        bool desc;
-      };
-      std::vector<Key> keys;
-      for (const auto& k : core::split_list(sort_spec, ',')) {
-        bool desc = k[0] == '-';
-        std::string code = k.substr(desc || k[0] == '+' ? 1 : 0);
-        if (!code.empty()) keys.push_back({code[0], desc});
-      }
+    if (!sort_keys.empty()) {
+      // Numeric keys compare as numbers.
       auto numeric = [](char c) {
         return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' ||
                c == 'U';
       };
       std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) {
-        for (const auto& k : keys) {
+        for (const auto& k : sort_keys) {
           int cmp = 0;
           if (k.code == 'i' || k.code == 'A') {
             auto ia = a.at("id").get<uint64_t>(), ib = b.at("id").get<uint64_t>();
