@@ -144,6 +144,9 @@ Value zero_time(const Row&) { return text("00:00:00"); }
 // Per-step figures gathering would fill: 0 on step lines, blank on the job's.
 Value step_zero(const Row& r) { return r.step ? number(0) : blank(); }
 
+// ".NAME" after a step's job id ("batch", "0", ...), nothing on the job's own line.
+std::string step_suffix(const Row& r) { return r.step ? "." + str(*r.step, "name") : ""; }
+
 // Every field, in sacct's order (--helpformat lists them so; -o matches names in this order).
 const std::vector<FieldDef>& field_defs() {
   static const std::vector<FieldDef> defs = {
@@ -192,17 +195,10 @@ const std::vector<FieldDef>& field_defs() {
        [](const Row& r) {
          return job_only(r, [](const json& j) { return text(str(j, "group")); });
        }},
-      {"JobID", -12,
-       [](const Row& r) {
-         std::string id = job_id_text(*r.job);
-         if (r.step) id += "." + str(*r.step, "name");
-         return text(id);
-       }},
+      {"JobID", -12, [](const Row& r) { return text(job_id_text(*r.job) + step_suffix(r)); }},
       {"JobIDRaw", -12,
        [](const Row& r) {
-         std::string id = std::to_string(r.job->value("job_id", uint64_t{0}));
-         if (r.step) id += "." + str(*r.step, "name");
-         return text(id);
+         return text(std::to_string(r.job->value("job_id", uint64_t{0})) + step_suffix(r));
        }},
       {"JobName", 10,
        [](const Row& r) {

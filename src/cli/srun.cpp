@@ -273,6 +273,14 @@ int srun_main(const std::vector<std::string>& args) {
   const std::string step_nodes = step.value("nodelist", "");
   const int step_nnodes = static_cast<int>(step.at("nodes").size());
   if (job_env.empty()) job_env = step.value("job_env", std::map<std::string, std::string>{});
+  // A step that cannot be launched ends with exit code 1.
+  auto fail_step = [&] {
+    try {
+      call_controller(
+          {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}});
+    } catch (const ControllerUnreachable&) {
+    }
+  };
 
   LaunchRequest launch;
   launch.step = step;
@@ -284,11 +292,7 @@ int srun_main(const std::vector<std::string>& args) {
     const std::vector<std::string> extra(o.command.begin() + 1, o.command.end());
     launch.task_argv = read_multi_prog(o.command.front(), step_tasks, extra, why);
     if (!why.empty()) {
-      req = {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}};
-      try {
-        call_controller(req);
-      } catch (const ControllerUnreachable&) {
-      }
+      fail_step();
       give_back(1 << 8);
       for (const auto& line : why) error(line);
       return 1;
@@ -414,9 +418,8 @@ int srun_main(const std::vector<std::string>& args) {
   files(o.error, launch.stderr_files, false);
   if (!unopened.empty()) {
     // Slurm ends the step and, when srun made the allocation, cancels the job.
+    fail_step();
     try {
-      call_controller(
-          {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}});
       if (own) call_controller({{"op", "cancel"}, {"jobs", json::array({std::to_string(job_id)})}});
     } catch (const ControllerUnreachable&) {
     }
