@@ -18,6 +18,7 @@
 #include "cli/sacct.hpp"
 #include "cli/tests/golden.hpp"
 #include "core/memsize.hpp"
+#include "core/tests/scoped_tz.hpp"
 #include "core/text.hpp"
 #include "ctld/acct_record.hpp"
 #include "store/accounting.hpp"
@@ -214,10 +215,6 @@ std::vector<store::JobRecord> captured_records() {
 class SacctGolden : public ::testing::Test {
  protected:
   void SetUp() override {
-    // The capture ran with TZ=UTC.
-    if (const char* tz = std::getenv("TZ")) saved_tz_ = tz;
-    setenv("TZ", "UTC", 1);
-    tzset();
     path_ = (std::filesystem::temp_directory_path() /
              ("sacct_golden_" + std::to_string(::getpid()) + ".db"))
                 .string();
@@ -227,13 +224,8 @@ class SacctGolden : public ::testing::Test {
   void TearDown() override {
     store_.reset();
     std::filesystem::remove(path_);
-    if (saved_tz_)
-      setenv("TZ", saved_tz_->c_str(), 1);
-    else
-      unsetenv("TZ");
-    tzset();
   }
-  std::optional<std::string> saved_tz_;
+  core::ScopedTz utc_{"UTC"};  // the capture ran with TZ=UTC
   std::string path_;
   std::unique_ptr<store::AccountingStore> store_;
 };

@@ -10,6 +10,7 @@
 
 #include "cli/sreport.hpp"
 #include "cli/tests/golden.hpp"
+#include "core/tests/scoped_tz.hpp"
 #include "core/text.hpp"
 #include "proto/acct_json.hpp"
 
@@ -49,20 +50,7 @@ std::vector<core::UsageJob> captured_jobs(int64_t& yesterday) {
 
 class SreportGolden : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // The capture ran with TZ=UTC: its windows are UTC days.
-    if (const char* tz = std::getenv("TZ")) saved_tz_ = tz;
-    setenv("TZ", "UTC", 1);
-    tzset();
-  }
-  void TearDown() override {
-    if (saved_tz_)
-      setenv("TZ", saved_tz_->c_str(), 1);
-    else
-      unsetenv("TZ");
-    tzset();
-  }
-  std::optional<std::string> saved_tz_;
+  core::ScopedTz utc_{"UTC"};  // the capture ran with TZ=UTC: its windows are UTC days
 };
 
 }  // namespace

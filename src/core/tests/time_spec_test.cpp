@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/tests/scoped_tz.hpp"
 
 using namespace drover::core;
 
@@ -20,18 +21,7 @@ namespace {
 // EligibleTime=Unknown.
 class TimeSpec : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (const char* tz = std::getenv("TZ")) saved_tz_ = tz;
-    setenv("TZ", "UTC", 1);
-    tzset();
-  }
-  void TearDown() override {
-    if (saved_tz_)
-      setenv("TZ", saved_tz_->c_str(), 1);
-    else
-      unsetenv("TZ");
-    tzset();
-  }
+  ScopedTz utc_{"UTC"};
   static int64_t at(const char* iso) {  // "YYYY-MM-DDTHH:MM:SS" in UTC
     std::tm t{};
     strptime(iso, "%Y-%m-%dT%H:%M:%S", &t);
@@ -61,7 +51,6 @@ class TimeSpec : public ::testing::Test {
   }
 
  private:
-  std::optional<std::string> saved_tz_;
 };
 
 }  // namespace
