@@ -31,12 +31,8 @@ DIR=/tmp/drover-oracle-acct
 WORK=/tmp/drover-oracle-work
 OTHER=drovertest
 
-id "$OTHER" >/dev/null 2>&1 || useradd -m "$OTHER"
-[[ -d $DIR ]] && "$HERE/oracle/down" "$DIR" >/dev/null
-rm -rf "$WORK"; mkdir -p "$WORK"; chmod 1777 "$WORK"
-mkdir -p "$GOLD"
-find "$GOLD" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
-rm -f "$GOLD/INDEX.txt" "$GOLD/jobs.txt"
+. "$HERE/capture_lib.sh"
+prepare_capture "$DIR" jobs.txt
 
 "$HERE/oracle/up" "$DIR" --accounting --nodes 2 --cpus 2 --mem 1000 \
   --node-extra "Gres=gpu:1 " --gres-conf "Name=gpu File=/dev/null" \
@@ -49,7 +45,6 @@ sql() { mariadb --no-defaults -uroot --socket="$DIR/run/mysql.sock" -N slurm_acc
 
 INDEX=$GOLD/INDEX.txt
 NCAP=0
-. "$HERE/capture_lib.sh"
 { echo "# sacctmgr and sreport captures in the order they were taken (capture_accounting.sh)."
   echo "# NNN NAME [as USER] [stdin TEXT] rc=EXIT, then the command line."; } >"$INDEX"
 

@@ -1,6 +1,21 @@
-# Shared by capture_accounting.sh and capture_sacct.sh (sourced): running commands against the
-# oracle and recording what they print.  The caller sets GOLD (the golden directory), WORK (the
-# directory commands run in), SLURM_CONF and INDEX (GOLD/INDEX.txt), and NCAP=0.
+# Shared by capture_accounting.sh and capture_sacct.sh (sourced): preparing a capture, running
+# commands against the oracle and recording what they print.  The caller sets GOLD (the golden
+# directory), WORK (the directory commands run in), SLURM_CONF and INDEX (GOLD/INDEX.txt), and
+# NCAP=0.
+
+# prepare_capture ORACLE_DIR [SIDE_FILE...]: user $OTHER exists, no oracle is left running in
+# ORACLE_DIR, WORK is empty and open to everyone, and GOLD holds no captures yet (nor INDEX.txt
+# and the side files named). Needs HERE, GOLD, WORK and OTHER.
+prepare_capture() {
+  local dir=$1 f; shift
+  id "$OTHER" >/dev/null 2>&1 || useradd -m "$OTHER"
+  [[ -d $dir ]] && "$HERE/oracle/down" "$dir" >/dev/null
+  rm -rf "$WORK"; mkdir -p "$WORK"; chmod 1777 "$WORK"
+  mkdir -p "$GOLD"
+  find "$GOLD" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
+  rm -f "$GOLD/INDEX.txt"
+  for f in "$@"; do rm -f "${GOLD:?}/$f"; done
+}
 
 log() { printf '\n### %s\n' "$*" >&2; printf '\n### %s\n' "$*" >>"$INDEX"; }
 
