@@ -88,6 +88,10 @@ class Launcher {
     signals_.async_wait([this](auto ec, int sig) { on_signal(ec, sig); });
     start_stdin();
     io_.run();
+    // io_ stops once every link is done or failed, which may be before a link's posted close
+    // has run: its connection still holds handlers that hold the link. Dropping the link's
+    // side here lets the pair go when io_'s pending handlers do.
+    for (const auto& link : links_) link->conn.reset();
     return finish();
   }
 
