@@ -167,6 +167,7 @@ class Engine final : public Scheduler {
     std::unordered_map<std::string_view, int> slot_of_node;  // views of node_names
     std::vector<NodeSlot> slots;
     Profile profile;
+    PassArena bounds_memory;  // the pass's NodeBounds (reset as each pass starts)
 
     void index_nodes(const std::vector<const core::Node*>& now) {
       bool same = now == nodes;
@@ -276,6 +277,7 @@ class Engine final : public Scheduler {
           slots(m.slots),
           profile(m.profile),
           slot_of_node(m.slot_of_node) {
+      memo.bounds_memory.reset();
       memo.index_nodes(v.nodes);
       build_slots(v.nodes, v.running, kinds, slot_of_node, slots);
       profile.reset(slots, static_cast<int>(kinds.size()), t, v.params.bf_resolution_s);
@@ -668,7 +670,7 @@ class Engine final : public Scheduler {
       std::array<const NodeBounds*, kShorter> shorter{};
     };
     Known known_for(const PassKey& key, const Request& req) {
-      auto [it, added] = bounds.try_emplace(key);
+      auto [it, added] = bounds.try_emplace(key, &memo.bounds_memory);
       std::vector<std::pair<PassKey, NodeBounds*>>& lengths =
           bounds_by_length[PassKey{key.part, key.id, key.member}];
       if (added) lengths.emplace_back(key, &it->second);
@@ -725,6 +727,12 @@ class Engine final : public Scheduler {
         int64_t cpu_room = 0, room = 0;
         bool in_order_fails = false;
         for (int pos = b.next_due(0, t); pos >= 0; pos = b.next_due(pos + 1, t)) {
+          // What may be read next, asked for at once so that the misses overlap: the
+          // shorter lengths' spans and the node's timeline (most of a search's time is
+          // waiting for memory).
+          for (const NodeBounds* other : known.shorter)
+            if (other != nullptr) other->prefetch(pos);
+          profile.prefetch(nodes[pos]);
           // Known for a shorter length: no need to look at the node.
           const NodeBounds* by = nullptr;
           for (const NodeBounds* other : known.shorter)

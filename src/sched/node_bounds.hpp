@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory_resource>
 #include <vector>
 
 namespace drover::sched {
@@ -31,6 +32,10 @@ class NodeBounds {
   static constexpr int64_t kRange = std::numeric_limits<int32_t>::max() - 2;  // about 68 years
   // Whether `t` can be given to bounds based at `base`.
   static bool in_range(int64_t base, int64_t t) { return t >= base && t - base < kRange; }
+
+  // `mem`: where the spans and the tree live (a pass's arena).
+  explicit NodeBounds(std::pmr::memory_resource* mem = std::pmr::get_default_resource())
+      : known_(mem), levels_(mem) {}
 
   bool ready(size_t n) const { return n_ == n && !known_.empty(); }
   // Whether answers come from scanning every node (few nodes): kth_due_after is cheap then.
@@ -68,6 +73,7 @@ class NodeBounds {
   }
 
   bool due(size_t pos, int64_t t) const { return due_at(pos, code(t)); }
+  void prefetch(size_t pos) const { __builtin_prefetch(&known_[pos]); }
   // What is known of the node at pos: it cannot take part at any start in [lo, hi).
   int64_t unable_from(size_t pos) const { return time(known_[pos].lo); }
   int64_t unable_until(size_t pos) const { return time(known_[pos].hi); }
@@ -136,7 +142,7 @@ class NodeBounds {
     // its first such node.
     size_t idx = block, level = 0;
     for (;;) {
-      const std::vector<Summary>& here = levels_[level];
+      const std::pmr::vector<Summary>& here = levels_[level];
       const size_t end = std::min(here.size(), (idx / kFan + 1) * kFan);
       size_t j = idx + 1;
       while (j < end && !may_be_due(here[j], t)) ++j;
@@ -177,12 +183,12 @@ class NodeBounds {
     return {std::max(a.max_lo, b.max_lo), std::min(a.min_hi, b.min_hi)};
   }
   static bool may_be_due(const Summary& s, Code t) { return s.min_hi <= t || s.max_lo > t; }
-  static size_t first_may_be_due(const std::vector<Summary>& level, size_t from, Code t) {
+  static size_t first_may_be_due(const std::pmr::vector<Summary>& level, size_t from, Code t) {
     while (!may_be_due(level[from], t)) ++from;
     return from;
   }
   Summary root() const {
-    const std::vector<Summary>& top = levels_.back();
+    const std::pmr::vector<Summary>& top = levels_.back();
     Summary all = top[0];
     for (size_t i = 1; i < top.size(); ++i) all = join(all, top[i]);
     return all;
@@ -216,7 +222,7 @@ class NodeBounds {
       if (i + 1 == k) break;
       size_t idx = 0;
       for (size_t level = levels_.size(); level-- > 0;) {
-        const std::vector<Summary>& here = levels_[level];
+        const std::pmr::vector<Summary>& here = levels_[level];
         idx *= kFan;
         while (here[idx].min_hi != v) ++idx;
       }
@@ -232,14 +238,32 @@ class NodeBounds {
     known_[pos] = s;
     if (!flat_) update(pos / kFan);
   }
+  // A block's summary. A whole block in four independent runs: one run's max/min chain
+  // would take most of the time (flushes sum millions of blocks a pass).
+  Summary sum_block(size_t block) const {
+    const size_t first = block * kFan, end = std::min(n_, first + kFan);
+    const Span* k = known_.data() + first;
+    auto of = [](const Span& x) { return Summary{x.lo, x.hi}; };
+    if (end - first < kFan) {
+      Summary sum = of(k[0]);
+      for (size_t i = 1; i < end - first; ++i) sum = join(sum, of(k[i]));
+      return sum;
+    }
+    Summary s0 = of(k[0]), s1 = of(k[1]), s2 = of(k[2]), s3 = of(k[3]);
+    for (size_t i = 4; i < kFan; i += 4) {
+      s0 = join(s0, of(k[i]));
+      s1 = join(s1, of(k[i + 1]));
+      s2 = join(s2, of(k[i + 2]));
+      s3 = join(s3, of(k[i + 3]));
+    }
+    return join(join(s0, s1), join(s2, s3));
+  }
   // Sums up a block of nodes again, and its way up the levels while that changes anything.
   void update(size_t block) {
-    const size_t first = block * kFan, end = std::min(n_, first + kFan);
-    Summary sum{known_[first].lo, known_[first].hi};
-    for (size_t i = first + 1; i < end; ++i) sum = join(sum, Summary{known_[i].lo, known_[i].hi});
+    Summary sum = sum_block(block);
     size_t idx = block;
     for (size_t level = 0;; ++level) {
-      std::vector<Summary>& here = levels_[level];
+      std::pmr::vector<Summary>& here = levels_[level];
       if (here[idx] == sum) return;
       here[idx] = sum;
       if (level + 1 == levels_.size()) return;
@@ -266,8 +290,8 @@ class NodeBounds {
   size_t n_ = 0;
   int64_t base_ = 0;
   bool flat_ = false;
-  std::vector<Span> known_;                   // per node
-  std::vector<std::vector<Summary>> levels_;  // see above; levels_[0]: per kFan nodes
+  std::pmr::vector<Span> known_;                        // per node
+  std::pmr::vector<std::pmr::vector<Summary>> levels_;  // see above; levels_[0]: per kFan nodes
   // Blocks learnt about since the tree was last brought up to date, and where they end.
   std::vector<uint8_t> dirty_;
   std::vector<size_t> dirty_blocks_;

@@ -10,6 +10,35 @@ Profile::Profile(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now
   reset(slots, gres_kinds, now, resolution);
 }
 
+void Profile::Line::allocate(uint32_t cap, size_t stride, PassArena& arena) {
+  buf_ = static_cast<int64_t*>(
+      arena.allocate(cap * (sizeof(int64_t) + stride * sizeof(int32_t)), alignof(int64_t)));
+  cap_ = cap;
+}
+
+void Profile::Line::reset(int64_t t, size_t stride, PassArena& arena) {
+  allocate(std::max<uint32_t>(cap_, 4), stride, arena);
+  n_ = 1;
+  buf_[0] = t;
+  std::fill_n(cells(), stride, 0);
+}
+
+void Profile::Line::split_after(size_t i, int64_t t, size_t stride, PassArena& arena) {
+  if (n_ == cap_) {
+    // Moves to a block twice the size (the old one stays in the arena until the next pass).
+    const int64_t* old_times = buf_;
+    const int32_t* old_cells = cells();
+    allocate(cap_ * 2, stride, arena);
+    std::copy_n(old_times, n_, buf_);
+    std::copy_n(old_cells, n_ * stride, cells());
+  }
+  std::copy_backward(buf_ + i + 1, buf_ + n_, buf_ + n_ + 1);
+  buf_[i + 1] = t;
+  int32_t* c = cells();
+  std::copy_backward(c + i * stride, c + n_ * stride, c + (n_ + 1) * stride);
+  ++n_;
+}
+
 void Profile::reset(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t now,
                     int64_t resolution) {
   now_ = now;
@@ -19,11 +48,10 @@ void Profile::reset(const std::vector<NodeSlot>& slots, int gres_kinds, int64_t 
   stride_ = PackedAmount::kHead + static_cast<size_t>(kinds_);
   nodes_ = slots.size();
   if (lines_.size() < nodes_) lines_.resize(nodes_);
+  arena_.reset();
   for (size_t i = 0; i < nodes_; ++i) {
     Line& l = lines_[i];
-    l.t.clear();
-    l.t.push_back(now);
-    l.cells.assign(stride_, 0);
+    l.reset(now, stride_, arena_);
     add(l, 0, 1, slots[i].free_now, 1);
   }
 }
@@ -40,7 +68,7 @@ Amount Profile::unpack(const Line& l, size_t i) const {
 void Profile::add(Line& l, size_t first, size_t last, const Amount& amount, int sign) const {
   const int64_t mem = sign * amount.mem_mb;
   for (size_t i = first; i < last; ++i) {
-    int32_t* c = l.cells.data() + i * stride_;
+    int32_t* c = l.cells() + i * stride_;
     c[0] += sign * amount.cpus;
     int64_t m;
     std::memcpy(&m, c + 1, sizeof m);
@@ -59,32 +87,26 @@ int64_t Profile::round_up(int64_t t) const {
 
 size_t Profile::steps() const {
   size_t n = 0;
-  for (size_t i = 0; i < nodes_; ++i) n += lines_[i].t.size();
+  for (size_t i = 0; i < nodes_; ++i) n += lines_[i].size();
   return n;
 }
 
-size_t Profile::step_at(const std::vector<int64_t>& times, int64_t t) {
+size_t Profile::step_at(const int64_t* times, size_t n, int64_t t) {
   // Timelines are short; a linear scan from the back beats a binary search for the usual
   // two or three steps, and the binary search bounds the long ones.
-  const size_t n = times.size();
   if (n <= 8) {
     size_t i = n - 1;
     while (i > 0 && times[i] > t) --i;
     return i;
   }
-  return static_cast<size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin()) - 1;
+  return static_cast<size_t>(std::upper_bound(times, times + n, t) - times) - 1;
 }
 
 size_t Profile::split(Line& line, int64_t t) {
-  const size_t i = step_at(line.t, t);
-  if (line.t[i] == t) return i;
+  const size_t i = step_at(line.times(), line.size(), t);
+  if (line.times()[i] == t) return i;
   if (t < kNever) latest_ = std::max(latest_, t);
-  line.t.insert(line.t.begin() + static_cast<std::ptrdiff_t>(i) + 1, t);
-  // The new step starts as a copy of step i (copied out first: it may move).
-  std::array<int32_t, PackedAmount::kHead + kMaxGresKinds> copy;
-  std::copy_n(line.cells.begin() + static_cast<std::ptrdiff_t>(i * stride_), stride_, copy.begin());
-  line.cells.insert(line.cells.begin() + static_cast<std::ptrdiff_t>((i + 1) * stride_),
-                    copy.begin(), copy.begin() + static_cast<std::ptrdiff_t>(stride_));
+  line.split_after(i, t, stride_, arena_);
   return i + 1;
 }
 
@@ -93,13 +115,13 @@ void Profile::release_at(int slot, int64_t when, const Amount& amount) {
   if (when >= kNever) return;
   Line& l = lines_[slot];
   const size_t first = split(l, when);
-  add(l, first, l.t.size(), amount, 1);
+  add(l, first, l.size(), amount, 1);
 }
 
 void Profile::reserve(int slot, int64_t start, int64_t end, const Amount& amount) {
   Line& l = lines_[slot];
   const size_t first = split(l, start);
-  size_t last = l.t.size();
+  size_t last = l.size();
   if (end < kNever) last = split(l, end);
   add(l, first, last, amount, -1);
 }
@@ -170,10 +192,10 @@ Profile::Span slide(const int64_t* t, size_t n, size_t i, int64_t start, int64_t
 Profile::Span Profile::earliest_span(int slot, const Request& req, const NodeSlot& node,
                                      int64_t from, int64_t duration, int min_tasks) const {
   const Line& l = lines_[slot];
-  const int64_t* t = l.t.data();
-  const size_t n = l.t.size();
+  const int64_t* t = l.times();
+  const size_t n = l.size();
   const int64_t start = std::max(from, now_);
-  const size_t i = step_at(l.t, start);
+  const size_t i = step_at(t, n, start);
   // With a floor each step is checked on its own: what is free throughout the window covers
   // it exactly when every step does. Without one, what is free so far in the window.
   auto by_floor = [&](const Request::Floor& floor) {

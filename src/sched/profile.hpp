@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "sched/pass_arena.hpp"
 #include "sched/request.hpp"
 #include "sched/resources.hpp"
 
@@ -70,11 +71,14 @@ class Profile {
   Window fill(int slot, const Request& req, const NodeSlot& node, const Span& span) const;
   // The fewest CPUs free over a span's steps (what fill() would find free there).
   int32_t min_cpus(int slot, const Span& span) const {
-    const int32_t* cells = lines_[slot].cells.data();
+    const int32_t* cells = lines_[slot].cells();
     int32_t m = cells[span.first * stride_];
     for (uint32_t j = span.first + 1; j < span.end; ++j) m = std::min(m, cells[j * stride_]);
     return m;
   }
+
+  // Asks the memory for the start of a node's timeline (what earliest_span reads first).
+  void prefetch(int slot) const { __builtin_prefetch(lines_[slot].times()); }
 
   int64_t round_up(int64_t t) const;
   int64_t now() const { return now_; }
@@ -84,19 +88,34 @@ class Profile {
   size_t steps() const;
 
  private:
-  // One node's step function: step i holds what is free over [t[i], t[i + 1]) (the last one
-  // for ever), packed (PackedAmount) in cells[i * stride_, (i + 1) * stride_). Times apart
-  // from amounts, so that finding a step reads only times.
-  struct Line {
-    std::vector<int64_t> t;
-    std::vector<int32_t> cells;
+  // One node's step function: step i holds what is free over [times()[i], times()[i + 1])
+  // (the last one for ever), packed (PackedAmount) in cells()[i * stride, (i + 1) * stride).
+  // One block of the pass's arena per node, the times and then room for as many steps'
+  // amounts, behind a 16-byte header: finding a step reads only times, a short timeline's
+  // amounts share their cache lines, and an examination follows one pointer instead of two.
+  class Line {
+   public:
+    size_t size() const { return n_; }
+    const int64_t* times() const { return buf_; }
+    const int32_t* cells() const { return reinterpret_cast<const int32_t*>(buf_ + cap_); }
+    int32_t* cells() { return reinterpret_cast<int32_t*>(buf_ + cap_); }
+    // One step from `t` on, all zero, in memory of the profile's arena (just reset: what the
+    // line held before is gone) with room for as many steps as it had then.
+    void reset(int64_t t, size_t stride, PassArena& arena);
+    // A new step i + 1 from `t`, a copy of step i (t lies inside step i).
+    void split_after(size_t i, int64_t t, size_t stride, PassArena& arena);
+
+   private:
+    void allocate(uint32_t cap, size_t stride, PassArena& arena);
+    int64_t* buf_ = nullptr;  // cap_ times, then cap_ * stride cells (in the arena)
+    uint32_t n_ = 0, cap_ = 0;
   };
-  PackedAmount step(const Line& l, size_t i) const { return {l.cells.data() + i * stride_}; }
+  PackedAmount step(const Line& l, size_t i) const { return {l.cells() + i * stride_}; }
   Amount unpack(const Line& l, size_t i) const;
   // Adds `sign` times `amount` to steps [first, last) of the line.
   void add(Line& l, size_t first, size_t last, const Amount& amount, int sign) const;
   // Index of the step in effect at `t` (t >= now).
-  static size_t step_at(const std::vector<int64_t>& times, int64_t t);
+  static size_t step_at(const int64_t* times, size_t n, int64_t t);
   // Makes `t` a step boundary; returns the index of the step starting at `t`.
   size_t split(Line& line, int64_t t);
 
@@ -105,6 +124,7 @@ class Profile {
   size_t stride_ = PackedAmount::kHead;  // int32 cells per step
   size_t nodes_ = 0;
   std::vector<Line> lines_;  // the first nodes_ are in use
+  PassArena arena_;          // the lines' steps, given back at each reset
 };
 
 }  // namespace drover::sched
