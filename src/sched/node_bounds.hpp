@@ -163,6 +163,10 @@ class NodeBounds {
     const Code from = s.lo, until = s.hi;
     if (k.hi >= from && k.lo <= until) s = Span{std::min(from, k.lo), std::max(until, k.hi)};
     k = s;
+    mark(pos);
+  }
+  // The node at pos changed: its block is summed up again at the next flush.
+  void mark(size_t pos) {
     if (flat_) return;
     const size_t block = pos / kFan;
     if (!dirty_[block]) {
@@ -210,8 +214,15 @@ class NodeBounds {
     // The nodes due at t (a search has looked at them all: those that fit) are set aside,
     // then the k smallest times taken out one by one (the tree keeps the smallest on top);
     // all are put back after.
+    // (Set aside as learning is: each block is summed up once, at the flush below, however
+    // many of its nodes are due; so are they put back.)
     set_aside_.clear();
-    for (int pos = next_due_at(0, t); pos >= 0; pos = next_due_at(pos + 1, t)) set_aside(pos);
+    for (int pos = next_due_at(0, t); pos >= 0; pos = next_due_at(pos + 1, t)) {
+      set_aside_.push_back({static_cast<size_t>(pos), known_[pos]});
+      known_[pos] = kAside;
+      mark(static_cast<size_t>(pos));
+    }
+    flush();
     Code v = never;
     for (int i = 0; i < k; ++i) {
       v = root().min_hi;
@@ -230,7 +241,10 @@ class NodeBounds {
       while (known_[pos].hi != v) ++pos;
       set_aside(pos);
     }
-    for (const auto& [pos, span] : set_aside_) assign(pos, span);
+    for (const auto& [pos, span] : set_aside_) {
+      known_[pos] = span;
+      mark(pos);
+    }
     return v;
   }
 
