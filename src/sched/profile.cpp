@@ -147,9 +147,12 @@ Profile::Window Profile::fill(int slot, const Request& req, const NodeSlot& node
 namespace {
 
 // Slides a candidate start along a node's steps [i, n): a step where `fits(j, fresh)` fails
-// pushes the start past it (`fresh`: step j begins the window); once the window
-// [start, start + duration) is covered, it fits.
-template <typename Fits>
+// pushes the start past it (`fresh`: step j begins the window, else it is checked together
+// with the window's steps before it); once the window [start, start + duration) is covered,
+// it fits. With `kJoint` (what is free is worked out over the window's steps together, no
+// floor), a step that fits alone but not with the window's earlier steps moves the start to
+// the window's second step instead: a window from there may hold.
+template <bool kJoint, typename Fits>
 Profile::Span slide(const int64_t* t, size_t n, size_t i, int64_t start, int64_t duration,
                     Fits&& fits) {
   Profile::Span sp;
@@ -159,6 +162,12 @@ Profile::Span slide(const int64_t* t, size_t n, size_t i, int64_t start, int64_t
     if (step_end <= start) continue;
     if (first < n && t[i] >= start + duration) break;
     if (!fits(i, first == n)) {
+      if (kJoint && first < i && fits(i, true)) {
+        start = t[first + 1];
+        i = first;  // resumes at first + 1
+        first = n;
+        continue;
+      }
       first = n;
       start = step_end;
       if (start >= kNever) return Profile::Span{};
@@ -199,14 +208,14 @@ Profile::Span Profile::earliest_span(int slot, const Request& req, const NodeSlo
   // With a floor each step is checked on its own: what is free throughout the window covers
   // it exactly when every step does. Without one, what is free so far in the window.
   auto by_floor = [&](const Request::Floor& floor) {
-    return slide(t, n, i, start, duration,
-                 [&](size_t j, bool) { return floor.covered_by(node, step(l, j)); });
+    return slide<false>(t, n, i, start, duration,
+                        [&](size_t j, bool) { return floor.covered_by(node, step(l, j)); });
   };
   if (const Request::Floor* floor = req.kept_floor(min_tasks)) return by_floor(*floor);
   Request::Floor scratch;
   if (req.make_floor(min_tasks, scratch)) return by_floor(scratch);
   Amount so_far;
-  return slide(t, n, i, start, duration, [&](size_t j, bool fresh) {
+  return slide<true>(t, n, i, start, duration, [&](size_t j, bool fresh) {
     so_far = fresh ? unpack(l, j) : Amount::min(so_far, unpack(l, j));
     return req.tasks_fit(node, so_far) >= min_tasks;
   });

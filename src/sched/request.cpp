@@ -282,6 +282,49 @@ bool fitting_nodes(const Request& req, const std::vector<int>& nodes,
   return required_found == req.required.size();
 }
 
+namespace {
+
+// The shares of the nodes chosen (cands[chosen[c]] running tasks[c] tasks), with the job's
+// GPUs (--gpus) spread as Slurm 22.05 spreads them: one on each node first, then the rest in
+// node order (observed: -n5 --gpus=2 over two nodes takes one GPU on each, not two on the
+// first). False when the nodes do not hold them all.
+bool shares_with_job_gpus(const Request& req, const std::vector<Candidate>& cands,
+                          const std::vector<size_t>& chosen, const std::vector<int>& tasks,
+                          std::vector<Share>& out) {
+  out.clear();
+  thread_local std::vector<int> avail, give;
+  avail.assign(chosen.size(), 0);
+  give.assign(chosen.size(), 0);
+  int left = req.per_job.count;
+  if (left > 0)
+    for (size_t c = 0; c < chosen.size(); ++c) {
+      // What is left there after the per-node and per-task GPUs.
+      Amount after = cands[chosen[c]].free, ignored;
+      for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
+      if (req.per_task.count > 0)
+        take(after, ignored, req.per_task.mask, req.per_task.count * tasks[c]);
+      avail[c] = static_cast<int>(std::min<int64_t>(left, after.gres_in(req.per_job.mask)));
+    }
+  for (size_t c = 0; c < chosen.size() && left > 0; ++c)
+    if (avail[c] > 0) {
+      give[c] = 1;
+      --left;
+    }
+  for (size_t c = 0; c < chosen.size() && left > 0; ++c) {
+    const int more = std::min(left, avail[c] - give[c]);
+    give[c] += more;
+    left -= more;
+  }
+  if (left > 0) return false;
+  for (size_t c = 0; c < chosen.size(); ++c) {
+    const Candidate& cand = cands[chosen[c]];
+    out.push_back({cand.slot, tasks[c], give[c], cand.free});
+  }
+  return true;
+}
+
+}  // namespace
+
 bool select_in_node_order(const Request& req, const std::vector<Candidate>& cands,
                           std::vector<Share>& out) {
   out.clear();
@@ -305,39 +348,79 @@ bool select_in_node_order(const Request& req, const std::vector<Candidate>& cand
     remaining -= add;
   }
   if (remaining > 0) return false;
-  int job_gpus_left = req.per_job.count;
-  for (size_t i = 0; i < cands.size(); ++i) {
-    if (tasks[i] == 0) continue;
-    int share = 0;
-    if (job_gpus_left > 0) {
-      // What is left there after the per-node and per-task GPUs.
-      Amount after = cands[i].free;
-      Amount ignored;
-      for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
-      if (req.per_task.count > 0)
-        take(after, ignored, req.per_task.mask, req.per_task.count * tasks[i]);
-      share = static_cast<int>(std::min<int64_t>(job_gpus_left, after.gres_in(req.per_job.mask)));
-      job_gpus_left -= share;
+  thread_local std::vector<size_t> chosen;
+  thread_local std::vector<int> chosen_tasks;
+  chosen.clear();
+  chosen_tasks.clear();
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (tasks[i] > 0) {
+      chosen.push_back(i);
+      chosen_tasks.push_back(tasks[i]);
     }
-    out.push_back({cands[i].slot, tasks[i], share, cands[i].free});
-  }
-  if (job_gpus_left > 0) {
-    out.clear();
-    return false;
-  }
-  return true;
+  return shares_with_job_gpus(req, cands, chosen, chosen_tasks, out);
 }
+
+namespace {
+
+// GPUs per job (--gpus) that the nodes holding the tasks do not have: nodes in order, each
+// taken while tasks or GPUs are still wanting, as Slurm adds nodes until the job's GPU count is
+// met (every candidate has one of the job's GPUs, tasks_fit sees to that), at most one node per
+// task (observed: -n3 --gpus=5 on idle nodes of two GPUs each takes three nodes, a task and
+// 2, 2 and 1 GPUs each); then a task on each and the rest in node order.
+bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands,
+                         std::vector<Share>& out) {
+  out.clear();
+  if (req.per_job.count <= 0 || req.per_task.count > 0) return false;
+  const size_t most = static_cast<size_t>(std::min(req.nmax, req.ntasks));
+  const size_t fixed = std::min(req.required.size(), cands.size());
+  std::vector<size_t> chosen;
+  int64_t cap_sum = 0, gpu_sum = 0;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const bool wanting = i < fixed || static_cast<int>(chosen.size()) < req.nmin ||
+                         cap_sum < req.ntasks || gpu_sum < req.per_job.count;
+    if (!wanting) break;
+    if (chosen.size() == most) return false;
+    Amount after = cands[i].free, ignored;
+    for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
+    const int here = static_cast<int>(
+        std::min<int64_t>(req.per_job.count, after.gres_in(req.per_job.mask)));
+    // The last node the job may have must complete it (-n1 --gpus=3: the first node with
+    // three GPUs free, not the first node).
+    if (chosen.size() + 1 == most && i >= fixed &&
+        (static_cast<int>(chosen.size()) + 1 < req.nmin || cap_sum + cands[i].cap < req.ntasks ||
+         gpu_sum + here < req.per_job.count))
+      continue;
+    chosen.push_back(i);
+    cap_sum += cands[i].cap;
+    gpu_sum += here;
+  }
+  if (static_cast<int>(chosen.size()) < req.nmin || cap_sum < req.ntasks ||
+      gpu_sum < req.per_job.count)
+    return false;
+  std::vector<int> tasks(chosen.size(), 1);
+  int remaining = req.ntasks - static_cast<int>(chosen.size());
+  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
+    const int add = std::min(remaining, cands[chosen[c]].cap - 1);
+    tasks[c] += add;
+    remaining -= add;
+  }
+  return shares_with_job_gpus(req, cands, chosen, tasks, out);
+}
+
+}  // namespace
 
 bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
   if (select_in_node_order(req, cands, out)) return true;
   // In node order the first nodes may be too small for a job limited to few nodes: then the
   // roomiest nodes go first (required nodes stay in front).
-  if (static_cast<int>(cands.size()) <= req.nmin) return false;  // all used either way
-  const size_t fixed = std::min(req.required.size(), cands.size());
-  std::vector<Candidate> roomiest(cands.begin(), cands.end());
-  std::stable_sort(roomiest.begin() + static_cast<std::ptrdiff_t>(fixed), roomiest.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.cap > b.cap; });
-  return select_in_node_order(req, roomiest, out);
+  if (static_cast<int>(cands.size()) > req.nmin) {
+    const size_t fixed = std::min(req.required.size(), cands.size());
+    std::vector<Candidate> roomiest(cands.begin(), cands.end());
+    std::stable_sort(roomiest.begin() + static_cast<std::ptrdiff_t>(fixed), roomiest.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.cap > b.cap; });
+    if (select_in_node_order(req, roomiest, out)) return true;
+  }
+  return select_for_job_gpus(req, cands, out);
 }
 
 }  // namespace drover::sched

@@ -203,6 +203,32 @@ TEST(Backfill, GpuIdsAreDistinctAndTyped) {
   EXPECT_EQ(d.starts[1].alloc[0].cpu_ids, (std::vector<uint16_t>{1}));
 }
 
+// A request that takes its GPU from either of two kinds has no per-step floor: what is free
+// throughout a window is worked out over its steps together. Here kind a is free until a
+// planned job takes it at 600 and kind b is busy until 600: a 15-minute window from 0 meets
+// no single kind free throughout, one from 600 does (b, then both). The search must move the
+// start to the next step (600), not past the step where the window first failed (1200).
+TEST(Backfill, AnyKindGpuStartsAtTheFirstStepThatHoldsIt) {
+  Cluster c;
+  c.add_nodes(1, 8, 1000, "gpu:a:1,gpu:b:1");
+  c.one_partition();
+  core::Job& running = c.add_job(1, 10);  // kind b and most of the memory until 600
+  running.spec.gres = "gpu:b:1";
+  core::NodeAlloc held("n1", 1, 900, 1, {{"gpu", "b", 1}});
+  held.cpu_ids = {0};
+  held.gpu_ids = {1};
+  c.run(running, 0, {held});
+  core::Job& first = c.add_job(1, 10);  // kind a from 600 (waits for memory)
+  first.spec.gres = "gpu:a:1";
+  first.spec.mem_per_cpu_mb = 500;
+  core::Job& any = c.add_job(1, 15);
+  any.spec.gres = "gpu:1";
+  auto d = c.pass(0);
+  EXPECT_TRUE(started(d).empty());
+  EXPECT_EQ(planned(d).at(first.id), 600);
+  EXPECT_EQ(planned(d).at(any.id), 600);
+}
+
 TEST(Backfill, GpusPerJobSpanNodes) {
   Cluster c;
   c.add_nodes(2, 4, 1000, "gpu:2");
@@ -214,6 +240,54 @@ TEST(Backfill, GpusPerJobSpanNodes) {
   int total = 0;
   for (const auto& a : d.starts[0].alloc) total += static_cast<int>(a.gpu_ids.size());
   EXPECT_EQ(total, 3);
+}
+
+// GPUs per job (--gpus) over nodes as Slurm 22.05 (select/cons_tres) placed them on four idle
+// nodes of 4 CPUs and two GPUs (each job alone, --mem-per-gpu=100): nodes in order until the
+// tasks and the GPUs are held, a task on each node and the rest in order, a GPU on each node
+// and the rest in order.
+TEST(Backfill, GpusPerJobPlacedAsSlurmPlacesThem) {
+  struct Case {
+    int ntasks, gpus;
+    std::string want;  // node:tasks:gpus ...
+  };
+  const std::vector<Case> cases = {
+      {3, 5, "n1:1:2 n2:1:2 n3:1:1"},  // a single node holds the tasks, not the GPUs
+      {2, 4, "n1:1:2 n2:1:2"},
+      {4, 3, "n1:3:2 n2:1:1"},
+      {5, 2, "n1:4:1 n2:1:1"},  // one GPU on each node, not two on the first
+      {6, 3, "n1:4:2 n2:2:1"},
+  };
+  // And where the nodes in order cannot all take part: the last node the job may have must
+  // complete it.
+  {
+    Cluster c;
+    c.add_nodes(1, 4, 4000, "gpu:2");
+    c.add_nodes(1, 4, 4000, "gpu:4");
+    c.one_partition();
+    core::Job& j = c.add_job(1, 5);
+    j.spec.gpus = "3";
+    auto d = c.pass(0);
+    ASSERT_EQ(d.starts.size(), 1u);
+    ASSERT_EQ(d.starts[0].alloc.size(), 1u);
+    EXPECT_EQ(d.starts[0].alloc[0].node, "n2");
+    EXPECT_EQ(d.starts[0].alloc[0].gpu_ids.size(), 3u);
+  }
+  for (const Case& k : cases) {
+    Cluster c;
+    c.add_nodes(4, 4, 4000, "gpu:2");
+    c.one_partition();
+    core::Job& j = c.add_job(k.ntasks, 5);
+    j.spec.gpus = std::to_string(k.gpus);
+    j.spec.mem_per_gpu_mb = 100;
+    auto d = c.pass(0);
+    ASSERT_EQ(d.starts.size(), 1u) << "-n" << k.ntasks << " --gpus=" << k.gpus;
+    std::string got;
+    for (const auto& a : d.starts[0].alloc)
+      got += (got.empty() ? "" : " ") + a.node + ":" + std::to_string(a.tasks) + ":" +
+             std::to_string(a.gpu_ids.size());
+    EXPECT_EQ(got, k.want) << "-n" << k.ntasks << " --gpus=" << k.gpus;
+  }
 }
 
 TEST(Backfill, Deterministic) {
