@@ -382,8 +382,8 @@ bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands
     if (chosen.size() == most) return false;
     Amount after = cands[i].free, ignored;
     for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
-    const int here = static_cast<int>(
-        std::min<int64_t>(req.per_job.count, after.gres_in(req.per_job.mask)));
+    const int here =
+        static_cast<int>(std::min<int64_t>(req.per_job.count, after.gres_in(req.per_job.mask)));
     // The last node the job may have must complete it (-n1 --gpus=3: the first node with
     // three GPUs free, not the first node).
     if (chosen.size() + 1 == most && i >= fixed &&

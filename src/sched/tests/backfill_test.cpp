@@ -253,8 +253,7 @@ TEST(Backfill, GpusPerJobPlacedAsSlurmPlacesThem) {
   };
   const std::vector<Case> cases = {
       {3, 5, "n1:1:2 n2:1:2 n3:1:1"},  // a single node holds the tasks, not the GPUs
-      {2, 4, "n1:1:2 n2:1:2"},
-      {4, 3, "n1:3:2 n2:1:1"},
+      {2, 4, "n1:1:2 n2:1:2"},        {4, 3, "n1:3:2 n2:1:1"},
       {5, 2, "n1:4:1 n2:1:1"},  // one GPU on each node, not two on the first
       {6, 3, "n1:4:2 n2:2:1"},
   };
