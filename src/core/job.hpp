@@ -167,6 +167,7 @@ struct Job {
     uint32_t node = 0, tasks = 0, job_gpus = 0;
   };
   std::vector<PlannedShare> sched_shares;
+  int64_t sched_start = 0;  // pending: the start that plan was for (with sched_shares)
   // The submission whose script and environment this job runs: the controller keeps them in
   // the journal, not in memory (0: they are in `spec`, as jobs journaled before that).
   uint64_t payload_id = 0;

@@ -894,6 +894,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     it->second.start_time = plan.start_time;
     it->second.sched_nodes = core::compress_hostlist(plan.nodes);
     it->second.sched_shares = plan.shares;  // the next pass keeps them when it can
+    it->second.sched_start = plan.start_time;
   }
 }
 

@@ -551,11 +551,22 @@ class Engine final : public Scheduler {
     // A job keeps the nodes, and the tasks on each, that the previous pass planned it on when
     // they still hold it at the start found now: the jobs planned after it were fitted around
     // that placement, so with run times as expected every job keeps its reservation. (The
-    // search alone may choose otherwise once lower-priority jobs backfilled beside it.)
+    // search alone may choose otherwise once lower-priority jobs backfilled beside it.) When the
+    // search finds only a later start (node selection is a heuristic: with GPUs per job it may
+    // not find those nodes again), the previous plan's start and nodes are kept if they still
+    // hold it.
     void keep_planned_nodes(const core::Job& job, const PartitionView& part, const Request& req,
                             int64_t length, Found& f) {
-      if (f.start >= kNever || !req.required.empty()) return;
-      if (job.sched_shares.empty()) return;
+      if (!req.required.empty() || job.sched_shares.empty()) return;
+      if (policy != Policy::Fifo && job.sched_start >= now && job.sched_start < f.start) {
+        std::vector<Share> kept;
+        if (planned_shares_hold(job, part, req, length, job.sched_start, kept)) {
+          f.start = job.sched_start;
+          f.shares = std::move(kept);
+        }
+        return;
+      }
+      if (f.start >= kNever) return;
       // Mostly the search chose them again.
       auto same = [](const Share& a, const core::Job::PlannedShare& b) {
         return static_cast<uint32_t>(a.slot) == b.node &&
@@ -566,18 +577,23 @@ class Engine final : public Scheduler {
                      job.sched_shares.end(), same))
         return;
       std::vector<Share> kept;
+      if (planned_shares_hold(job, part, req, length, f.start, kept)) f.shares = std::move(kept);
+    }
+    // Whether the previous plan's nodes and tasks hold the job from `start` for `length`.
+    bool planned_shares_hold(const core::Job& job, const PartitionView& part, const Request& req,
+                             int64_t length, int64_t start, std::vector<Share>& kept) {
       kept.reserve(job.sched_shares.size());
       for (const core::Job::PlannedShare& ps : job.sched_shares) {
         const int slot = static_cast<int>(ps.node);
-        if (ps.node >= slots.size() || !is_candidate(part, req, slot)) return;
-        const Profile::Span w = window(slot, req, f.start, length);
-        if (w.start != f.start) return;
+        if (ps.node >= slots.size() || !is_candidate(part, req, slot)) return false;
+        const Profile::Span w = window(slot, req, start, length);
+        if (w.start != start) return false;
         const Profile::Window full = profile.fill(slot, req, slots[slot], w);
         const int tasks = static_cast<int>(ps.tasks), gpus = static_cast<int>(ps.job_gpus);
-        if (!req.holds(slots[slot], full.free, tasks, gpus)) return;
+        if (!req.holds(slots[slot], full.free, tasks, gpus)) return false;
         kept.push_back({slot, tasks, gpus, full.free});
       }
-      f.shares = std::move(kept);
+      return true;
     }
 
     // The partition's nodes this request may use, required nodes first.

@@ -384,8 +384,10 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
     // As the controller keeps them: each planned job's placement, which the next pass keeps
     // when it still holds the job.
     for (sched::PlannedStart& p : d.planned)
-      if (p.job_id >= 1 && p.job_id <= n && live[p.job_id - 1])
+      if (p.job_id >= 1 && p.job_id <= n && live[p.job_id - 1]) {
         live[p.job_id - 1]->sched_shares = std::move(p.shares);
+        live[p.job_id - 1]->sched_start = p.start_time;
+      }
     if (!d.starts.empty())
       std::erase_if(view.pending,
                     [](const core::Job* j) { return j->state != core::JobState::Pending; });

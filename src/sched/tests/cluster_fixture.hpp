@@ -96,7 +96,10 @@ struct Cluster {
       run(jobs[s.job_id - 1], now, s.alloc);
       jobs[s.job_id - 1].sched_shares.clear();
     }
-    for (const auto& p : d.planned) jobs[p.job_id - 1].sched_shares = p.shares;
+    for (const auto& p : d.planned) {
+      jobs[p.job_id - 1].sched_shares = p.shares;
+      jobs[p.job_id - 1].sched_start = p.start_time;
+    }
     return d;
   }
 };
