@@ -320,7 +320,6 @@ TEST(Backfill, RandomWorkloadProperties) {
     const int njobs = 10 + static_cast<int>(rng() % 20);
     // A quarter of the workloads have jobs with GPUs per job (the others draw as before).
     const bool with_gpus_per_job = seed % 4 == 1;
-    bool gpus_per_job = false;
     for (int i = 0; i < njobs; ++i) {
       const int nodes = 1 + static_cast<int>(rng() % 2);
       // One draw per statement: the order of evaluation of function arguments differs between
@@ -337,7 +336,6 @@ TEST(Backfill, RandomWorkloadProperties) {
         j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
       } else if (with_gpus_per_job && rng() % 5 == 0) {  // GPUs per job, over several nodes
         j.spec.gpus = std::to_string(1 + rng() % 5);
-        gpus_per_job = true;
         if (rng() % 2 == 0) j.spec.mem_per_gpu_mb = 100 + static_cast<int64_t>(rng() % 300);
       }
       // The controller refuses what can never fit at submission.
@@ -364,11 +362,7 @@ TEST(Backfill, RandomWorkloadProperties) {
           ASSERT_EQ(held, want) << "seed " << seed << " job " << s.job_id;
         }
         auto it = first_plan.find(s.job_id);
-        // (Not yet with GPUs per job in the workload: their node selection is a heuristic, and
-        // a plan kept at its start may still leave a later job without its planned nodes, e.g.
-        // seed 343; docs/benchmarks.md. The other properties hold for them.)
-        if (it != first_plan.end() && c.params.policy == sched::Policy::Conservative &&
-            !gpus_per_job) {
+        if (it != first_plan.end() && c.params.policy == sched::Policy::Conservative) {
           ASSERT_LE(now, it->second)
               << "seed " << seed << (reversed ? " reversed" : "") << " job " << s.job_id;
         }
