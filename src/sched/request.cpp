@@ -145,15 +145,19 @@ void take(Amount& from, Amount& into, uint32_t mask, int32_t count) {
     count -= n;
   }
 }
+// The job's GPUs (--gpus) that `free` still has once the per-node GPUs and the per-task GPUs
+// of `tasks` tasks are taken.
+int64_t job_gpus_left(const Request& req, Amount free, int tasks) {
+  Amount ignored;
+  for (const auto& g : req.per_node) take(free, ignored, g.mask, g.count);
+  if (req.per_task.count > 0) take(free, ignored, req.per_task.mask, req.per_task.count * tasks);
+  return free.gres_in(req.per_job.mask);
+}
 }  // namespace
 
 bool Request::holds(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {
   if (tasks_fit(slot, free) < tasks) return false;
-  if (job_gpus <= 0) return true;
-  Amount after = free, taken;
-  for (const auto& g : per_node) take(after, taken, g.mask, g.count);
-  if (per_task.count > 0) take(after, taken, per_task.mask, per_task.count * tasks);
-  return after.gres_in(per_job.mask) >= job_gpus;
+  return job_gpus <= 0 || job_gpus_left(*this, free, tasks) >= job_gpus;
 }
 
 int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
@@ -297,14 +301,9 @@ bool shares_with_job_gpus(const Request& req, const std::vector<Candidate>& cand
   give.assign(chosen.size(), 0);
   int left = req.per_job.count;
   if (left > 0)
-    for (size_t c = 0; c < chosen.size(); ++c) {
-      // What is left there after the per-node and per-task GPUs.
-      Amount after = cands[chosen[c]].free, ignored;
-      for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
-      if (req.per_task.count > 0)
-        take(after, ignored, req.per_task.mask, req.per_task.count * tasks[c]);
-      avail[c] = static_cast<int>(std::min<int64_t>(left, after.gres_in(req.per_job.mask)));
-    }
+    for (size_t c = 0; c < chosen.size(); ++c)
+      avail[c] = static_cast<int>(
+          std::min<int64_t>(left, job_gpus_left(req, cands[chosen[c]].free, tasks[c])));
   for (size_t c = 0; c < chosen.size() && left > 0; ++c)
     if (avail[c] > 0) {
       give[c] = 1;
@@ -380,10 +379,8 @@ bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands
                          cap_sum < req.ntasks || gpu_sum < req.per_job.count;
     if (!wanting) break;
     if (chosen.size() == most) return false;
-    Amount after = cands[i].free, ignored;
-    for (const auto& g : req.per_node) take(after, ignored, g.mask, g.count);
-    const int here =
-        static_cast<int>(std::min<int64_t>(req.per_job.count, after.gres_in(req.per_job.mask)));
+    const int here = static_cast<int>(
+        std::min<int64_t>(req.per_job.count, job_gpus_left(req, cands[i].free, 0)));
     // The last node the job may have must complete it (-n1 --gpus=3: the first node with
     // three GPUs free, not the first node).
     if (chosen.size() + 1 == most && i >= fixed &&
