@@ -129,9 +129,13 @@ void allocation_details(const json& j, Record& r) {
     if (it == by_node.end()) continue;
     const json& a = *it->second;
     const json gpu_ids = a.value("gpu_ids", json::array());
+    // A node given none of a job's GRES (--gpus over more nodes than GPUs) shows "(null)",
+    // a job without GRES nothing.
+    std::string gres = gres_text(a.value("gres", json::array()), &gpu_ids);
+    if (gres.empty() && !total.empty()) gres = "(null)";
     const std::string here = "CPU_IDs=" + id_runs(a.value("cpu_ids", std::vector<int>{})) +
                              " Mem=" + std::to_string(a.value("mem_mb", int64_t{0})) +
-                             " GRES=" + gres_text(a.value("gres", json::array()), &gpu_ids);
+                             " GRES=" + gres;
     if (here != held) flush();
     held = here;
     run.push_back(name);

@@ -223,6 +223,10 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
           return gres_error("");
       bool gpu_asked = any_gpu;
       for (const auto& g : asked) gpu_asked = gpu_asked || g.name == "gpu";
+      // Every node of a --gpus job takes one of them at least.
+      if (!spec.gpus.empty() && spec.nodes_set &&
+          core::parse_gpu_count(spec.gpus).count < spec.nodes_min)
+        return gres_error("Failed to validate job spec, --gpus < -N");
       if (spec.mem_per_gpu_mb >= 0 && !gpu_asked)
         return gres_error("Requested mem_per_tres=gres:gpu:" + std::to_string(spec.mem_per_gpu_mb) +
                           " but did not request any GPU.");

@@ -579,19 +579,20 @@ class Engine final : public Scheduler {
       std::vector<Share> kept;
       if (planned_shares_hold(job, part, req, length, f.start, kept)) f.shares = std::move(kept);
     }
-    // Whether the previous plan's nodes and tasks hold the job from `start` for `length`.
+    // Whether the previous plan's nodes and tasks hold the job from `start` for `length`
+    // (Request::holds: what that placement takes, not the search's bound per node).
     bool planned_shares_hold(const core::Job& job, const PartitionView& part, const Request& req,
                              int64_t length, int64_t start, std::vector<Share>& kept) {
       kept.reserve(job.sched_shares.size());
       for (const core::Job::PlannedShare& ps : job.sched_shares) {
         const int slot = static_cast<int>(ps.node);
         if (ps.node >= slots.size() || !is_candidate(part, req, slot)) return false;
-        const Profile::Span w = window(slot, req, start, length);
-        if (w.start != start) return false;
-        const Profile::Window full = profile.fill(slot, req, slots[slot], w);
+        if (any_blocks && blocked_until(slot, start, start + std::max(length, holds_for)) >= 0)
+          return false;
+        const Amount free = profile.free_over(slot, start, length);
         const int tasks = static_cast<int>(ps.tasks), gpus = static_cast<int>(ps.job_gpus);
-        if (!req.holds(slots[slot], full.free, tasks, gpus)) return false;
-        kept.push_back({slot, tasks, gpus, full.free});
+        if (!req.holds(slots[slot], free, tasks, gpus)) return false;
+        kept.push_back({slot, tasks, gpus, free});
       }
       return true;
     }

@@ -144,6 +144,16 @@ Profile::Window Profile::fill(int slot, const Request& req, const NodeSlot& node
   return w;
 }
 
+Amount Profile::free_over(int slot, int64_t start, int64_t duration) const {
+  const Line& l = lines_[slot];
+  const int64_t* t = l.times();
+  const int64_t end = duration >= kNever - start ? kNever : start + duration;
+  size_t j = step_at(t, l.size(), start);
+  Amount free = unpack(l, j);
+  for (++j; j < l.size() && t[j] < end; ++j) free = Amount::min(free, unpack(l, j));
+  return free;
+}
+
 namespace {
 
 // Slides a candidate start along a node's steps [i, n): a step where `fits(j, fresh)` fails

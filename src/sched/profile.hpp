@@ -69,6 +69,8 @@ class Profile {
                      int64_t duration, int min_tasks) const;
   // The window of a span found on `slot` (start kNever: none).
   Window fill(int slot, const Request& req, const NodeSlot& node, const Span& span) const;
+  // What is free on `slot` throughout [start, start + duration) (start >= now).
+  Amount free_over(int slot, int64_t start, int64_t duration) const;
   // The fewest CPUs free over a span's steps (what fill() would find free there).
   int32_t min_cpus(int slot, const Span& span) const {
     const int32_t* cells = lines_[slot].cells();

@@ -49,7 +49,12 @@ Request Request::compile(const core::JobSpec& spec, const GresKinds& kinds,
       r.per_node.push_back(gres_of(core::parse_gpu_count(spec.gpus_per_node)));
     if (!spec.gpus_per_task.empty())
       r.per_task = gres_of(core::parse_gpu_count(spec.gpus_per_task));
-    if (!spec.gpus.empty()) r.per_job = gres_of(core::parse_gpu_count(spec.gpus));
+    if (!spec.gpus.empty()) {
+      r.per_job = gres_of(core::parse_gpu_count(spec.gpus));
+      // Each node takes one of them at least: a node count given as a range stops there
+      // (Slurm; without -N the tasks may spread wider, on nodes given none).
+      if (spec.nodes_max > 0) r.nmax = std::max(r.nmin, std::min(r.nmax, r.per_job.count));
+    }
   } catch (const std::exception&) {
     r.valid = false;
   }
@@ -155,9 +160,31 @@ int64_t job_gpus_left(const Request& req, Amount free, int tasks) {
 }
 }  // namespace
 
+// Exactly what the placement takes, not tasks_fit's bound: a plan that the jobs after it were
+// fitted around must still hold. With --mem-per-gpu that bound charges a node the memory of
+// every GPU of the job it could take, more than a share with fewer of them uses; and the
+// search (as Slurm's node filter) takes a node for a --gpus job only with one of its GPUs free,
+// but a share given none of them holds without.
 bool Request::holds(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {
-  if (tasks_fit(slot, free) < tasks) return false;
-  return job_gpus <= 0 || job_gpus_left(*this, free, tasks) >= job_gpus;
+  if (!valid || tasks <= 0) return false;
+  if (ntasks_per_node > 0 && tasks > ntasks_per_node) return false;
+  if (exclusive) {
+    if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return false;
+    for (int k = 0; k < kMaxGresKinds; ++k)
+      if (free.gres[k] < slot.total.gres[k]) return false;
+  }
+  Amount left = free, taken;
+  for (const auto& g : per_node) {
+    if (left.gres_in(g.mask) < g.count) return false;
+    take(left, taken, g.mask, g.count);
+  }
+  if (per_task.count > 0) {
+    if (left.gres_in(per_task.mask) < int64_t{per_task.count} * tasks) return false;
+    take(left, taken, per_task.mask, per_task.count * tasks);
+  }
+  if (job_gpus > 0 && left.gres_in(per_job.mask) < job_gpus) return false;
+  const Amount use = usage(slot, free, tasks, job_gpus);
+  return use.cpus <= free.cpus && use.mem_mb <= free.mem_mb;
 }
 
 int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
@@ -289,9 +316,12 @@ bool fitting_nodes(const Request& req, const std::vector<int>& nodes,
 namespace {
 
 // The shares of the nodes chosen (cands[chosen[c]] running tasks[c] tasks), with the job's
-// GPUs (--gpus) spread as Slurm 22.05 spreads them: one on each node first, then the rest in
-// node order (observed: -n5 --gpus=2 over two nodes takes one GPU on each, not two on the
-// first). False when the nodes do not hold them all.
+// GPUs (--gpus) spread as Slurm 22.05 spreads them: in node order, each node takes what it has
+// while leaving one for each node after it, then what is still wanted goes in node order.
+// With at least as many GPUs as nodes that is one on each node and the rest in node order
+// (-n5 --gpus=2 over two nodes: one each); with fewer, the last nodes get one each (-n5
+// --gpus=1: the second node's GPU, the first node none). False when the nodes do not hold
+// them all.
 bool shares_with_job_gpus(const Request& req, const std::vector<Candidate>& cands,
                           const std::vector<size_t>& chosen, const std::vector<int>& tasks,
                           std::vector<Share>& out) {
@@ -304,11 +334,12 @@ bool shares_with_job_gpus(const Request& req, const std::vector<Candidate>& cand
     for (size_t c = 0; c < chosen.size(); ++c)
       avail[c] = static_cast<int>(
           std::min<int64_t>(left, job_gpus_left(req, cands[chosen[c]].free, tasks[c])));
-  for (size_t c = 0; c < chosen.size() && left > 0; ++c)
-    if (avail[c] > 0) {
-      give[c] = 1;
-      --left;
-    }
+  const int nodes = static_cast<int>(chosen.size());
+  for (int c = 0; c < nodes && left > 0; ++c) {
+    const int leave = nodes - c - 1;
+    give[c] = std::max(0, std::min(avail[c], left - leave));
+    left -= give[c];
+  }
   for (size_t c = 0; c < chosen.size() && left > 0; ++c) {
     const int more = std::min(left, avail[c] - give[c]);
     give[c] += more;

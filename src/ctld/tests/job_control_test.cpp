@@ -319,6 +319,17 @@ TEST(Gres, GpusArePlacedCountedAndRefusedAsSlurmDoes) {
   r = h.sm.submit({{"spec", with(h.spec(), "mem_per_gpu_mb", 100)}}, h.alice, h.now, fx);
   EXPECT_EQ(r.value("detail", ""),
             "Requested mem_per_tres=gres:gpu:100 but did not request any GPU.");
+  r = h.sm.submit(
+      {{"spec", with(with(with(h.spec(), "gpus", "1"), "nodes_min", 2), "nodes_set", true)}},
+      h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Invalid generic resource (gres) specification");
+  EXPECT_EQ(r.value("detail", ""), "Failed to validate job spec, --gpus < -N");
+  // -N1-2 with one GPU: at most one node, which cannot hold three tasks.
+  r = h.sm.submit(
+      {{"spec", with(with(with(with(h.spec(), "gpus", "1"), "nodes_max", 2), "ntasks", 3),
+                     "nodes_set", true)}},
+      h.alice, h.now, fx);
+  EXPECT_EQ(r.value("error", ""), "Requested node configuration is not available");
   uint64_t three = h.submit(h.alice, with(h.spec(), "gpus", "3"), fx);
   uint64_t one = h.submit(h.alice, with(h.spec(), "gres", "gpu:1"), fx);
   h.sm.schedule(h.now, fx);

@@ -253,9 +253,11 @@ TEST(Backfill, GpusPerJobPlacedAsSlurmPlacesThem) {
   };
   const std::vector<Case> cases = {
       {3, 5, "n1:1:2 n2:1:2 n3:1:1"},  // a single node holds the tasks, not the GPUs
-      {2, 4, "n1:1:2 n2:1:2"},        {4, 3, "n1:3:2 n2:1:1"},
+      {2, 4, "n1:1:2 n2:1:2"},
+      {4, 3, "n1:3:2 n2:1:1"},
       {5, 2, "n1:4:1 n2:1:1"},  // one GPU on each node, not two on the first
       {6, 3, "n1:4:2 n2:2:1"},
+      {5, 1, "n1:4:0 n2:1:1"},  // fewer GPUs than nodes: the last nodes get them
   };
   for (const Case& k : cases) {
     Cluster c;
@@ -289,6 +291,33 @@ TEST(Backfill, GpusPerJobPlacedAsSlurmPlacesThem) {
   }
 }
 
+// A node planned without any of a --gpus job's GPUs stays in its plan when a later job takes
+// that node's GPUs meanwhile. The search (as Slurm) would take the node only with one of the
+// job's GPUs free there, and would start the job later; the kept plan starts it on time.
+TEST(Backfill, GpusPerJobKeepsANodePlannedWithoutItsGpus) {
+  Cluster c;
+  c.add_nodes(2, 4, 1000, "gpu:2");
+  c.one_partition();
+  core::Job& busy = c.add_job(4, 10);  // all of n2 until 600
+  c.run(busy, 0, {{"n2", 4, 4, 4}});
+  core::Job& j = c.add_job(3, 10);  // memory lets n1 hold two tasks: n1 two, n2 one and the GPU
+  j.spec.gpus = "1";
+  j.spec.mem_per_cpu_mb = 400;
+  core::Job& later = c.add_job(1, 20);  // backfills on n1 with both its GPUs, beside j's plan
+  later.spec.gpus_per_node = "2";
+  auto d = c.pass(0);
+  EXPECT_EQ(started(d), std::vector<uint64_t>{later.id});
+  ASSERT_EQ(planned(d).at(j.id), 600);
+  c.finish(busy);
+  d = c.pass(600);
+  ASSERT_EQ(started(d), std::vector<uint64_t>{j.id});
+  ASSERT_EQ(d.starts[0].alloc.size(), 2u);
+  EXPECT_EQ(d.starts[0].alloc[0].node, "n1");
+  EXPECT_EQ(d.starts[0].alloc[0].tasks, 2);
+  EXPECT_TRUE(d.starts[0].alloc[0].gpu_ids.empty());
+  EXPECT_EQ(d.starts[0].alloc[1].gpu_ids.size(), 1u);
+}
+
 TEST(Backfill, Deterministic) {
   auto run = [] {
     Cluster c = textbook(sched::Policy::Conservative);
@@ -318,8 +347,6 @@ TEST(Backfill, RandomWorkloadProperties) {
     c.one_partition();
     c.params.policy = seed % 3 == 0 ? sched::Policy::Easy : sched::Policy::Conservative;
     const int njobs = 10 + static_cast<int>(rng() % 20);
-    // A quarter of the workloads have jobs with GPUs per job (the others draw as before).
-    const bool with_gpus_per_job = seed % 4 == 1;
     for (int i = 0; i < njobs; ++i) {
       const int nodes = 1 + static_cast<int>(rng() % 2);
       // One draw per statement: the order of evaluation of function arguments differs between
@@ -334,7 +361,7 @@ TEST(Backfill, RandomWorkloadProperties) {
       core::Job& j = c.add_job(ntasks, minutes, cpus, nodes, nodes_set);
       if (rng() % 4 == 0) {
         j.spec.gpus_per_node = std::to_string(1 + rng() % 2);
-      } else if (with_gpus_per_job && rng() % 5 == 0) {  // GPUs per job, over several nodes
+      } else if (rng() % 5 == 0) {  // GPUs per job, over several nodes
         j.spec.gpus = std::to_string(1 + rng() % 5);
         if (rng() % 2 == 0) j.spec.mem_per_gpu_mb = 100 + static_cast<int64_t>(rng() % 300);
       }
@@ -349,12 +376,14 @@ TEST(Backfill, RandomWorkloadProperties) {
       if (v.pending.empty() && v.running.empty()) break;
       auto d = c.pass(now);
       for (const auto& s : d.starts) {
-        // A job's GPUs (--gpus) are all there, over its nodes, one on each node first.
+        // A job's GPUs (--gpus) are all there, over its nodes, one on each node first (on the
+        // last nodes when there are fewer GPUs than nodes).
         if (const core::Job& j = c.jobs[s.job_id - 1]; !j.spec.gpus.empty()) {
           const size_t want = std::stoul(j.spec.gpus);
           size_t held = 0;
-          for (const auto& a : s.alloc) {
-            if (want >= s.alloc.size()) {
+          for (size_t i = 0; i < s.alloc.size(); ++i) {
+            const auto& a = s.alloc[i];
+            if (want + i >= s.alloc.size()) {
               ASSERT_FALSE(a.gpu_ids.empty()) << "seed " << seed << " job " << s.job_id;
             }
             held += a.gpu_ids.size();
