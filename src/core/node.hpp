@@ -31,6 +31,7 @@ struct Node {
   int64_t boot_time = 0;         // the machine's boot, as the agent reports it
   int64_t agent_start_time = 0;  // when its agent last registered (SlurmdStartTime)
   int64_t tmp_disk_mb = 0;       // TmpDisk
+  int weight = 1;                // Weight: jobs take the lowest first
   int64_t last_heartbeat = 0;
   double cpu_load = -1;      // 1-minute load average the agent last reported
   int64_t free_mem_mb = -1;  // free memory the agent last reported

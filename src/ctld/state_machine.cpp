@@ -48,6 +48,7 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
       }
     }
     n.features = nc.features;
+    n.weight = nc.weight;
     if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
       n.tmp_disk_mb = std::atoll(it->second.c_str());
     node_index_[n.name] = static_cast<int>(nodes_.size());

@@ -390,7 +390,7 @@ class Engine final : public Scheduler {
         if (cap > 0 && cap >= req.min_tasks_per_node()) cs.push_back({idx, free, cap});
       }
       shares.clear();
-      return static_cast<int>(cs.size()) >= req.nmin && select_nodes(req, cs, shares);
+      return static_cast<int>(cs.size()) >= req.nmin && choose_nodes(req, cs, now, shares);
     }
 
     // Preemption for a job that cannot start now: the fewest running jobs it may preempt
@@ -619,7 +619,26 @@ class Engine final : public Scheduler {
       }
       // A -w node that may not be used (down, drained) leaves the job nothing to run on.
       if (required_found < req.required.size()) out.clear();
+      // Lower Weight first, node order among equals (Slurm's node sets by weight).
+      auto by_weight = [&](int a, int b) { return slots[a].node->weight < slots[b].node->weight; };
+      const auto rest = out.begin() + static_cast<std::ptrdiff_t>(required_found);
+      if (!std::is_sorted(rest, out.end(), by_weight)) std::stable_sort(rest, out.end(), by_weight);
       return cand_cache.emplace(key, std::move(out)).first->second;
+    }
+
+    // The nodes for a job at `t` from every node that can take part then (select_nodes), and
+    // for a start now those Slurm would choose (select_like_slurm). Whether the job starts is
+    // select_nodes' answer alone, as for the plans made for later times: a search that finds
+    // more now than it did when planning would let a job start early on nodes the plans of the
+    // jobs after it hold.
+    bool choose_nodes(const Request& req, std::vector<Candidate>& cands, int64_t t,
+                      std::vector<Share>& shares) {
+      if (!select_nodes(req, cands, shares)) return false;
+      if (t == now && req.required.empty()) {
+        thread_local std::vector<Share> slurm;
+        if (select_like_slurm(req, cands, slots, slurm)) shares.swap(slurm);
+      }
+      return true;
     }
 
     // The earliest start at or after `from` where `req` fits for `duration` (kNever: not
@@ -658,7 +677,7 @@ class Engine final : public Scheduler {
         for (size_t i = 0; i < cands.size() && i < required; ++i)
           if (cands[i].slot == nodes[i]) ++required_here;
         if (required_here == required && static_cast<int>(cands.size()) >= req.nmin &&
-            select_nodes(req, cands, f.shares)) {
+            choose_nodes(req, cands, t, f.shares)) {
           f.start = t;
           return f;
         }
@@ -743,6 +762,8 @@ class Engine final : public Scheduler {
         // (an upper bound, cheap) and, once that would do, what they really hold.
         int64_t cpu_room = 0, room = 0;
         bool in_order_fails = false;
+        // A start now is chosen from every node that can take part (choose_nodes).
+        const bool every_node = t == now;
         for (int pos = b.next_due(0, t); pos >= 0; pos = b.next_due(pos + 1, t)) {
           // What may be read next, asked for at once so that the misses overlap: the
           // shorter lengths' spans and the node's timeline (most of a search's time is
@@ -769,7 +790,7 @@ class Engine final : public Scheduler {
             continue;
           }
           feas.push_back({pos, w});
-          if (in_order_fails) continue;
+          if (in_order_fails || every_node) continue;
           const size_t k = feas.size();
           if (k <= nmax) cpu_room += req.tasks_by_cpus(profile.min_cpus(slot, w));
           if (k >= nmin && cpu_room >= req.ntasks) {
@@ -789,9 +810,10 @@ class Engine final : public Scheduler {
           }
           if (k >= nmax) in_order_fails = true;
         }
-        if (in_order_fails && feas.size() > nmin) {
-          // select_nodes' other way, the roomiest nodes first, needs every node free at t.
-          // Unless they hold all the tasks together it fails; by their CPUs first (cheap).
+        if ((in_order_fails && feas.size() > nmin) || (every_node && feas.size() >= nmin)) {
+          // select_nodes' other way, the roomiest nodes first, needs every node free at t
+          // (as does a start now). Unless they hold all the tasks together it fails; by their
+          // CPUs first (cheap).
           int64_t all_room = 0;
           for (const auto& x : feas)
             all_room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
@@ -804,7 +826,7 @@ class Engine final : public Scheduler {
               cands.push_back({slot, w.free, w.cap});
               all_room += w.cap;
             }
-            if (all_room >= req.ntasks && select_nodes(req, cands, f.shares)) {
+            if (all_room >= req.ntasks && choose_nodes(req, cands, t, f.shares)) {
               f.start = t;
               return f;
             }

@@ -437,6 +437,140 @@ bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands
 
 }  // namespace
 
+namespace {
+
+// Slurm's scheduling weight of a node for a job: its Weight, then (for a job asking for GPUs)
+// the fewer of them usable there, the heavier: Slurm favours nodes with more GPUs for it.
+uint64_t sched_weight(const Request& req, const Candidate& c, const NodeSlot& slot) {
+  const uint64_t base = static_cast<uint64_t>(std::max(0, slot.node->weight)) << 8;
+  const bool gres = !req.per_node.empty() || req.per_task.count > 0 || req.per_job.count > 0;
+  if (!gres) return base | 0xff;
+  int64_t near = 0;
+  auto usable = [&](uint32_t mask, int64_t most) {
+    if ((mask & req.gpu_mask) == 0) return;
+    int64_t n = c.free.gres_in(mask);
+    if (req.mem == Request::Mem::PerGpu && req.mem_value > 0)
+      n = std::min(n, c.free.mem_mb / req.mem_value);
+    near += most > 0 ? std::min(n, most) : n;
+  };
+  for (const auto& g : req.per_node) usable(g.mask, g.count);
+  if (req.per_task.count > 0) usable(req.per_task.mask, 0);
+  if (req.per_job.count > 0) usable(req.per_job.mask, req.per_job.count);
+  return base | static_cast<uint64_t>(0xff - std::min<int64_t>(near, 0xff));
+}
+
+}  // namespace
+
+bool select_like_slurm(const Request& req, const std::vector<Candidate>& cands,
+                       const std::vector<NodeSlot>& slots, std::vector<Share>& out) {
+  out.clear();
+  if (!req.required.empty() || cands.empty()) return false;
+  const size_t n = cands.size();
+  const bool per_job = req.per_job.count > 0;
+  // What each node offers the job: CPUs for whole tasks, and GPUs toward --gpus.
+  std::vector<int64_t> avail(n), gpus(n);
+  std::vector<uint64_t> weight(n);
+  for (size_t i = 0; i < n; ++i) {
+    avail[i] = int64_t{cands[i].cap} * req.cpt;
+    gpus[i] =
+        per_job ? std::min<int64_t>(req.per_job.count, job_gpus_left(req, cands[i].free, 0)) : 0;
+    weight[i] = sched_weight(req, cands[i], slots[cands[i].slot]);
+  }
+  // Runs of nodes next to each other in node order, of one weight.
+  struct Run {
+    size_t first, end;
+    int64_t cpus = 0, gpus = 0;
+    int nodes = 0;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < n; ++i) {
+    if (runs.empty() || cands[i].slot != cands[i - 1].slot + 1 || weight[i] != weight[i - 1])
+      runs.push_back({i, i});
+    Run& r = runs.back();
+    r.end = i + 1;
+    r.cpus += avail[i];
+    r.gpus += gpus[i];
+    ++r.nodes;
+  }
+  int64_t rem_cpus = int64_t{req.ntasks} * req.cpt, rem_max_cpus = rem_cpus, got_gpus = 0;
+  int rem_nodes = req.nmin, min_rem_nodes = req.nmin, max_nodes = req.nmax;
+  auto gpus_done = [&] { return !per_job || got_gpus >= req.per_job.count; };
+  auto done = [&] { return rem_nodes <= 0 && rem_cpus <= 0 && gpus_done(); };
+  std::vector<size_t> chosen;
+  std::vector<int64_t> taken(n, 0);
+  std::vector<bool> used(runs.size(), false);
+  while (max_nodes > 0 && !done()) {
+    // The lightest run; among equals the first to hold the rest, then the one that holds
+    // it with the fewest CPUs, or while none does the one with the most.
+    int best = -1;
+    bool best_enough = false;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      if (used[r]) continue;
+      const Run& run = runs[r];
+      const bool enough = run.cpus >= rem_cpus && run.nodes >= rem_nodes &&
+                          (!per_job || got_gpus + run.gpus >= req.per_job.count);
+      const uint64_t w = weight[run.first];
+      bool better = best < 0 || w < weight[runs[best].first];
+      if (!better && w == weight[runs[best].first]) {
+        const int64_t best_cpus = runs[best].cpus;
+        better = (enough && !best_enough) || (enough && run.cpus < best_cpus) ||
+                 (!enough && run.cpus > best_cpus);
+      }
+      if (better) {
+        best = static_cast<int>(r);
+        best_enough = enough;
+      }
+    }
+    if (best < 0) break;
+    const Run& run = runs[best];
+    used[best] = true;
+    // One node more: the one that holds the rest most tightly, if any does alone.
+    size_t only = n;
+    if (rem_nodes <= 1)
+      for (size_t i = run.first; i < run.end; ++i) {
+        if (taken[i] > 0 || avail[i] < rem_cpus) continue;
+        if (per_job && got_gpus + gpus[i] < req.per_job.count) continue;
+        if (only == n || avail[i] < avail[only]) only = i;
+        if (avail[only] == rem_cpus) break;
+      }
+    for (size_t i = run.first; i < run.end && max_nodes > 0 && !done(); ++i) {
+      if (only < n && i != only) continue;
+      int64_t cpus = avail[i];
+      if (cpus <= 0 || taken[i] > 0) continue;
+      if (max_nodes == 1 && cpus < rem_cpus) continue;
+      // Leave a CPU for each node still wanted.
+      const int64_t most = rem_max_cpus - std::max(min_rem_nodes - 1, 0);
+      if (cpus > most) cpus = std::max<int64_t>(most, req.cpt);
+      taken[i] = cpus;
+      chosen.push_back(i);
+      got_gpus += gpus[i];
+      rem_cpus -= cpus;
+      rem_max_cpus -= cpus;
+      --rem_nodes;
+      --min_rem_nodes;
+      --max_nodes;
+    }
+  }
+  if (rem_cpus > 0 || !gpus_done() || static_cast<int>(chosen.size()) < req.nmin ||
+      static_cast<int>(chosen.size()) > req.ntasks)
+    return false;
+  // The tasks, in node order: one on each node chosen, then each up to the CPUs it was
+  // chosen for, then up to what it holds.
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<int> tasks(chosen.size(), 1);
+  int remaining = req.ntasks - static_cast<int>(chosen.size());
+  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
+    const int add = std::min<int64_t>(remaining, taken[chosen[c]] / req.cpt - 1);
+    if (add > 0) tasks[c] += add, remaining -= add;
+  }
+  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
+    const int add = std::min(remaining, cands[chosen[c]].cap - tasks[c]);
+    if (add > 0) tasks[c] += add, remaining -= add;
+  }
+  if (remaining > 0) return false;
+  return shares_with_job_gpus(req, cands, chosen, tasks, out);
+}
+
 bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out) {
   if (select_in_node_order(req, cands, out)) return true;
   // In node order the first nodes may be too small for a job limited to few nodes: then the

@@ -150,6 +150,14 @@ struct Share {
 // in order, using at most nmax nodes; when that fails, the same with the roomiest nodes
 // first. Returns false when the request cannot be met.
 bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector<Share>& out);
+// Slurm 22.05's choice (select/cons_tres without topology) from every node that can take
+// part now (`cands` in candidates' order, without -w nodes): runs of nodes next to each other
+// of one scheduling weight (Weight, and for GPU jobs the fewer GPUs usable the heavier), the
+// lightest run first, among equals the one that holds the job most tightly; in it, for a job
+// that may fit on one node, the node that holds it most tightly, else nodes in order. False
+// when that does not hold the job (select_nodes may still find a way).
+bool select_like_slurm(const Request& req, const std::vector<Candidate>& cands,
+                       const std::vector<NodeSlot>& slots, std::vector<Share>& out);
 // select_nodes' first way alone: block distribution in the order given. It uses only the
 // first nmax nodes, and stops at the first nodes that hold every task: on a longer list that
 // begins with the same nodes it chooses the same.

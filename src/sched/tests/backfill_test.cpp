@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "sched/scheduler.hpp"
 #include "sched/tests/cluster_fixture.hpp"
@@ -289,6 +290,66 @@ TEST(Backfill, GpusPerJobPlacedAsSlurmPlacesThem) {
     EXPECT_EQ(d.starts[0].alloc[0].node, "n2");
     EXPECT_EQ(d.starts[0].alloc[0].gpu_ids.size(), 3u);
   }
+}
+
+// Where a job that starts at once goes, as Slurm 22.05 (select/cons_tres) placed it on four
+// nodes of 4 CPUs and two GPUs with some of them busy: runs of nodes next to each other that
+// can take part, the run that holds the job most tightly, in it the single node that holds it
+// most tightly; for GPU jobs the nodes with more of their GPUs usable first.
+TEST(Backfill, StartsWhereSlurmPlacesThem) {
+  struct Case {
+    std::string busy;  // node:cpus:gpus held by a running job, ...
+    int ntasks;
+    std::string gpus, gpus_per_task;
+    std::string want;  // node:tasks:gpus ...
+  };
+  const std::vector<Case> cases = {
+      {"n1:3:0", 2, "", "", "n2:2:0"},          // not split over n1 and n2
+      {"n1:2:0 n2:1:0", 3, "", "", "n2:3:0"},   // the tightest single node
+      {"n1:2:0 n2:4:0", 2, "", "", "n1:2:0"},   // the tightest run (n1 alone)
+      {"n1:2:0 n2:4:0", 3, "", "", "n3:3:0"},   // n1 is too small: the next run
+      {"n2:4:0", 6, "", "", "n3:4:0 n4:2:0"},   // a run that holds it all
+      {"n1:1:1", 2, "", "1", "n2:2:2"},         // more GPUs usable first
+      {"n1:1:1", 3, "3", "", "n2:2:2 n3:1:1"},  // (n1 has one GPU left)
+  };
+  for (const Case& k : cases) {
+    Cluster c;
+    c.add_nodes(4, 4, 4000, "gpu:2");
+    c.one_partition();
+    std::istringstream busy(k.busy);
+    for (std::string item; busy >> item;) {
+      const std::string node = item.substr(0, item.find(':'));
+      const int cpus = std::stoi(item.substr(item.find(':') + 1));
+      const int gpus = std::stoi(item.substr(item.rfind(':') + 1));
+      core::Job& r = c.add_job(cpus, 60);
+      core::NodeAlloc a(node, cpus, cpus, cpus,
+                        gpus > 0 ? std::vector<core::GresCount>{{"gpu", "", gpus}}
+                                 : std::vector<core::GresCount>{});
+      for (int i = 0; i < cpus; ++i) a.cpu_ids.push_back(static_cast<uint16_t>(i));
+      for (int i = 0; i < gpus; ++i) a.gpu_ids.push_back(static_cast<uint16_t>(i));
+      c.run(r, 0, {a});
+    }
+    core::Job& j = c.add_job(k.ntasks, 5);
+    j.spec.gpus = k.gpus;
+    j.spec.gpus_per_task = k.gpus_per_task;
+    j.spec.mem_per_cpu_mb = 100;
+    auto d = c.pass(0);
+    ASSERT_EQ(d.starts.size(), 1u) << k.busy << " -n" << k.ntasks;
+    std::string got;
+    for (const auto& a : d.starts[0].alloc)
+      got += (got.empty() ? "" : " ") + a.node + ":" + std::to_string(a.tasks) + ":" +
+             std::to_string(a.gpu_ids.size());
+    EXPECT_EQ(got, k.want) << k.busy << " -n" << k.ntasks << " --gpus=" << k.gpus;
+  }
+  // Weight: the lightest nodes first, whatever their order.
+  Cluster c;
+  c.add_nodes(4, 4, 4000);
+  for (int i = 0; i < 2; ++i) c.nodes[i].weight = 10;
+  c.one_partition();
+  c.add_job(1, 5);
+  auto d = c.pass(0);
+  ASSERT_EQ(d.starts.size(), 1u);
+  EXPECT_EQ(d.starts[0].alloc[0].node, "n3");
 }
 
 // A node planned without any of a --gpus job's GPUs stays in its plan when a later job takes
