@@ -736,6 +736,9 @@ class Engine final : public Scheduler {
       return fits(from) && fits(profile.latest()) && fits(profile.round_up(latest_block_end));
     }
 
+    // Nodes past those that hold a job in node order that a start now also looks at.
+    static constexpr size_t kSlurmLookahead = 64;
+
     // A search that finds at most this many nodes free at a time moves on to the next time
     // any other node may be (see find_start_bounded).
     static constexpr size_t kFewFree = 4;
@@ -762,8 +765,12 @@ class Engine final : public Scheduler {
         // (an upper bound, cheap) and, once that would do, what they really hold.
         int64_t cpu_room = 0, room = 0;
         bool in_order_fails = false;
-        // A start now is chosen from every node that can take part (choose_nodes).
-        const bool every_node = t == now;
+        // A start now is chosen as Slurm chooses (choose_nodes) once node order holds the job:
+        // from the nodes found so far and the next kSlurmLookahead that can take part (all of
+        // them on a cluster of up to some dozens of nodes; looking at every node free now for
+        // every job that starts costs a large cluster's pass a tenth).
+        const bool starts_now = t == now && req.required.empty();
+        size_t in_order_holds_at = 0;  // feas.size() when node order held the job (0: not yet)
         for (int pos = b.next_due(0, t); pos >= 0; pos = b.next_due(pos + 1, t)) {
           // What may be read next, asked for at once so that the misses overlap: the
           // shorter lengths' spans and the node's timeline (most of a search's time is
@@ -790,7 +797,11 @@ class Engine final : public Scheduler {
             continue;
           }
           feas.push_back({pos, w});
-          if (in_order_fails || every_node) continue;
+          if (in_order_holds_at > 0) {
+            if (feas.size() >= in_order_holds_at + kSlurmLookahead) break;
+            continue;
+          }
+          if (in_order_fails) continue;
           const size_t k = feas.size();
           if (k <= nmax) cpu_room += req.tasks_by_cpus(profile.min_cpus(slot, w));
           if (k >= nmin && cpu_room >= req.ntasks) {
@@ -803,14 +814,29 @@ class Engine final : public Scheduler {
             if (room >= req.ntasks) {
               if (select_in_node_order(req, cands, f.shares)) {
                 f.start = t;
-                return f;
+                if (!starts_now) return f;
+                in_order_holds_at = feas.size();
+                continue;
               }
               in_order_fails = true;  // (GPUs per job): more nodes would not take part
             }
           }
           if (k >= nmax) in_order_fails = true;
         }
-        if ((in_order_fails && feas.size() > nmin) || (every_node && feas.size() >= nmin)) {
+        if (in_order_holds_at > 0) {
+          // The nodes seen, as select_nodes and Slurm would choose from them (node order
+          // holds the job on the first of them, so select_nodes does).
+          cands.clear();
+          for (const auto& x : feas) {
+            const int slot = nodes[x.pos];
+            const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
+            cands.push_back({slot, w.free, w.cap});
+          }
+          std::vector<Share> chosen;
+          if (choose_nodes(req, cands, t, chosen)) f.shares = std::move(chosen);
+          return f;
+        }
+        if (in_order_fails && feas.size() > nmin) {
           // select_nodes' other way, the roomiest nodes first, needs every node free at t
           // (as does a start now). Unless they hold all the tasks together it fails; by their
           // CPUs first (cheap).

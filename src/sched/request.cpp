@@ -435,6 +435,87 @@ bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands
   return shares_with_job_gpus(req, cands, chosen, tasks, out);
 }
 
+// GPUs per job when the ways above fail: whether any nodes hold the job, found exactly (a
+// search that misses a placement finds a later start, and one that finds it when looking
+// again starts the job early on nodes the plans of the jobs after it hold). Some nodes, not
+// the fewest: each counts for the tasks its CPUs hold and the job's GPUs there. Of the nodes
+// offering one GPU count only the roomiest `most` can matter; over those, for each node
+// count and GPU count (up to the job's), the most tasks held.
+bool select_for_job_gpus_exactly(const Request& req, const std::vector<Candidate>& cands,
+                                 std::vector<Share>& out) {
+  out.clear();
+  if (req.per_job.count <= 0 || req.per_task.count > 0 || !req.required.empty()) return false;
+  const int most = std::min(req.nmax, req.ntasks), want = req.per_job.count;
+  if (most <= 0 || static_cast<int>(cands.size()) < req.nmin) return false;
+  auto gpus_of = [&](size_t i) {
+    return static_cast<size_t>(std::min<int64_t>(want, job_gpus_left(req, cands[i].free, 0)));
+  };
+  std::vector<std::vector<size_t>> by_gpus(static_cast<size_t>(want) + 1);
+  for (size_t i = 0; i < cands.size(); ++i) by_gpus[gpus_of(i)].push_back(i);
+  std::vector<size_t> pool;
+  for (auto& list : by_gpus) {
+    std::stable_sort(list.begin(), list.end(),
+                     [&](size_t a, size_t b) { return cands[a].cap > cands[b].cap; });
+    if (list.size() > static_cast<size_t>(most)) list.resize(static_cast<size_t>(most));
+    pool.insert(pool.end(), list.begin(), list.end());
+  }
+  std::sort(pool.begin(), pool.end());
+  const size_t width = static_cast<size_t>(want) + 1, layers = static_cast<size_t>(most) + 1;
+  const size_t plane = layers * width;
+  if ((pool.size() + 1) * plane > (size_t{1} << 20)) return false;  // (rare; not worth it)
+  // room[p][k][g]: the most tasks k of the first p nodes of the pool hold with g GPUs (-1:
+  // none do).
+  std::vector<int32_t> room((pool.size() + 1) * plane, -1);
+  room[0] = 0;
+  for (size_t p = 0; p < pool.size(); ++p) {
+    const int32_t* from = &room[p * plane];
+    int32_t* to = &room[(p + 1) * plane];
+    std::copy(from, from + plane, to);
+    const size_t g = gpus_of(pool[p]);
+    const int32_t cap = cands[pool[p]].cap;
+    for (size_t k = 0; k + 1 < layers; ++k)
+      for (size_t have = 0; have < width; ++have)
+        if (from[k * width + have] >= 0) {
+          int32_t& dst = to[(k + 1) * width + std::min(width - 1, have + g)];
+          dst = std::max(dst, from[k * width + have] + cap);
+        }
+  }
+  const int32_t* last = &room[pool.size() * plane];
+  size_t k = 0;
+  for (size_t n = static_cast<size_t>(std::max(1, req.nmin)); n < layers && k == 0; ++n)
+    if (last[n * width + width - 1] >= req.ntasks) k = n;
+  if (k == 0) return false;
+  // Back through the pool: a node is in when the state after it is not the state before.
+  std::vector<size_t> chosen;
+  size_t have = width - 1;
+  for (size_t p = pool.size(); p-- > 0 && k > 0;) {
+    const int32_t* before = &room[p * plane];
+    const int32_t value = room[(p + 1) * plane + k * width + have];
+    if (before[k * width + have] == value) continue;
+    const size_t g = gpus_of(pool[p]);
+    const int32_t cap = cands[pool[p]].cap;
+    size_t prev = width;
+    for (size_t h = 0; h < width && prev == width; ++h)
+      if (std::min(width - 1, h + g) == have && before[(k - 1) * width + h] >= 0 &&
+          before[(k - 1) * width + h] + cap == value)
+        prev = h;
+    if (prev == width) return false;  // (cannot happen)
+    chosen.push_back(pool[p]);
+    have = prev;
+    --k;
+  }
+  std::sort(chosen.begin(), chosen.end());
+  std::vector<int> tasks(chosen.size(), 1);
+  int remaining = req.ntasks - static_cast<int>(chosen.size());
+  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
+    const int add = std::min(remaining, cands[chosen[c]].cap - 1);
+    tasks[c] += add;
+    remaining -= add;
+  }
+  if (remaining > 0) return false;
+  return shares_with_job_gpus(req, cands, chosen, tasks, out);
+}
+
 }  // namespace
 
 namespace {
@@ -582,7 +663,7 @@ bool select_nodes(const Request& req, std::vector<Candidate>& cands, std::vector
                      [](const Candidate& a, const Candidate& b) { return a.cap > b.cap; });
     if (select_in_node_order(req, roomiest, out)) return true;
   }
-  return select_for_job_gpus(req, cands, out);
+  return select_for_job_gpus(req, cands, out) || select_for_job_gpus_exactly(req, cands, out);
 }
 
 }  // namespace drover::sched

@@ -304,13 +304,14 @@ TEST(Backfill, StartsWhereSlurmPlacesThem) {
     std::string want;  // node:tasks:gpus ...
   };
   const std::vector<Case> cases = {
-      {"n1:3:0", 2, "", "", "n2:2:0"},          // not split over n1 and n2
-      {"n1:2:0 n2:1:0", 3, "", "", "n2:3:0"},   // the tightest single node
-      {"n1:2:0 n2:4:0", 2, "", "", "n1:2:0"},   // the tightest run (n1 alone)
-      {"n1:2:0 n2:4:0", 3, "", "", "n3:3:0"},   // n1 is too small: the next run
-      {"n2:4:0", 6, "", "", "n3:4:0 n4:2:0"},   // a run that holds it all
-      {"n1:1:1", 2, "", "1", "n2:2:2"},         // more GPUs usable first
-      {"n1:1:1", 3, "3", "", "n2:2:2 n3:1:1"},  // (n1 has one GPU left)
+      {"n1:3:0", 2, "", "", "n2:2:0"},                       // not split over n1 and n2
+      {"n1:2:0 n2:1:0", 3, "", "", "n2:3:0"},                // the tightest single node
+      {"n1:2:0 n2:4:0", 2, "", "", "n1:2:0"},                // the tightest run (n1 alone)
+      {"n1:2:0 n2:4:0", 3, "", "", "n3:3:0"},                // n1 is too small: the next run
+      {"n2:4:0", 6, "", "", "n3:4:0 n4:2:0"},                // a run that holds it all
+      {"n1:2:0 n2:3:0 n3:4:0", 3, "", "", "n1:2:0 n2:1:0"},  // the tightest run, split
+      {"n1:1:1", 2, "", "1", "n2:2:2"},                      // more GPUs usable first
+      {"n1:1:1", 3, "3", "", "n2:2:2 n3:1:1"},               // (n1 has one GPU left)
   };
   for (const Case& k : cases) {
     Cluster c;
