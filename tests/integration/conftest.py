@@ -103,10 +103,11 @@ class Cluster:
 
 @pytest.fixture
 def make_cluster():
-    """Factory: make_cluster(nodes=2, cpus=2, mem=1000, settings=[...]) -> running Cluster."""
+    """Factory: make_cluster(nodes=2, cpus=2, mem=1000, settings=[...], node_conf={k: "..."})
+    -> running Cluster."""
     made = []
 
-    def make(nodes=2, cpus=2, mem=1000, settings=(), up=True):
+    def make(nodes=2, cpus=2, mem=1000, settings=(), up=True, node_conf=None):
         state = tempfile.mkdtemp(prefix="drover-it-state-")
         work = tempfile.mkdtemp(prefix="drover-it-work-")
         os.chmod(work, 0o1777)  # other test users write their outputs here too
@@ -116,6 +117,8 @@ def make_cluster():
             args = ["--nodes", str(nodes), "--cpus", str(cpus), "--mem", str(mem), "--timeout", "60"]
             for s in settings:
                 args += ["--set", s]
+            for k, conf in (node_conf or {}).items():  # {node number: "Gres=gpu:2 ..."}
+                args += ["--node-conf", str(k), conf]
             c.up(*args)
         return c
 
