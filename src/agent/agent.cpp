@@ -48,7 +48,8 @@ void append_notice(const std::string& path, uid_t owner, const std::string& line
 }
 }  // namespace
 
-Agent::Agent(AgentOptions opts) : opts_(std::move(opts)) {
+Agent::Agent(AgentOptions opts)
+    : opts_(std::move(opts)), instance_(net::to_hex(net::random_bytes(8))) {
   if (opts_.cpus <= 0) opts_.cpus = static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN));
   if (opts_.real_memory_mb <= 0)
     opts_.real_memory_mb =
@@ -141,7 +142,8 @@ void Agent::on_message(const std::string& payload) {
                   {"real_memory", opts_.real_memory_mb},
                   {"launch_addr", steps_.launch_addr()},
                   {"running", running},
-                  {"finished", finished}};
+                  {"finished", finished},
+                  {"instance", instance_}};
       reg.update(node_health());
       struct sysinfo si {};
       if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;

@@ -23,7 +23,7 @@ struct AgentOptions {
   std::string key;
   std::string spool_dir;
   std::string listen_address = "127.0.0.1";  // where srun reaches this agent (any free port)
-  int cpus = 0;  // reported resources (0: this machine's)
+  int cpus = 0;                              // reported resources (0: this machine's)
   int64_t real_memory_mb = 0;
 };
 
@@ -79,6 +79,9 @@ class Agent {
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
   std::map<uint64_t, Finished> finished_;  // until the controller acknowledges them
+  // This process among the node's agents (new at each start): the controller sends a launch
+  // again, rather than requeue its job, when the same process registers without it.
+  std::string instance_;
   StepServer steps_{io_, opts_.node, opts_.key};
 };
 

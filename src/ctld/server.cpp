@@ -573,7 +573,8 @@ void Server::state_loop() {
     for (auto& task : tasks) task();  // reads only (metrics): after this batch's changes
     tasks.clear();
     for (auto& [node, msg] : fx.to_agents) {
-      if (msg.value("type", "") == "launch") ++sched_stats_.jobs_started;
+      if (msg.value("type", "") == "launch" && !msg.value("resent", false))
+        ++sched_stats_.jobs_started;
       if (msg.value("type", "") == "launch" && msg.value("payload_id", uint64_t{0}) != 0) {
         if (auto payload = journal_.get_payload(msg["payload_id"].get<uint64_t>()))
           complete_launch(msg, *payload);

@@ -562,6 +562,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
 
 void StateMachine::release(core::Job& job) {
   full_pass_needed_ = true;
+  launched_to_.erase(job.id);
   for (const auto& a : job.alloc) {
     auto it = node_index_.find(a.node);
     if (it == node_index_.end()) continue;
@@ -660,6 +661,8 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   }
   node.cpu_load = msg.value("cpu_load", -1.0);
   node.free_mem_mb = msg.value("free_mem", int64_t{-1});
+  const std::string instance = msg.value("instance", "");
+  agent_instance_[node_name] = instance;
 
   // What the agent runs and has finished, each with the run of the job it belongs to (an
   // entry without one is taken as the current run).
@@ -689,6 +692,17 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
     if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
       processes_gone(job);
+    } else if (auto sent = launched_to_.find(id); !instance.empty() && sent != launched_to_.end() &&
+                                                  sent->second == instance &&
+                                                  !agent_running.count(id)) {
+      // This agent process was sent the launch, perhaps after it wrote this registration (a
+      // connection that dropped with the launch on its way, or one that crossed it): sent
+      // again, the launch runs the job if it never arrived, and is ignored (or answered with
+      // how the run ended) if it did: launches are idempotent per run.
+      json again = launch_message(job);
+      again["resent"] = true;
+      fx.to_agents.push_back({node_name, std::move(again)});
+      continue;
     } else {
       fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
                             " does not know launch " + std::to_string(job.launches) + "; requeued");
@@ -921,7 +935,11 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.steps.clear();
   job.next_step_id = 0;
   fx.dirty_jobs.insert(job.id);
-  if (!job.spec.interactive) fx.to_agents.push_back({job.batch_host, launch_message(job)});
+  if (!job.spec.interactive) {
+    fx.to_agents.push_back({job.batch_host, launch_message(job)});
+    if (auto it = agent_instance_.find(job.batch_host); it != agent_instance_.end())
+      launched_to_[job.id] = it->second;
+  }
 }
 
 namespace {

@@ -319,6 +319,12 @@ class StateMachine {
   std::map<uint64_t, core::Job> jobs_;
   std::vector<core::Node> nodes_;
   std::unordered_map<std::string, int> node_index_;
+  // The agent process each node last registered from (its "instance", new at each start), and
+  // the agent process each running job's launch went to: a registration that does not list a
+  // launch sent to that same process may have been written before the launch arrived (in
+  // memory: after a controller restart every launch is judged as before).
+  std::unordered_map<std::string, std::string> agent_instance_;
+  std::unordered_map<uint64_t, std::string> launched_to_;
   std::vector<Partition> partitions_;
   // Array job id -> the records of its tasks (remainder included).
   std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;

@@ -237,6 +237,43 @@ TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
   EXPECT_TRUE(killed_unknown);
 }
 
+// A registration the agent wrote before a launch reached it (its connection dropped with the
+// launch on the way, or the two crossed) does not requeue the job when the same agent process
+// registers: the launch is sent again (the agent runs it once). A restarted agent that does
+// not know the job has lost it: requeued.
+TEST(StateMachine, LaunchCrossingARegistrationIsSentAgain) {
+  Harness h;
+  Effects fx;
+  for (const char* n : {"node1", "node2"})
+    h.sm.agent_register(n, {{"running", json::array()}, {"instance", "first"}}, h.now, fx);
+  uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  const std::string host = h.sm.find_job(id)->batch_host;
+  Effects reg;
+  h.sm.agent_register(host, {{"running", json::array()}, {"instance", "first"}}, h.now + 1, reg);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  EXPECT_EQ(h.sm.find_job(id)->restarts, 0u);
+  json launch;
+  for (const auto& [n, m] : reg.to_agents)
+    if (m["type"] == "launch") launch = m;
+  ASSERT_FALSE(launch.is_null());
+  EXPECT_EQ(launch["run"], 1);
+  EXPECT_EQ(launch["resent"], true);
+  // It ran and its exit came: done, once.
+  Effects exited;
+  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 1}}, h.now + 2, exited);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
+
+  uint64_t other = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now + 3, fx);
+  const std::string other_host = h.sm.find_job(other)->batch_host;
+  Effects restarted;
+  h.sm.agent_register(other_host, {{"running", json::array()}, {"instance", "second"}}, h.now + 4,
+                      restarted);
+  EXPECT_EQ(h.sm.find_job(other)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(other)->restarts, 1u);
+}
+
 // A requeued job runs again under the same id: reports about its earlier run must not end
 // the new one, and an agent still running the earlier run is told to stop it.
 TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
