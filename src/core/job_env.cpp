@@ -108,13 +108,28 @@ std::map<std::string, std::string> batch_environment(const Job& job,
   set("SLURM_NODEID", "0");
   set("SLURM_PROCID", "0");
   set("SLURM_NODE_ALIASES", "(null)");
-  // GPUs on the batch node (the first of the allocation), as slurmd reports them.
+  // GPUs on the batch node (the first of the allocation), as slurmd reports them: their
+  // number and (as Slurm 22.05 without device cgroups) their indices on the node, so that a
+  // batch script that uses them without srun sees only its own.
   if (!job.alloc.empty()) {
     int64_t gpus = 0;
     for (const auto& g : job.alloc.front().gres)
       if (g.name == "gpu") gpus += g.count;
     if (gpus > 0) set("SLURM_GPUS_ON_NODE", std::to_string(gpus));
+    std::string ids;
+    for (auto g : job.alloc.front().gpu_ids) ids += (ids.empty() ? "" : ",") + std::to_string(g);
+    if (!ids.empty()) {
+      set("CUDA_VISIBLE_DEVICES", ids);
+      set("GPU_DEVICE_ORDINAL", ids);
+      set("SLURM_JOB_GPUS", ids);
+    }
   }
+  // The GPU options as given (Slurm sets these only for --gpus* and --mem-per-gpu).
+  if (!job.spec.gpus.empty()) set("SLURM_GPUS", job.spec.gpus);
+  if (!job.spec.gpus_per_node.empty()) set("SLURM_GPUS_PER_NODE", job.spec.gpus_per_node);
+  if (!job.spec.gpus_per_task.empty()) set("SLURM_GPUS_PER_TASK", job.spec.gpus_per_task);
+  if (job.spec.mem_per_gpu_mb >= 0)
+    set("SLURM_MEM_PER_GPU", std::to_string(job.spec.mem_per_gpu_mb));
   set("SLURM_PRIO_PROCESS", std::to_string(job.spec.submit_nice));
   set("SLURM_SUBMIT_DIR", job.spec.submit_dir.empty() ? job.spec.workdir : job.spec.submit_dir);
   set("SLURM_SUBMIT_HOST", job.spec.submit_host);

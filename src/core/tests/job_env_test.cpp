@@ -335,6 +335,48 @@ TEST(BatchEnv, VariablesSetOnlyWhenAsked) {
   }
 }
 
+// GPUs, as Slurm 22.05 (select/cons_tres, gres.conf without cgroups) printed them on the
+// oracle (4 nodes of 4 CPUs and two GPUs): the batch node's GPU indices and the options given.
+TEST(BatchEnv, Gpus) {
+  auto gpu_alloc = [](const std::string& node, std::vector<uint16_t> ids) {
+    NodeAlloc a(node, 1, 100, 1, {{"gpu", "", static_cast<int64_t>(ids.size())}});
+    a.gpu_ids = std::move(ids);
+    return a;
+  };
+  const Env base = env_of(oracle_job(1, {{"node1", 1, 100, 1}}));
+  // -N1 --gpus-per-node=1 --mem-per-gpu=100
+  Job gpn = oracle_job(1, {gpu_alloc("node1", {0})});
+  gpn.spec.gpus_per_node = "1";
+  gpn.spec.mem_per_gpu_mb = 100;
+  EXPECT_EQ(added(env_of(gpn), base), (Env{{"CUDA_VISIBLE_DEVICES", "0"},
+                                           {"GPU_DEVICE_ORDINAL", "0"},
+                                           {"SLURM_GPUS_ON_NODE", "1"},
+                                           {"SLURM_GPUS_PER_NODE", "1"},
+                                           {"SLURM_JOB_GPUS", "0"},
+                                           {"SLURM_MEM_PER_GPU", "100"}}));
+  // -n2 --gpus-per-task=1 (both tasks on one node)
+  Job gpt = oracle_job(1, {gpu_alloc("node1", {0, 1})});
+  gpt.spec.gpus_per_task = "1";
+  EXPECT_EQ(added(env_of(gpt), base), (Env{{"CUDA_VISIBLE_DEVICES", "0,1"},
+                                           {"GPU_DEVICE_ORDINAL", "0,1"},
+                                           {"SLURM_GPUS_ON_NODE", "2"},
+                                           {"SLURM_GPUS_PER_TASK", "1"},
+                                           {"SLURM_JOB_GPUS", "0,1"}}));
+  // --gres=gpu:1 (the second GPU): no option variable.
+  Job gres = oracle_job(1, {gpu_alloc("node1", {1})});
+  gres.spec.gres = "gpu:1";
+  EXPECT_EQ(added(env_of(gres), base), (Env{{"CUDA_VISIBLE_DEVICES", "1"},
+                                            {"GPU_DEVICE_ORDINAL", "1"},
+                                            {"SLURM_GPUS_ON_NODE", "1"},
+                                            {"SLURM_JOB_GPUS", "1"}}));
+  // -n5 --gpus=1: the batch node got none of them (the second node has the GPU).
+  Job none = oracle_job(1, {{"node1", 1, 100, 1}, gpu_alloc("node2", {0})});
+  none.spec.gpus = "1";
+  Env env = env_of(none);
+  EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 0u);
+  EXPECT_EQ(env["SLURM_GPUS"], "1");
+}
+
 TEST(BatchEnv, TaskLayout) {
   // --exclusive (job 19): 2 CPUs, SLURM_TASKS_PER_NODE=2 (CPUs / cpus-per-task without -n).
   Job excl = oracle_job(19, {{"node3", 2, 0, 1}});
