@@ -649,6 +649,10 @@ bool select_like_slurm(const Request& req, const std::vector<Candidate>& cands,
     if (add > 0) tasks[c] += add, remaining -= add;
   }
   if (remaining > 0) return false;
+  // --ntasks-per-node with exactly that many on each node: a layout that breaks it is not
+  // taken (select_nodes' own then stands).
+  for (int t : tasks)
+    if (t < req.min_tasks_per_node()) return false;
   return shares_with_job_gpus(req, cands, chosen, tasks, out);
 }
 
