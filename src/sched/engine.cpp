@@ -629,6 +629,27 @@ class Engine final : public Scheduler {
       return cand_cache.emplace(key, std::move(out)).first->second;
     }
 
+    // Whether the nodes of the job being placed, starting at `t`, are the ones Slurm would
+    // choose (choose_nodes).
+    bool slurm_chooses(const Request& req, int64_t t) const {
+      return t == now && never_planned && req.required.empty();
+    }
+
+    // `cands` from the nodes found free at a time (positions in `nodes`), with what each
+    // holds; returns the tasks they hold together.
+    int64_t fill_candidates(const Request& req, const std::vector<int>& nodes,
+                            const std::vector<Feasible>& feas) {
+      cands.clear();
+      int64_t room = 0;
+      for (const auto& x : feas) {
+        const int slot = nodes[x.pos];
+        const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
+        cands.push_back({slot, w.free, w.cap});
+        room += w.cap;
+      }
+      return room;
+    }
+
     // The nodes for a job at `t` from every node that can take part then (select_nodes), and
     // for a start now of a job never planned before those Slurm would choose
     // (select_like_slurm). Whether the job starts is select_nodes' answer alone, as for the
@@ -639,7 +660,7 @@ class Engine final : public Scheduler {
     bool choose_nodes(const Request& req, std::vector<Candidate>& cands, int64_t t,
                       std::vector<Share>& shares) {
       if (!select_nodes(req, cands, shares)) return false;
-      if (t == now && never_planned && req.required.empty()) {
+      if (slurm_chooses(req, t)) {
         thread_local std::vector<Share> slurm;
         if (select_like_slurm(req, cands, slots, slurm)) shares.swap(slurm);
       }
@@ -774,7 +795,7 @@ class Engine final : public Scheduler {
         // from the nodes found so far and the next kSlurmLookahead that can take part (all of
         // them on a cluster of up to some dozens of nodes; looking at every node free now for
         // every job that starts costs a large cluster's pass a tenth).
-        const bool starts_now = t == now && never_planned && req.required.empty();
+        const bool starts_now = slurm_chooses(req, t);
         size_t in_order_holds_at = 0;  // feas.size() when node order held the job (0: not yet)
         for (int pos = b.next_due(0, t); pos >= 0; pos = b.next_due(pos + 1, t)) {
           // What may be read next, asked for at once so that the misses overlap: the
@@ -831,32 +852,19 @@ class Engine final : public Scheduler {
         if (in_order_holds_at > 0) {
           // The nodes seen, as select_nodes and Slurm would choose from them (node order
           // holds the job on the first of them, so select_nodes does).
-          cands.clear();
-          for (const auto& x : feas) {
-            const int slot = nodes[x.pos];
-            const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
-            cands.push_back({slot, w.free, w.cap});
-          }
+          fill_candidates(req, nodes, feas);
           std::vector<Share> chosen;
           if (choose_nodes(req, cands, t, chosen)) f.shares = std::move(chosen);
           return f;
         }
         if (in_order_fails && feas.size() > nmin) {
-          // select_nodes' other way, the roomiest nodes first, needs every node free at t
-          // (as does a start now). Unless they hold all the tasks together it fails; by their
-          // CPUs first (cheap).
+          // select_nodes' other way, the roomiest nodes first, needs every node free at t.
+          // Unless they hold all the tasks together it fails; by their CPUs first (cheap).
           int64_t all_room = 0;
           for (const auto& x : feas)
             all_room += req.tasks_by_cpus(profile.min_cpus(nodes[x.pos], x.w));
           if (all_room >= req.ntasks) {
-            cands.clear();
-            all_room = 0;
-            for (const auto& x : feas) {
-              const int slot = nodes[x.pos];
-              const Profile::Window w = profile.fill(slot, req, slots[slot], x.w);
-              cands.push_back({slot, w.free, w.cap});
-              all_room += w.cap;
-            }
+            all_room = fill_candidates(req, nodes, feas);
             if (all_room >= req.ntasks && choose_nodes(req, cands, t, f.shares)) {
               f.start = t;
               return f;

@@ -158,6 +158,13 @@ int64_t job_gpus_left(const Request& req, Amount free, int tasks) {
   if (req.per_task.count > 0) take(free, ignored, req.per_task.mask, req.per_task.count * tasks);
   return free.gres_in(req.per_job.mask);
 }
+// Whether the node's whole capacity is free (--exclusive: nothing else may run there).
+bool whole_node_free(const NodeSlot& slot, const Amount& free) {
+  if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return false;
+  for (int k = 0; k < kMaxGresKinds; ++k)
+    if (free.gres[k] < slot.total.gres[k]) return false;
+  return true;
+}
 }  // namespace
 
 // Exactly what the placement takes, not tasks_fit's bound: a plan that the jobs after it were
@@ -168,11 +175,7 @@ int64_t job_gpus_left(const Request& req, Amount free, int tasks) {
 bool Request::holds(const NodeSlot& slot, const Amount& free, int tasks, int job_gpus) const {
   if (!valid || tasks <= 0) return false;
   if (ntasks_per_node > 0 && tasks > ntasks_per_node) return false;
-  if (exclusive) {
-    if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return false;
-    for (int k = 0; k < kMaxGresKinds; ++k)
-      if (free.gres[k] < slot.total.gres[k]) return false;
-  }
+  if (exclusive && !whole_node_free(slot, free)) return false;
   Amount left = free, taken;
   for (const auto& g : per_node) {
     if (left.gres_in(g.mask) < g.count) return false;
@@ -189,12 +192,7 @@ bool Request::holds(const NodeSlot& slot, const Amount& free, int tasks, int job
 
 int Request::tasks_fit(const NodeSlot& slot, const Amount& free) const {
   if (!valid) return 0;
-  if (exclusive) {
-    // The whole node, and nothing else may run there.
-    if (free.cpus < slot.total.cpus || free.mem_mb < slot.total.mem_mb) return 0;
-    for (int k = 0; k < kMaxGresKinds; ++k)
-      if (free.gres[k] < slot.total.gres[k]) return 0;
-  }
+  if (exclusive && !whole_node_free(slot, free)) return 0;
   int cap = cpt == 1 ? free.cpus : free.cpus / cpt;  // (a division is dear here)
   if (ntasks_per_node > 0) cap = std::min(cap, ntasks_per_node);
   if (cap <= 0) return 0;
@@ -353,6 +351,19 @@ bool shares_with_job_gpus(const Request& req, const std::vector<Candidate>& cand
   return true;
 }
 
+// The tasks not yet on the nodes chosen (`tasks`: what each has so far), in node order, each
+// node up to what it holds. False when they do not all fit.
+bool place_rest_in_node_order(const Request& req, const std::vector<Candidate>& cands,
+                              const std::vector<size_t>& chosen, std::vector<int>& tasks) {
+  int remaining = req.ntasks;
+  for (int t : tasks) remaining -= t;
+  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
+    const int add = std::min(remaining, cands[chosen[c]].cap - tasks[c]);
+    if (add > 0) tasks[c] += add, remaining -= add;
+  }
+  return remaining <= 0;
+}
+
 }  // namespace
 
 bool select_in_node_order(const Request& req, const std::vector<Candidate>& cands,
@@ -426,13 +437,8 @@ bool select_for_job_gpus(const Request& req, const std::vector<Candidate>& cands
       gpu_sum < req.per_job.count)
     return false;
   std::vector<int> tasks(chosen.size(), 1);
-  int remaining = req.ntasks - static_cast<int>(chosen.size());
-  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
-    const int add = std::min(remaining, cands[chosen[c]].cap - 1);
-    tasks[c] += add;
-    remaining -= add;
-  }
-  return shares_with_job_gpus(req, cands, chosen, tasks, out);
+  return place_rest_in_node_order(req, cands, chosen, tasks) &&
+         shares_with_job_gpus(req, cands, chosen, tasks, out);
 }
 
 // GPUs per job when the ways above fail: whether any nodes hold the job, found exactly (a
@@ -506,14 +512,8 @@ bool select_for_job_gpus_exactly(const Request& req, const std::vector<Candidate
   }
   std::sort(chosen.begin(), chosen.end());
   std::vector<int> tasks(chosen.size(), 1);
-  int remaining = req.ntasks - static_cast<int>(chosen.size());
-  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
-    const int add = std::min(remaining, cands[chosen[c]].cap - 1);
-    tasks[c] += add;
-    remaining -= add;
-  }
-  if (remaining > 0) return false;
-  return shares_with_job_gpus(req, cands, chosen, tasks, out);
+  return place_rest_in_node_order(req, cands, chosen, tasks) &&
+         shares_with_job_gpus(req, cands, chosen, tasks, out);
 }
 
 }  // namespace
@@ -644,11 +644,7 @@ bool select_like_slurm(const Request& req, const std::vector<Candidate>& cands,
     const int add = std::min<int64_t>(remaining, taken[chosen[c]] / req.cpt - 1);
     if (add > 0) tasks[c] += add, remaining -= add;
   }
-  for (size_t c = 0; c < chosen.size() && remaining > 0; ++c) {
-    const int add = std::min(remaining, cands[chosen[c]].cap - tasks[c]);
-    if (add > 0) tasks[c] += add, remaining -= add;
-  }
-  if (remaining > 0) return false;
+  if (!place_rest_in_node_order(req, cands, chosen, tasks)) return false;
   // --ntasks-per-node with exactly that many on each node: a layout that breaks it is not
   // taken (select_nodes' own then stands).
   for (int t : tasks)
