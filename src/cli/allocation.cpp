@@ -21,10 +21,10 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
                                    bool quiet) {
   json reply;
   try {
-    reply = call_controller({{"op", "submit"}, {"spec", spec}});
-  } catch (const ControllerUnreachable& e) {
-    std::cerr << program << ": error: Unable to allocate resources: Unable to contact slurm "
-              << "controller (connect failure)\n";
+    reply = submit_to_controller({{"op", "submit"}, {"spec", spec}});
+  } catch (const SubmitUnanswered& e) {
+    std::cerr << program << ": error: Unable to allocate resources: " << unanswered_submission(e)
+              << '\n';
     return std::nullopt;
   }
   if (!reply.value("ok", false)) {

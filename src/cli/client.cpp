@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <random>
+#include <thread>
 
 #include "net/unix_client.hpp"
 
@@ -33,10 +37,46 @@ json call_controller(const json& request) {
   try {
     return json::parse(client.call(request.dump()));
   } catch (const json::exception& e) {
-    throw ControllerUnreachable(std::string("bad reply: ") + e.what());
+    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
   } catch (const std::exception& e) {
-    throw ControllerUnreachable(e.what());
+    throw ControllerUnreachable(e.what(), true);
   }
+}
+
+namespace {
+std::string new_request_id() {
+  std::random_device rd;
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+  return buf;
+}
+}  // namespace
+
+json submit_to_controller(json request, std::string id) {
+  if (id.empty()) id = new_request_id();
+  request["request_id"] = id;
+  double limit_s = 60;
+  if (const char* r = std::getenv("DROVER_SUBMIT_RETRY_S"); r && *r) limit_s = std::atof(r);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  auto delay = std::chrono::milliseconds(100);
+  bool maybe_received = false;
+  while (true) {
+    try {
+      return call_controller(request);
+    } catch (const ControllerUnreachable& e) {
+      maybe_received = maybe_received || e.maybe_received;
+      if (std::chrono::steady_clock::now() + delay > deadline)
+        throw SubmitUnanswered(e.what(), maybe_received, id);
+    }
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(2000));
+  }
+}
+
+std::string unanswered_submission(const SubmitUnanswered& e) {
+  if (!e.maybe_received) return "Unable to contact slurm controller (connect failure)";
+  return "Unable to contact slurm controller (no reply: it may have been submitted, request id " +
+         e.request_id + ")";
 }
 
 }  // namespace drover::cli

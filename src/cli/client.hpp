@@ -10,10 +10,30 @@ using nlohmann::json;
 // else /run/drover/ctld.sock.
 std::string controller_socket();
 
-// One request to the controller. Throws ControllerUnreachable when it cannot be contacted.
+// One request to the controller. Throws ControllerUnreachable when it cannot be contacted;
+// `maybe_received`: the request was on its way (connected), so it may have been acted on.
 struct ControllerUnreachable : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit ControllerUnreachable(const std::string& what, bool maybe_received = false)
+      : std::runtime_error(what), maybe_received(maybe_received) {}
+  bool maybe_received = false;
 };
 json call_controller(const json& request);
+
+// A submission (sbatch, salloc, srun): sent with a request id (`request_id`, else a new
+// random one) and sent again with the same id while the controller cannot be reached or the
+// reply is lost (a controller restarting), backing off, for up to $DROVER_SUBMIT_RETRY_S
+// seconds (default 60, MessageTimeout's scale). The controller answers a retry with the job
+// the first attempt created, so a retry never makes a second job. Throws SubmitUnanswered
+// when the time is up.
+struct SubmitUnanswered : ControllerUnreachable {
+  SubmitUnanswered(const std::string& what, bool maybe_received, std::string request_id)
+      : ControllerUnreachable(what, maybe_received), request_id(std::move(request_id)) {}
+  std::string request_id;
+};
+json submit_to_controller(json request, std::string request_id = "");
+// The line a command prints after `prefix` ("Batch job submission failed: ") when a submission
+// went unanswered: Slurm's connect failure when it never reached the controller, else that
+// the job may exist, with the request id that finds it.
+std::string unanswered_submission(const SubmitUnanswered& e);
 
 }  // namespace drover::cli

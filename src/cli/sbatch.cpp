@@ -223,6 +223,8 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.script = std::move(script);
   spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
   spec.environment = core::exported_environment(opts.export_env, env);
+  // An sbatch inside the job must not name its submission as this one did.
+  spec.environment.erase("DROVER_REQUEST_ID");
   spec.get_user_env =
       core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
   spec.submit_dir = cwd;
@@ -279,7 +281,18 @@ int sbatch_main(const std::vector<std::string>& args) {
 
   json reply;
   try {
-    reply = call_controller({{"op", "submit"}, {"spec", spec}, {"test_only", opts.test_only}});
+    json request = {{"op", "submit"}, {"spec", spec}, {"test_only", opts.test_only}};
+    // $DROVER_REQUEST_ID names the submission, so running sbatch again with it after a lost
+    // reply gets the job already made (it is kept out of the job's environment above).
+    const char* id = std::getenv("DROVER_REQUEST_ID");
+    reply = opts.test_only ? call_controller(request)
+                           : submit_to_controller(std::move(request), id ? id : "");
+  } catch (const SubmitUnanswered& e) {
+    std::cerr << "sbatch: error: Batch job submission failed: " << unanswered_submission(e) << '\n';
+    if (e.maybe_received)
+      std::cerr << "sbatch: error: Run sbatch again with DROVER_REQUEST_ID=" << e.request_id
+                << " to get its job id without submitting it twice\n";
+    return 1;
   } catch (const ControllerUnreachable&) {
     std::cerr << "sbatch: error: Batch job submission failed: Unable to contact slurm controller "
                  "(connect failure)\n";

@@ -50,7 +50,8 @@ struct Node {
   void discharge(const NodeAlloc& a);
 
   NodeBase base() const;
-  bool schedulable() const { return registered && !down && !drain; }
+  // Not while its agent is not responding: work sent there might not start, or start twice.
+  bool schedulable() const { return registered && !down && !drain && !not_responding; }
   // Slurm's long state name, e.g. "IDLE", "MIXED", "DOWN*", "DRAINING", "IDLE+DRAIN".
   std::string state_long(bool with_flags) const;
   // sinfo's compact form: "idle", "mix", "alloc", "down*", "drain", "drng", "unk*".

@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -27,6 +28,9 @@ struct Config {
   std::string http_address = "127.0.0.1";
   int64_t kill_wait_s = 30;
   int64_t slurmd_timeout_s = 300;
+  // How often agents send heartbeats: a third of SlurmdTimeout (1 to 30 s), so a node two
+  // of them late is not responding well before SlurmdTimeout takes it DOWN.
+  int64_t heartbeat_interval_s() const { return std::clamp<int64_t>(slurmd_timeout_s / 3, 1, 30); }
   int64_t min_job_age_s = 300;
   int64_t def_mem_per_cpu_mb = 0, def_mem_per_node_mb = 0;
   std::vector<std::string> gres_types;  // GresTypes: the generic resources jobs may ask for

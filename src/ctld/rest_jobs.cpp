@@ -272,7 +272,11 @@ void submit_job(Call& call) {
     return call.error(
         400, errno_for(err) == rest_errno::kError ? rest_errno::kRestFailParsing : errno_for(err),
         err, "job");
-  const json reply = call.ctx.backend.submit({{"spec", spec}}, call.ctx.who);
+  json request = {{"spec", spec}};
+  // Drover's own: a client that retries after a lost reply names its submission, and the
+  // retry gets the job the first attempt created.
+  if (body.contains("request_id")) request["request_id"] = body["request_id"];
+  const json reply = call.ctx.backend.submit(request, call.ctx.who);
   if (!reply.value("ok", false)) {
     std::string text = reply.value("error", "Batch job submission failed");
     const int number = errno_for(text);

@@ -104,6 +104,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
     }
   }
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
+  machine_.restore_submit_ids(loaded.records["submit_id"]);
   std::vector<core::Reservation> resvs;
   for (const auto& [name, data] : loaded.records["reservation"])
     resvs.push_back(data.get<core::Reservation>());
@@ -315,7 +316,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn) {
           }
           link->authenticated = true;
           link->node = node;
-          int interval = static_cast<int>(std::clamp<int64_t>(config_.slurmd_timeout_s / 3, 1, 30));
+          int interval = static_cast<int>(config_.heartbeat_interval_s());
           c->send(json{{"type", "welcome"},
                        {"mac", net::controller_proof(key_, nonce_a, link->nonce_c)},
                        {"heartbeat_interval", interval}}
@@ -425,7 +426,11 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       break;
     case Event::AgentClosed: {
       auto it = agents_.find(ev.node);
-      if (it != agents_.end() && (!ev.conn || it->second == ev.conn)) agents_.erase(it);
+      if (it != agents_.end() && (!ev.conn || it->second == ev.conn)) {
+        agents_.erase(it);
+        // The node's agent is gone (not one replaced by its own reconnection).
+        machine_.agent_disconnected(ev.node, now);
+      }
       break;
     }
   }
@@ -543,6 +548,9 @@ void Server::state_loop() {
         }
       }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
+      for (const auto& [key, record] : fx.new_submit_ids)
+        journal_.put_record("submit_id", key, record);
+      for (const auto& key : fx.erased_submit_ids) journal_.erase_record("submit_id", key);
       for (const auto& name : fx.dirty_resvs)
         if (const core::Reservation* r = machine_.find_reservation(name))
           journal_.put_record("reservation", name, *r);

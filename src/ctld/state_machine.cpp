@@ -103,6 +103,36 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
   }
 }
 
+void StateMachine::restore_submit_ids(const std::map<std::string, json>& records) {
+  for (const auto& [key, r] : records)
+    submit_ids_[key] = {r.value("job_id", uint64_t{0}), r.value("at", int64_t{0})};
+}
+
+void StateMachine::forget_submit_ids(int64_t now, Effects& fx) {
+  // Once a minute: a scan over every id, and retries come within about a minute anyway.
+  if (now - submit_ids_checked_at_ < 60) return;
+  submit_ids_checked_at_ = now;
+  std::vector<std::pair<int64_t, std::string>> kept;  // of jobs gone, still in the window
+  for (auto it = submit_ids_.begin(); it != submit_ids_.end();) {
+    if (jobs_.count(it->second.job_id)) {
+      ++it;
+    } else if (now - it->second.at >= kSubmitIdWindow) {
+      fx.erased_submit_ids.insert(it->first);
+      it = submit_ids_.erase(it);
+    } else {
+      kept.emplace_back(it->second.at, it->first);
+      ++it;
+    }
+  }
+  if (submit_ids_.size() <= kMaxSubmitIds) return;
+  std::sort(kept.begin(), kept.end());
+  for (const auto& [at, key] : kept) {
+    if (submit_ids_.size() <= kMaxSubmitIds) break;
+    submit_ids_.erase(key);
+    fx.erased_submit_ids.insert(key);
+  }
+}
+
 void StateMachine::hold_payload(const core::Job& job) {
   if (job.payload_id != 0) ++payload_refs_[job.payload_id];
 }
@@ -162,6 +192,17 @@ sched::ClusterView StateMachine::view(bool with_running) const {
 }
 
 json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effects& fx) {
+  // A retry of a submission already made (its reply was lost) gets the same job back.
+  std::string submit_key;
+  if (req.contains("request_id") && !req.value("test_only", false)) {
+    const json& rid = req["request_id"];
+    if (!rid.is_string() || rid.get_ref<const std::string&>().empty() ||
+        rid.get_ref<const std::string&>().size() > 128)
+      return error_reply("Invalid job request");
+    submit_key = std::to_string(who.uid) + ":" + rid.get<std::string>();
+    if (auto it = submit_ids_.find(submit_key); it != submit_ids_.end())
+      return {{"ok", true}, {"job_id", it->second.job_id}, {"retried", true}};
+  }
   core::JobSpec spec;
   try {
     spec = req.at("spec").get<core::JobSpec>();
@@ -422,6 +463,10 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   new_pending_.push_back(id);
   fx.dirty_jobs.insert(id);
   fx.reschedule = true;
+  if (!submit_key.empty()) {
+    submit_ids_[submit_key] = {id, now};
+    fx.new_submit_ids[submit_key] = {{"job_id", id}, {"at", now}};
+  }
   return {{"ok", true}, {"job_id", id}};
 }
 
@@ -703,6 +748,13 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
       again["resent"] = true;
       fx.to_agents.push_back({node_name, std::move(again)});
       continue;
+    } else if (!requeue_allowed(job) && !agent_running.count(id)) {
+      // Its processes died with an earlier agent process (or were never started): a job that
+      // may not run twice ends NODE_FAIL, as Slurm ends a job missing from its node.
+      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
+                            " does not know launch " + std::to_string(job.launches) +
+                            "; NODE_FAIL (no requeue)");
+      end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     } else {
       fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
                             " does not know launch " + std::to_string(job.launches) + "; requeued");
@@ -743,6 +795,13 @@ void StateMachine::agent_heartbeat(const std::string& node_name, const json& msg
   node.not_responding = false;
   node.cpu_load = msg.value("cpu_load", node.cpu_load);
   node.free_mem_mb = msg.value("free_mem", node.free_mem_mb);
+}
+
+void StateMachine::agent_disconnected(const std::string& node_name, int64_t /*now*/) {
+  auto it = node_index_.find(node_name);
+  if (it == node_index_.end()) return;
+  nodes_[it->second].not_responding = true;
+  full_pass_needed_ = true;  // plans that counted on the node are made again
 }
 
 void StateMachine::agent_exited(const std::string& node_name, const json& msg, int64_t now,
@@ -801,6 +860,12 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     }
   }
   for (auto& node : nodes_) {
+    // Two heartbeats missed: not responding (as a failed ping in Slurm), no new work there.
+    if (node.registered && !node.not_responding &&
+        now - node.last_heartbeat > 2 * config_.heartbeat_interval_s()) {
+      node.not_responding = true;
+      full_pass_needed_ = true;
+    }
     if (node.down || now - node.last_heartbeat <= config_.slurmd_timeout_s) continue;
     node.down = true;
     node.not_responding = true;
@@ -808,6 +873,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.reason_time = now;
     fail_jobs_on(node, now, fx);
   }
+  forget_submit_ids(now, fx);
   if (config_.min_job_age_s > 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       const core::Job& job = it->second;

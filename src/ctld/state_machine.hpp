@@ -60,6 +60,10 @@ struct Effects {
   // Accounting records of runs that a requeue ended (state REQUEUED, acct_record_json's form):
   // kept beside the job's record, which goes on with its next run.
   std::vector<json> requeued_runs;
+  // Submission request ids ("<uid>:<id>" -> {"job_id", "at"}) to journal with their jobs, and
+  // those forgotten (StateMachine::submit_ids_).
+  std::map<std::string, json> new_submit_ids;
+  std::set<std::string> erased_submit_ids;
 };
 
 // All cluster state and the rules that change it. Single-threaded by design: the controller's
@@ -69,6 +73,13 @@ class StateMachine {
   StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
 
   void restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now);
+  // The journal's "submit_id" records (Effects::new_submit_ids).
+  void restore_submit_ids(const std::map<std::string, json>& records);
+  // A request id is remembered while its job is, and at least this long after submission.
+  static constexpr int64_t kSubmitIdWindow = 3600;
+  // Request ids of purged jobs beyond this many are forgotten oldest first.
+  static constexpr size_t kMaxSubmitIds = 100000;
+  size_t submit_id_count() const { return submit_ids_.size(); }
 
   // Client requests; each returns the reply body.
   json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
@@ -134,6 +145,9 @@ class StateMachine {
   // Agent events.
   json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
   void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
+  // The node's agent connection dropped: not responding (no new work goes there) until it
+  // registers again; its jobs stay as they are until then or until SlurmdTimeout.
+  void agent_disconnected(const std::string& node, int64_t now);
   void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
   // A step's tasks on a node have all ended ({"job_id", "step_id", "status"}): once every node
   // of the step said so, the step ends (if srun has not ended it already).
@@ -325,6 +339,16 @@ class StateMachine {
   // memory: after a controller restart every launch is judged as before).
   std::unordered_map<std::string, std::string> agent_instance_;
   std::unordered_map<uint64_t, std::string> launched_to_;
+  // Idempotent submission: the client names each submission (a random "request_id", the same
+  // on every retry), so a retry after a lost reply gets the job the first attempt created.
+  // Keyed by "<uid>:<request id>": one user's id never finds another user's job.
+  struct SubmitId {
+    uint64_t job_id = 0;
+    int64_t at = 0;  // when it was submitted
+  };
+  std::unordered_map<std::string, SubmitId> submit_ids_;
+  int64_t submit_ids_checked_at_ = 0;
+  void forget_submit_ids(int64_t now, Effects& fx);
   std::vector<Partition> partitions_;
   // Array job id -> the records of its tasks (remainder included).
   std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;

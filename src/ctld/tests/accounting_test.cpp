@@ -46,6 +46,8 @@ json submit_reply(Harness& h, const Caller& who, json spec) {
 // A full pass, as the controller runs after anything frees resources.
 void full_pass(Harness& h) {
   Effects fx;
+  // The agents are alive: a node silent for two heartbeat intervals would be not responding.
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
   h.sm.tick(h.now, fx);
   h.sm.schedule(h.now, fx);
 }

@@ -108,6 +108,21 @@ TEST(RestApi, SubmitThenGetShowsJobInfoInV0044Shapes) {
   EXPECT_FALSE(r.body["jobs"][0]["nodes"].get<std::string>().empty());
 }
 
+// A submission retried with its request_id gets the same job.
+TEST(RestApi, SubmitWithARequestIdIsIdempotent) {
+  Api api;
+  json body = submit_body();
+  body["request_id"] = "rest-1";
+  auto first = api.call("POST", kSlurm + "job/submit", api.h.alice, body.dump());
+  auto again = api.call("POST", kSlurm + "job/submit", api.h.alice, body.dump());
+  ASSERT_EQ(first.status, 200) << first.body.dump(2);
+  ASSERT_EQ(again.status, 200) << again.body.dump(2);
+  EXPECT_EQ(again.body["job_id"], first.body["job_id"]);
+  EXPECT_EQ(api.h.sm.job_count(), 1u);
+  auto other = api.call("POST", kSlurm + "job/submit", api.h.alice, submit_body().dump());
+  EXPECT_NE(other.body["job_id"], first.body["job_id"]);
+}
+
 TEST(RestApi, SubmitErrorsComeInTheEnvelope) {
   Api api;
   auto r = api.call("POST", kSlurm + "job/submit", api.h.alice, "not json");

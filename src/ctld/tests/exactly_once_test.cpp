@@ -1,0 +1,294 @@
+// Exactly once through crashes: a submission retried with its request id gets the job the
+// first attempt created (across a journal reload too), and a node whose agent is gone gets no
+// new work and has its jobs run again only once their processes are known gone.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "ctld/tests/harness.hpp"
+#include "store/journal.hpp"
+
+using namespace drover;
+using namespace drover::ctld;
+using namespace drover::ctld::testing;
+
+namespace {
+
+json submit_req(const json& spec, const std::string& request_id) {
+  return {{"spec", spec}, {"request_id", request_id}};
+}
+
+// What the server does after each batch: the batch's jobs and request ids in one commit.
+void commit(store::Journal& j, const StateMachine& sm, const Effects& fx) {
+  for (uint64_t id : fx.dirty_jobs)
+    if (const core::Job* job = sm.find_job(id)) j.put_job(*job);
+  for (uint64_t id : fx.erased_jobs) j.erase_job(id);
+  if (fx.next_id_dirty) j.set_next_job_id(sm.next_job_id());
+  for (const auto& [key, record] : fx.new_submit_ids) j.put_record("submit_id", key, record);
+  for (const auto& key : fx.erased_submit_ids) j.erase_record("submit_id", key);
+  j.commit();
+}
+
+struct TempDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("drover-once-" + std::to_string(::getpid()));
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+}  // namespace
+
+TEST(SubmitId, RetryWithTheSameIdGetsTheSameJob) {
+  Harness h;
+  Effects fx;
+  json first = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
+  ASSERT_TRUE(first.value("ok", false)) << first.dump();
+  EXPECT_EQ(fx.new_submit_ids.size(), 1u);
+  Effects again;
+  json second = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now + 5, again);
+  ASSERT_TRUE(second.value("ok", false)) << second.dump();
+  EXPECT_EQ(second["job_id"], first["job_id"]);
+  EXPECT_EQ(h.sm.job_count(), 1u);
+  EXPECT_TRUE(again.dirty_jobs.empty());
+  EXPECT_FALSE(again.next_id_dirty);
+  // Another id is another job; no id at all is always a new job.
+  json third = h.sm.submit(submit_req(h.spec(), "r-2"), h.alice, h.now + 6, again);
+  EXPECT_NE(third["job_id"], first["job_id"]);
+  h.submit(h.alice, h.spec(), again);
+  h.submit(h.alice, h.spec(), again);
+  EXPECT_EQ(h.sm.job_count(), 4u);
+}
+
+// A request id belongs to its user: bob's "r-1" is not alice's.
+TEST(SubmitId, AnotherUsersSameIdIsAnotherJob) {
+  Harness h;
+  Effects fx;
+  json mine = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
+  json theirs = h.sm.submit(submit_req(h.spec(), "r-1"), h.bob, h.now, fx);
+  ASSERT_TRUE(theirs.value("ok", false)) << theirs.dump();
+  EXPECT_NE(theirs["job_id"], mine["job_id"]);
+  EXPECT_EQ(h.sm.find_job(theirs["job_id"].get<uint64_t>())->user, "bob");
+  // And the root does not see alice's either.
+  json roots = h.sm.submit(submit_req(h.spec(), "r-1"), h.root, h.now, fx);
+  EXPECT_NE(roots["job_id"], mine["job_id"]);
+  EXPECT_EQ(h.sm.job_count(), 3u);
+}
+
+TEST(SubmitId, BadIdsAreRefusedAndTestOnlyRemembersNothing) {
+  Harness h;
+  Effects fx;
+  for (const json& bad : {json(""), json(42), json(std::string(129, 'x')), json::array()}) {
+    json r = h.sm.submit({{"spec", h.spec()}, {"request_id", bad}}, h.alice, h.now, fx);
+    EXPECT_FALSE(r.value("ok", true)) << bad.dump();
+    EXPECT_EQ(r.value("error", ""), "Invalid job request");
+  }
+  json t = h.sm.submit({{"spec", h.spec()}, {"request_id", "t"}, {"test_only", true}}, h.alice,
+                       h.now, fx);
+  EXPECT_TRUE(t.value("test_only", false));
+  EXPECT_EQ(h.sm.submit_id_count(), 0u);
+  EXPECT_EQ(h.sm.job_count(), 0u);
+}
+
+// The id is journaled in the job's own commit: a controller restarted from the journal answers
+// a retry with the job it had created before the crash.
+TEST(SubmitId, RetryAfterAJournalReloadGetsTheSameJob) {
+  TempDir dir;
+  const std::string path = (dir.path / "ctld-state.db").string();
+  uint64_t id = 0;
+  {
+    Harness h;
+    store::Journal j(path);
+    Effects fx;
+    json r = h.sm.submit(submit_req(h.spec(), "lost-reply"), h.alice, h.now, fx);
+    id = r.at("job_id").get<uint64_t>();
+    commit(j, h.sm, fx);
+  }
+  store::Journal j(path);
+  auto loaded = j.load();
+  StateMachine again(two_node_config(), sched::make_scheduler());
+  again.restore(loaded.next_job_id, std::move(loaded.jobs), 2000);
+  again.restore_submit_ids(loaded.records["submit_id"]);
+  Harness h;
+  Effects fx;
+  json retry = again.submit(submit_req(h.spec(), "lost-reply"), h.alice, 2000, fx);
+  ASSERT_TRUE(retry.value("ok", false)) << retry.dump();
+  EXPECT_EQ(retry["job_id"], id);
+  EXPECT_EQ(again.job_count(), 1u);
+  json other = again.submit(submit_req(h.spec(), "lost-reply"), h.bob, 2000, fx);
+  EXPECT_NE(other["job_id"], id);
+}
+
+// Kept while the job is and for the window after submission; then forgotten, in the journal
+// too, and the memory they take is bounded.
+TEST(SubmitId, ForgottenAfterTheJobAndTheWindow) {
+  Config c = two_node_config();
+  c.min_job_age_s = 10;
+  Harness h(c);
+  Effects fx;
+  json r = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
+  const uint64_t id = r.at("job_id").get<uint64_t>();
+  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
+  auto keep_nodes_alive = [&](int64_t t) {
+    for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), t);
+  };
+  keep_nodes_alive(h.now + 100);
+  Effects purge;
+  h.sm.tick(h.now + 100, purge);
+  EXPECT_EQ(h.sm.find_job(id), nullptr);  // purged after MinJobAge
+  EXPECT_EQ(h.sm.submit_id_count(), 1u);  // but still in the window
+  Effects retry;
+  EXPECT_EQ(h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now + 100, retry)["job_id"], id);
+
+  const int64_t later = h.now + StateMachine::kSubmitIdWindow + 1;
+  keep_nodes_alive(later);
+  Effects forget;
+  h.sm.tick(later, forget);
+  EXPECT_EQ(h.sm.submit_id_count(), 0u);
+  EXPECT_EQ(forget.erased_submit_ids, std::set<std::string>{"1000:r-1"});
+}
+
+// A job still known keeps its id past the window.
+TEST(SubmitId, KeptWhileTheJobIs) {
+  Harness h;
+  Effects fx;
+  json held = h.spec();
+  held["hold"] = true;  // pends till released
+  h.sm.submit(submit_req(held, "held"), h.alice, h.now, fx);
+  const int64_t later = h.now + StateMachine::kSubmitIdWindow * 2;
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), later);
+  Effects tick;
+  h.sm.tick(later, tick);
+  EXPECT_EQ(h.sm.submit_id_count(), 1u);
+  EXPECT_TRUE(tick.erased_submit_ids.empty());
+}
+
+// An agent whose connection drops (killed, its host gone) leaves its node not responding at
+// once: nothing new starts there, sinfo marks it '*', and its job stays where it is.
+TEST(AgentLoss, DroppedAgentGetsNoNewWork) {
+  Harness h;
+  Effects fx;
+  const uint64_t first = h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  const std::string host = h.sm.find_job(first)->batch_host;
+  const std::string other = host == "node1" ? "node2" : "node1";
+  h.sm.agent_disconnected(other, h.now + 1);
+  EXPECT_TRUE(h.sm.find_node(other)->not_responding);
+  EXPECT_EQ(h.sm.find_node(other)->state_short(), "idle*");
+  EXPECT_FALSE(h.sm.find_node(other)->down);
+  Effects fx2;
+  const uint64_t second = h.submit(h.alice, h.spec(1, 1), fx2);
+  h.sm.schedule(h.now + 1, fx2);
+  EXPECT_EQ(h.sm.find_job(second)->state, core::JobState::Pending);  // not on the absent node
+  EXPECT_TRUE(h.launches(fx2).empty());
+  // Its agent comes back: the node takes work again.
+  Effects fx3;
+  h.sm.agent_register(other, {{"running", json::array()}}, h.now + 2, fx3);
+  EXPECT_FALSE(h.sm.find_node(other)->not_responding);
+  h.sm.schedule(h.now + 2, fx3);
+  EXPECT_EQ(h.sm.find_job(second)->state, core::JobState::Running);
+  EXPECT_EQ(h.sm.find_job(second)->batch_host, other);
+}
+
+// Heartbeats missed: not responding after two intervals, DOWN after SlurmdTimeout.
+TEST(AgentLoss, SilenceIsNoticedBeforeSlurmdTimeout) {
+  Harness h;  // SlurmdTimeout=60: heartbeats every 20 s
+  Effects fx;
+  h.sm.agent_heartbeat("node2", json::object(), h.now + 41);
+  h.sm.tick(h.now + 40, fx);
+  EXPECT_FALSE(h.sm.find_node("node1")->not_responding);
+  h.sm.tick(h.now + 41, fx);
+  EXPECT_TRUE(h.sm.find_node("node1")->not_responding);
+  EXPECT_FALSE(h.sm.find_node("node1")->down);
+  EXPECT_FALSE(h.sm.find_node("node2")->not_responding);
+  h.sm.tick(h.now + 61, fx);
+  EXPECT_TRUE(h.sm.find_node("node1")->down);
+  EXPECT_EQ(h.sm.find_node("node1")->reason, "Not responding");
+}
+
+// scancel of a job whose agent is away: COMPLETING (CG) while its processes may run on, its
+// CPUs still held; over once the node is declared DOWN (or its agent confirms).
+TEST(AgentLoss, CancelOnAnAbsentNodeStaysCompletingUntilTheNodeIsDown) {
+  Harness h;
+  Effects fx;
+  const uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  const std::string host = h.sm.find_job(id)->batch_host;
+  const std::string other = host == "node1" ? "node2" : "node1";
+  h.sm.agent_disconnected(host, h.now + 1);
+  Effects c;
+  json r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now + 1, c);
+  EXPECT_TRUE(r.value("ok", false));
+  const core::Job* job = h.sm.find_job(id);
+  EXPECT_EQ(job->state, core::JobState::Cancelled);
+  EXPECT_TRUE(job->completing);  // squeue: CG
+  EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 2);
+  h.sm.agent_heartbeat(other, json::object(), h.now + 61);
+  Effects t;
+  h.sm.tick(h.now + 30, t);
+  EXPECT_TRUE(h.sm.find_job(id)->completing);
+  h.sm.tick(h.now + 61, t);
+  EXPECT_TRUE(h.sm.find_node(host)->down);
+  EXPECT_FALSE(h.sm.find_job(id)->completing);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Cancelled);
+  EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
+}
+
+// The same agent process back before SlurmdTimeout with the job still running: the job runs
+// on (it was never anywhere else); a cancelled one is stopped there and ends with its exit.
+TEST(AgentLoss, TheSameAgentBackKeepsItsJobs) {
+  Harness h;
+  Effects fx;
+  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
+  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  const uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  const core::Job* job = h.sm.find_job(id);
+  const std::string host = job->batch_host;
+  const std::string inst = host == "node1" ? "a1" : "b1";
+  h.sm.agent_disconnected(host, h.now + 1);
+  Effects back;
+  h.sm.agent_register(host,
+                      {{"running", {{{"job_id", id}, {"run", job->launches}}}}, {"instance", inst}},
+                      h.now + 5, back);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  EXPECT_EQ(h.sm.find_job(id)->restarts, 0u);
+  EXPECT_TRUE(h.launches(back).empty());
+}
+
+// A new agent process (a new instance: the old one died, and with it, or killed by the new
+// one, its jobs' processes): the node's jobs are gone, never taken as still running. A
+// requeueable job runs again once; one that may not be requeued ends NODE_FAIL.
+TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
+  Harness h;
+  Effects fx;
+  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
+  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  const uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
+  h.sm.schedule(h.now, fx);
+  const std::string host = h.sm.find_job(id)->batch_host;
+  h.sm.agent_disconnected(host, h.now + 1);
+  Effects back;
+  h.sm.agent_register(host, {{"running", json::array()}, {"instance", "new"}}, h.now + 5, back);
+  const core::Job* job = h.sm.find_job(id);
+  EXPECT_EQ(job->state, core::JobState::Pending);
+  EXPECT_EQ(job->restarts, 1u);
+  EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
+
+  // --no-requeue: the same loss ends it NODE_FAIL.
+  Effects again;
+  json once = h.spec(2, 1);
+  once["requeue"] = 0;
+  const uint64_t no_requeue = h.submit(h.alice, once, again);
+  h.sm.schedule(h.now + 300, again);  // after the first one's requeue delay, both can run
+  const core::Job* nr = h.sm.find_job(no_requeue);
+  ASSERT_EQ(nr->state, core::JobState::Running);
+  const std::string nr_host = nr->batch_host;
+  h.sm.agent_disconnected(nr_host, h.now + 301);
+  Effects back2;
+  h.sm.agent_register(nr_host, {{"running", json::array()}, {"instance", "newer"}}, h.now + 302,
+                      back2);
+  EXPECT_EQ(h.sm.find_job(no_requeue)->state, core::JobState::NodeFail);
+  EXPECT_EQ(h.sm.find_job(no_requeue)->restarts, 0u);
+  EXPECT_EQ(h.sm.find_node(nr_host)->alloc_cpus, 0);
+}
