@@ -57,7 +57,9 @@ json submit_to_controller(json request, std::string id) {
   request["request_id"] = id;
   double limit_s = 60;
   if (const char* r = std::getenv("DROVER_SUBMIT_RETRY_S"); r && *r) limit_s = std::atof(r);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(limit_s));
   auto delay = std::chrono::milliseconds(100);
   bool maybe_received = false;
   while (true) {
@@ -65,10 +67,12 @@ json submit_to_controller(json request, std::string id) {
       return call_controller(request);
     } catch (const ControllerUnreachable& e) {
       maybe_received = maybe_received || e.maybe_received;
-      if (std::chrono::steady_clock::now() + delay > deadline)
-        throw SubmitUnanswered(e.what(), maybe_received, id);
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) throw SubmitUnanswered(e.what(), maybe_received, id);
+      // The last try comes at the deadline.
+      std::this_thread::sleep_for(
+          std::min(delay, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now)));
     }
-    std::this_thread::sleep_for(delay);
     delay = std::min(delay * 2, std::chrono::milliseconds(2000));
   }
 }

@@ -182,7 +182,9 @@ std::string show_job(const json& j, bool one_liner, bool details) {
   // scontrol writes a reason's spaces as underscores (ReqNodeNotAvail,_UnavailableNodes:...).
   std::string reason = j.value("reason", "None");
   std::replace(reason.begin(), reason.end(), ' ', '_');
-  r.line({"JobState=" + j.value("state", "PENDING"), "Reason=" + reason,
+  // COMPLETING while its processes may still run (as Slurm 22.05), e.g. cancelled on a node
+  // whose agent is away.
+  r.line({"JobState=" + job_state_long(j), "Reason=" + reason,
           "Dependency=" + or_null(j.value("dependency_text", std::string()))});
   r.line({"Requeue=" + std::to_string(j.value("requeue_effective", 1)),
           "Restarts=" + std::to_string(j.value("restarts", 0u)),
