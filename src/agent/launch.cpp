@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "agent/proctrack.hpp"
+
 namespace drover::agent {
 namespace {
 
@@ -186,6 +188,8 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   // Child.
   ::close(exec_pipe[0]);
   child_reset_signals();
+  // Into the job's cgroup before anything of the job runs, so none of its processes escapes.
+  if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   // Files are opened as the job's user, so permissions are theirs.
@@ -310,6 +314,7 @@ pid_t spawn_task(const TaskSpec& spec) {
 
   // Child.
   child_reset_signals();
+  if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   for (int i = 0; i < 3; ++i) {
