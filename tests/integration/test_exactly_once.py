@@ -1,7 +1,8 @@
-"""sbatch through a controller restart: it retries with the same request id, so a submission
-whose reply was lost is made once; when the time is up it says whether anything reached the
-controller. An agent that dies leaves its node not responding at once, and scancel of a job
-there leaves it COMPLETING until the node is declared down."""
+"""Exactly once. sbatch through a controller restart: it retries with the same request id, so
+a submission whose reply was lost is made once; when the time is up it says whether anything
+reached the controller. An agent that dies leaves its node not responding at once, scancel of
+a job there leaves it COMPLETING until the node is declared down, and a restarted agent's node
+never runs a job beside the copy its previous agent left."""
 import os
 import signal
 import socket
@@ -121,3 +122,37 @@ def test_killed_agent_marks_node_not_responding_and_scancel_leaves_it_completing
     time.sleep(1)
     assert c.job(jid)["JobState"] == "COMPLETING"
     assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%t").strip() == "CG"
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_restarted_agent_never_runs_a_job_beside_its_old_copy(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    runs = os.path.join(c.work, "runs")
+    jid = c.sbatch("--wrap", f"echo $$ >> {runs}; sleep 300")
+    c.wait_state(jid, "RUNNING")
+    deadline = time.time() + 10
+    while not os.path.exists(runs) and time.time() < deadline:
+        time.sleep(0.05)
+    first = int(open(runs).read().split()[0])
+    os.kill(c.pid("agent-node1.pid"), signal.SIGKILL)
+    time.sleep(0.5)
+    assert alive(first)  # the job's processes outlive the agent...
+    c.up()  # ...until a new agent starts: it ends them before it registers
+    deadline = time.time() + 30
+    while time.time() < deadline and len(open(runs).read().split()) < 2:
+        time.sleep(0.05)
+    pids = [int(p) for p in open(runs).read().split()]
+    assert len(pids) == 2, pids  # requeued (the new agent does not know it) and run again
+    assert not alive(pids[0])
+    info = c.wait_state(jid, "RUNNING")
+    assert info["Restarts"] == "1"
+    # One copy only: the CPU is the second run's.
+    assert c.ok("squeue", "-h", "-o", "%i %t").split() == [str(jid), "R"]
+    c.ok("scancel", str(jid))
