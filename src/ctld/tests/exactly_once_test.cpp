@@ -292,3 +292,21 @@ TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
   EXPECT_EQ(h.sm.find_job(no_requeue)->restarts, 0u);
   EXPECT_EQ(h.sm.find_node(nr_host)->alloc_cpus, 0);
 }
+
+// Ids of purged jobs are bounded in number: beyond kMaxSubmitIds the oldest go first.
+TEST(SubmitId, MemoryIsBounded) {
+  Harness h;
+  std::map<std::string, json> records;
+  const size_t n = StateMachine::kMaxSubmitIds + 10;
+  for (size_t i = 0; i < n; ++i)  // jobs long purged, ids still in their window
+    records["1000:r" + std::to_string(i)] = {{"job_id", 100000 + i},
+                                             {"at", h.now + static_cast<int64_t>(i % 1000)}};
+  records["1000:oldest"] = {{"job_id", 99}, {"at", h.now - 10}};
+  h.sm.restore_submit_ids(records);
+  for (const char* node : {"node1", "node2"}) h.sm.agent_heartbeat(node, json::object(), h.now);
+  Effects fx;
+  h.sm.tick(h.now + 60, fx);
+  EXPECT_EQ(h.sm.submit_id_count(), StateMachine::kMaxSubmitIds);
+  EXPECT_EQ(fx.erased_submit_ids.size(), 11u);
+  EXPECT_TRUE(fx.erased_submit_ids.count("1000:oldest"));
+}
