@@ -223,11 +223,11 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.script = std::move(script);
   spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
   spec.environment = core::exported_environment(opts.export_env, env);
-  // An sbatch inside the job must not name its submission as this one did.
-  spec.environment.erase("DROVER_REQUEST_ID");
   spec.get_user_env =
       core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
   spec.submit_dir = cwd;
+  // An sbatch inside the job must not name its submission as this one did.
+  spec.environment.erase("DROVER_REQUEST_ID");
   errno = 0;
   const int nice_now = ::getpriority(PRIO_PROCESS, 0);
   spec.submit_nice = errno == 0 ? nice_now : 0;

@@ -426,9 +426,10 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       break;
     case Event::AgentClosed: {
       auto it = agents_.find(ev.node);
-      if (it != agents_.end() && (!ev.conn || it->second == ev.conn)) {
+      // The node's agent is gone, not one its own reconnection replaced (a connection in
+      // agents_ is alive, so one that no longer exists was not the node's current one).
+      if (it != agents_.end() && ev.conn && it->second == ev.conn) {
         agents_.erase(it);
-        // The node's agent is gone (not one replaced by its own reconnection).
         machine_.agent_disconnected(ev.node, now);
       }
       break;
