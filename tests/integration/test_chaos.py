@@ -14,7 +14,7 @@ Afterwards, with the cluster calm:
 
 DROVER_CHAOS_SEED fixes the random choices, DROVER_CHAOS_SUBMISSIONS the number of submissions
 (default 5000) and DROVER_CHAOS_SECONDS the longest the submitting phase may take (default 75).
-The figures are printed (pytest -s shows them).
+The figures are printed, also when pytest captures output.
 """
 import os
 import random
@@ -81,7 +81,7 @@ def read_runs(path):
     return sorted(runs.values(), key=lambda r: r["start"] or 0)
 
 
-def test_chaos_exactly_once(make_cluster):
+def test_chaos_exactly_once(make_cluster, capsys):
     rng = random.Random(SEED)
     c = make_cluster(nodes=2, cpus=4, mem=4000, settings=["MinJobAge=3600"])
     runs_dir = os.path.join(c.work, "runs")
@@ -178,13 +178,17 @@ def test_chaos_exactly_once(make_cluster):
     # Figures, for the docs.
     duplicates = []
     excused = 0
-    print(f"\nchaos seed {SEED}: {attempts[0]} submissions in {submit_end - deadline + SECONDS:.0f} s "
+    def report(line):  # shown even when pytest captures output (ctest -V has them)
+        with capsys.disabled():
+            print(line, flush=True)
+
+    report(f"\nchaos seed {SEED}: {attempts[0]} submissions in {submit_end - deadline + SECONDS:.0f} s "
           f"by {SUBMITTERS} loops, {len(acked)} acknowledged, {len(failed)} failed "
           f"({len(found)} had left a job, found by their request id), {ctld_kills} controller "
           f"kills, {len(agent_kills)} agent kills")
 
     unsent = [rid for rid, err in failed.items() if "(connect failure)" in err]
-    print(f"chaos: of the failed, {len(unsent)} never reached the controller (connect failure), "
+    report(f"chaos: of the failed, {len(unsent)} never reached the controller (connect failure), "
           f"{len(failed) - len(unsent)} had no reply")
     assert not unexpected, f"daemons restarted that the test did not kill: {unexpected}"
     # "connect failure" promises that nothing was submitted.
@@ -229,7 +233,7 @@ def test_chaos_exactly_once(make_cluster):
             else:
                 duplicates.append(jid)
                 problems.append(f"job {jid} ran twice: {runs}")
-    print(f"chaos: {len(accounted)} jobs checked, {len(duplicates)} duplicates, {excused} reruns "
+    report(f"chaos: {len(accounted)} jobs checked, {len(duplicates)} duplicates, {excused} reruns "
           f"after their agent was killed")
 
     for name in sorted(os.listdir(c.state_dir)):
