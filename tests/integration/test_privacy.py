@@ -25,6 +25,88 @@ def listable_by(user, path):
                           capture_output=True, timeout=30).returncode == 0
 
 
+@requires_root
+def test_state_dir_and_spool_are_private_but_the_socket_serves_everyone(make_cluster):
+    ensure_user("drovertest")
+    ensure_user("drovertest2")
+    c = make_cluster(nodes=2, cpus=2, mem=1000)
+    env = dict(c.env, SECRET_TOKEN=SECRET)
+    # A running job of drovertest (its script and environment hold the secret) and a finished
+    # one (its record in accounting).
+    script = c.write_script("secret.sh", f"#!/bin/sh\n# {SECRET}\necho done\nsleep 60\n")
+    done = c.sbatch("--wrap", "true", user="drovertest")
+    c.wait_state(done, "COMPLETED")
+    p = subprocess.run(["runuser", "-u", "drovertest", "--", "env", f"SECRET_TOKEN={SECRET}",
+                        f"DROVER_SOCKET={c.env['DROVER_SOCKET']}", os.path.join(SLURM_BIN, "sbatch"),
+                        "--parsable", script], capture_output=True, text=True, env=env, cwd=c.work)
+    assert p.returncode == 0, p.stderr
+    running = int(p.stdout)
+    c.wait_state(running, "RUNNING")
+
+    files, dirs = [], []
+    for root, ds, fs in os.walk(c.state_dir):
+        dirs += [os.path.join(root, d) for d in ds]
+        files += [os.path.join(root, f) for f in fs]
+    names = {os.path.basename(f) for f in files}
+    assert {"ctld-state.db", "accounting.db", "ctld.log", "slurm.conf", "cluster.key"} <= names
+    assert any(n.endswith("-wal") for n in names), names  # SQLite's log holds the scripts
+    # The secret is in there (as the defect showed), for the cluster's user only.
+    assert any(SECRET.encode() in open(f, "rb").read() for f in files
+               if stat.S_ISREG(os.lstat(f).st_mode))
+
+    assert stat.S_IMODE(os.stat(c.state_dir).st_mode) == 0o711
+    for f in files:
+        st = os.lstat(f)
+        if stat.S_ISSOCK(st.st_mode):
+            assert os.path.basename(f) == "ctld.sock"
+            continue
+        if os.path.basename(f) == "env.sh":
+            assert stat.S_IMODE(st.st_mode) == 0o644
+            continue
+        if st.st_uid == 0:  # the job's own script belongs to (and is readable by) its user
+            assert stat.S_IMODE(st.st_mode) & 0o077 == 0, f"{f} is {oct(st.st_mode)}"
+    for d in dirs:
+        assert stat.S_IMODE(os.stat(d).st_mode) & 0o066 == 0, f"{d} is {oct(os.stat(d).st_mode)}"
+
+    # Neither user can read anything of the cluster's (the owner of the job only its script),
+    # nor list the directories.
+    for user in ("drovertest", "drovertest2"):
+        got = readable_by(user, [f for f in files if not f.endswith("ctld.sock")])
+        allowed = {os.path.join(c.state_dir, "env.sh")}
+        if user == "drovertest":
+            allowed |= {f for f in files if os.stat(f).st_uid != 0}
+        assert got <= allowed, f"{user} reads {sorted(got - allowed)}"
+        assert not listable_by(user, c.state_dir)
+        assert not listable_by(user, os.path.join(c.state_dir, "spool", "node1"))
+    assert not readable_by("drovertest2", [f for f in files if os.stat(f).st_uid != 0])
+
+    # The socket still serves them.
+    assert str(running) in c.ok("squeue", "-h", "-o", "%i", user="drovertest2")
+    other = c.sbatch("--wrap", "true", user="drovertest2")
+    c.wait_state(other, "COMPLETED")
+    c.ok("scancel", str(running), user="drovertest")
+
+
+@requires_root
+def test_state_dir_of_an_earlier_version_is_tightened(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    c.down()
+    # What earlier versions left: the directory 0755, its files 0644.
+    os.chmod(c.state_dir, 0o755)
+    for name in ("ctld-state.db", "accounting.db", "ctld.log", "slurm.conf"):
+        os.chmod(os.path.join(c.state_dir, name), 0o644)
+    os.chmod(os.path.join(c.state_dir, "spool"), 0o755)
+    p = c.up()
+    assert f"drover: {c.state_dir} was readable by other users: made" in p.stdout
+    assert stat.S_IMODE(os.stat(c.state_dir).st_mode) == 0o711
+    for name in ("ctld-state.db", "accounting.db", "ctld.log", "slurm.conf"):
+        assert stat.S_IMODE(os.stat(os.path.join(c.state_dir, name)).st_mode) == 0o600, name
+    assert stat.S_IMODE(os.stat(os.path.join(c.state_dir, "spool")).st_mode) == 0o711
+    c.wait_state(c.sbatch("--wrap", "true"), "COMPLETED")
+    # Said once: a second `drover up` finds nothing to tighten.
+    assert "readable by other users" not in c.up().stdout
+
+
 def sbatch_with_umask(c, mask, *args):
     p = subprocess.run(["sh", "-c", f'umask {mask}; exec "$0" "$@"', os.path.join(SLURM_BIN, "sbatch"),
                         "--parsable", *args], capture_output=True, text=True, env=c.env, cwd=c.work)
