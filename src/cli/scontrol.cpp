@@ -39,7 +39,7 @@ class Record {
     std::string s;
     for (const auto& it : items) {
       if (!s.empty()) s += ' ';
-      s += it;
+      s += printable(it);  // a newline in a name must not start a line of its own
     }
     lines_.push_back(s);
     return *this;

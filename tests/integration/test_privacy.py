@@ -139,3 +139,23 @@ def test_jobs_run_with_the_submitters_umask(make_cluster):
     assert mode("made-02") == 0o664
 
 
+def test_control_characters_in_names_are_escaped_in_every_listing(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    jid = c.sbatch("-J", "a\x1b[2Jb\tc\nd", "--comment", "x\x1b]0;owned\x07y", "--hold", "--wrap", "true")
+    outputs = {
+        "squeue": c.ok("squeue", "-o", "%i %j %k"),
+        "squeue-default": c.ok("squeue"),
+        "squeue-O": c.ok("squeue", "-O", "JobID,Name:40,Comment:40"),
+        "scontrol": c.ok("scontrol", "show", "job", str(jid)),
+        "scontrol-o": c.ok("scontrol", "-o", "show", "job", str(jid)),
+    }
+    c.ok("scancel", str(jid))
+    c.wait_state(jid, "CANCELLED")
+    outputs["sacct"] = c.ok("sacct", "-j", str(jid), "--parsable2", "-o", "JobID,JobName%30")
+    outputs["sacct-table"] = c.ok("sacct", "-j", str(jid), "-o", "JobID,JobName%30")
+    for name, out in outputs.items():
+        assert "\x1b" not in out and "\x07" not in out, f"{name}: {out!r}"
+    assert f"{jid} a\\x1b[2Jb\\tc\\nd x\\x1b]0;owned\\x07y\n" in outputs["squeue"]
+    assert "JobId=%d JobName=a\\x1b[2Jb\\tc\\nd\n" % jid in outputs["scontrol"]
+    assert len(outputs["scontrol-o"].splitlines()) == 1
+    assert f"{jid}|a\\x1b[2Jb\\tc\\nd\n" in outputs["sacct"]
