@@ -153,9 +153,14 @@ def test_control_characters_in_names_are_escaped_in_every_listing(make_cluster):
     c.wait_state(jid, "CANCELLED")
     outputs["sacct"] = c.ok("sacct", "-j", str(jid), "--parsable2", "-o", "JobID,JobName%30")
     outputs["sacct-table"] = c.ok("sacct", "-j", str(jid), "-o", "JobID,JobName%30")
+    c.ok("scontrol", "update", "NodeName=node1", "State=DRAIN", "Reason=disk\x1b[31m\nbad")
+    outputs["sinfo-R"] = c.ok("sinfo", "-R")
+    outputs["scontrol-node"] = c.ok("scontrol", "show", "node", "node1")
     for name, out in outputs.items():
         assert "\x1b" not in out and "\x07" not in out, f"{name}: {out!r}"
     assert f"{jid} a\\x1b[2Jb\\tc\\nd x\\x1b]0;owned\\x07y\n" in outputs["squeue"]
     assert "JobId=%d JobName=a\\x1b[2Jb\\tc\\nd\n" % jid in outputs["scontrol"]
     assert len(outputs["scontrol-o"].splitlines()) == 1
     assert f"{jid}|a\\x1b[2Jb\\tc\\nd\n" in outputs["sacct"]
+    assert "Reason=disk\\x1b[31m\\nbad [root@" in outputs["scontrol-node"]
+    assert "disk\\x1b[31m\\nbad" in outputs["sinfo-R"]
