@@ -14,7 +14,7 @@ def readable_by(user, paths):
     """The paths among `paths` that `user` can open for reading."""
     script = ("import sys\nfor p in sys.argv[1:]:\n"
               "    try:\n        open(p, 'rb').read(1); print(p)\n    except OSError:\n        pass\n")
-    p = subprocess.run(["runuser", "-u", user, "--", "python3", "-c", script, *paths],
+    p = subprocess.run(["runuser", "-u", user, "--", "/usr/bin/python3", "-c", script, *paths],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     return set(p.stdout.split())
