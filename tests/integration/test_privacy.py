@@ -117,7 +117,7 @@ def sbatch_with_umask(c, mask, *args):
 def test_jobs_run_with_the_submitters_umask(make_cluster):
     c = make_cluster(nodes=1, cpus=2, mem=1000)
     body = ("umask; printenv SLURM_UMASK || echo unset; srun sh -c 'umask; printenv SLURM_UMASK'; "
-            "srun -o step-%j.out true; touch made-@")
+            "srun -o step-%j.out true; srun -o task-%j-%t.out true; touch made-@")
     j77 = sbatch_with_umask(c, "077", "-o", "o77-%j.out", "-e", "e77-%j.err",
                             "--wrap", body.replace("@", "77"))
     j02 = sbatch_with_umask(c, "002", "-o", "o02-%j.out", "--wrap", body.replace("@", "02"))
@@ -133,9 +133,11 @@ def test_jobs_run_with_the_submitters_umask(make_cluster):
     assert mode(f"o77-{j77}.out") == 0o600
     assert mode(f"e77-{j77}.err") == 0o600
     assert mode(f"step-{j77}.out") == 0o600
+    assert mode(f"task-{j77}-0.out") == 0o600  # opened by the agent, not srun
     assert mode("made-77") == 0o600
     assert mode(f"o02-{j02}.out") == 0o664
     assert mode(f"step-{j02}.out") == 0o664
+    assert mode(f"task-{j02}-0.out") == 0o664
     assert mode("made-02") == 0o664
 
 
