@@ -460,6 +460,9 @@ void Server::start_http() {
     while (!operator_token->empty() &&
            std::isspace(static_cast<unsigned char>(operator_token->back())))
       operator_token->pop_back();
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 && (st.st_mode & 077) != 0)
+      spdlog::warn("DroverMetricsTokenFile={} is readable by other users (chmod 600)", file);
     if (operator_token->empty())
       spdlog::error("DroverMetricsTokenFile={}: no token read; scrapes need a user's token", file);
   }
