@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "cli/format.hpp"
 #include "core/text.hpp"
 
 namespace drover::cli {
@@ -69,7 +70,7 @@ std::vector<FormatItem> parse_format_list(const std::string& list) {
     f.name = item.substr(0, pct);
     if (pct != std::string::npos) {
       f.has_width = true;
-      f.width = std::atoi(item.c_str() + pct + 1);
+      f.width = parse_width(std::string_view(item).substr(pct + 1));
     }
     out.push_back(std::move(f));
   }

@@ -600,6 +600,11 @@ void check_batch_script(std::string_view script) {
         "line must start with #! followed by the path to an interpreter.\n"
         "For instance: #!/bin/sh");
   }
+  if (script.find('\0') != std::string_view::npos) {
+    throw ParseError(
+        "The Slurm controller does not allow scripts that\n"
+        "contain a NULL character '\\0'.");
+  }
   if (script.find("\r\n") != std::string_view::npos) {
     throw ParseError(
         "Batch script contains DOS line breaks (\\r\\n)\n"

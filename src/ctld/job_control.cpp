@@ -218,7 +218,10 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         next.nice = n;
       } else if (key == "priority") {
         if (!op) return "Access/permission denied";
-        next.priority = static_cast<uint32_t>(std::stoul(value));
+        // Checked here too (scontrol checks first): a 64-bit value must not wrap.
+        const long long v = std::stoll(value);
+        if (v < 0 || v > 4294967293LL) return "Invalid Priority value: " + value;
+        next.priority = static_cast<uint32_t>(v);
       } else if (key == "jobname" || key == "name") {
         next.spec.name = value;
       } else if (key == "comment") {

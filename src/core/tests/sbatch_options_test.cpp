@@ -416,6 +416,18 @@ TEST(SbatchDirectives, CheckBatchScript) {
   }
 }
 
+TEST(SbatchDirectives, ScriptWithNulByteRefused) {
+  try {
+    check_batch_script(std::string("#!/bin/sh\r\necho a\0b\n", 20));
+    FAIL();
+  } catch (const ParseError& e) {
+    // Real sbatch's words; it checks this before DOS line breaks, after the #! line.
+    EXPECT_EQ(format_sbatch_error(e),
+              "sbatch: error: The Slurm controller does not allow scripts that\n"
+              "sbatch: error: contain a NULL character '\\0'.\n");
+  }
+}
+
 TEST(SbatchErrors, Format) {
   try {
     parse_sbatch_args({"--foo"});
