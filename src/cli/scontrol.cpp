@@ -2,6 +2,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -609,7 +610,11 @@ int scontrol_main(const std::vector<std::string>& all_args) {
           ref = core::parse_job_ref(id);
           req["job_id"] = ref->job_id;
         } catch (const core::ParseError&) {
-          std::cerr << "Invalid job id specified\n";
+          // Slurm asks the controller about any number (too large ones too); other text it
+          // refuses itself.
+          const bool number = std::isdigit(static_cast<unsigned char>(id[0])) != 0;
+          std::cerr << (number ? "slurm_load_jobs" : "scontrol_print_job")
+                    << " error: Invalid job id specified\n";
           return 1;
         }
       }

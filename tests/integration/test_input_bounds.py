@@ -166,3 +166,21 @@ def test_scontrol_update_partition(make_cluster):
     assert (part["State"], part["Nodes"], part["MaxTime"]) == ("UP", "node2", "UNLIMITED")
     jid = c.sbatch("--wrap", "true")
     assert c.wait_state(jid, "COMPLETED")["NodeList"] == "node2"
+
+
+def test_job_ids_too_large(make_cluster):
+    c = make_cluster(nodes=1, cpus=2)
+    # scancel: a job that does not exist, said only with -v, exit 0 (as Slurm's scancel).
+    p = c.run("scancel", "999999999999999999999")
+    assert (p.returncode, p.stderr) == (0, "")
+    p = c.run("scancel", "-v", "999999999999999999999")
+    assert p.stderr.endswith("scancel: error: Kill job error on job id 999999999999999999999: "
+                             "Invalid job id specified\n"), p.stderr
+    # A step of such a job: no abort (drover's scancel died of std::out_of_range).
+    for ref in ("999999999999999999999.0", "1.999999999999999999999"):
+        p = c.run("scancel", ref)
+        assert p.returncode in (0, 1) and "terminate" not in p.stderr, (ref, p.returncode, p.stderr)
+    p = c.run("scontrol", "show", "job", "999999999999999999999")
+    assert (p.returncode, p.stderr) == (1, "slurm_load_jobs error: Invalid job id specified\n")
+    p = c.run("scontrol", "show", "job", "abc")
+    assert (p.returncode, p.stderr) == (1, "scontrol_print_job error: Invalid job id specified\n")
