@@ -343,6 +343,9 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
     int64_t n = 0;
     if (to_upper(v) == "TOP")
       o.priority = kPriorityTop;
+    else if (!v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos &&
+             (!parse_int64(v, n) || n >= 4294967294LL))
+      throw ParseError("Priority must be < 4294967294");  // Slurm's words, 64-bit overflow too
     else if (!parse_int64(v, n))
       invalid_spec("priority");
     else if (n < 0)

@@ -184,3 +184,15 @@ def test_job_ids_too_large(make_cluster):
     assert (p.returncode, p.stderr) == (1, "slurm_load_jobs error: Invalid job id specified\n")
     p = c.run("scontrol", "show", "job", "abc")
     assert (p.returncode, p.stderr) == (1, "scontrol_print_job error: Invalid job id specified\n")
+
+
+def test_nonexistent_working_directory_is_a_launch_failure(make_cluster):
+    # Slurm 22.05 takes the job (the directory may exist on the node) and records why it failed.
+    c = make_cluster(nodes=1, cpus=2)
+    for args in (["-D", "/nonexistent"], ["-o", "/nonexistent/out"]):
+        jid = c.sbatch(*args, "--wrap", "true")
+        info = c.wait_state(jid, "FAILED")
+        assert (info["Reason"], info["ExitCode"]) == ("JobLaunchFailure", "0:53"), args
+    jid = c.sbatch("--wrap", "exit 3")
+    info = c.wait_state(jid, "FAILED")
+    assert (info["Reason"], info["ExitCode"]) == ("NonZeroExitCode", "3:0")

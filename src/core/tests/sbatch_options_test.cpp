@@ -172,6 +172,10 @@ TEST(SbatchArgs, NiceAndPriority) {
   EXPECT_EQ(parse_sbatch_args({"--priority=5"}).priority, 5);
   EXPECT_EQ(parse_sbatch_args({"--priority=top"}).priority, kPriorityTop);
   EXPECT_EQ(error_of({"--priority=-1"}), "Priority must be >= 0");
+  // Real sbatch's words for a value past 32 bits (it would otherwise not fit).
+  EXPECT_EQ(error_of({"--priority=99999999999"}), "Priority must be < 4294967294");
+  EXPECT_EQ(error_of({"--priority=4294967294"}), "Priority must be < 4294967294");
+  EXPECT_EQ(error_of({"--priority=99999999999999999999999"}), "Priority must be < 4294967294");
 }
 
 TEST(SbatchArgs, EnumeratedValues) {
