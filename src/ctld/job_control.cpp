@@ -283,7 +283,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
           if (!node_index_.count(n)) return "Invalid node name specified";
         next.spec.exclude = value;
       } else if (key == "arraytaskthrottle") {
-        next.array_max_running = static_cast<uint32_t>(std::stoul(value));
+        const long long v = std::stoll(value);
+        if (v < 0 || v > 0xffffffffLL) return "Invalid ArrayTaskThrottle specification";
+        next.array_max_running = static_cast<uint32_t>(v);
       } else if (key == "requeue") {
         next.spec.requeue = std::stoi(value) != 0 ? 1 : 0;
       } else {

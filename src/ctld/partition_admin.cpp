@@ -47,8 +47,14 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   for (auto& p : partitions_)
     if (p.name == req.value("name", "")) part = &p;
   if (part == nullptr) return error_reply("Invalid partition name specified");
-  const json set = req.value("set", json::object());
+  json set = req.value("set", json::object());
   if (!set.is_object()) return error_reply("Invalid partition name specified");
+  // As Slurm: a DefaultTime beyond the (new) MaxTime is ignored, the rest applies.
+  if (set.contains("default_time_min") && set["default_time_min"].is_number_integer()) {
+    const int64_t max = set.value("max_time_min", part->max_time_min);
+    const int64_t dflt = set["default_time_min"].get<int64_t>();
+    if (max >= 0 && (dflt < 0 || dflt > max)) set.erase("default_time_min");
+  }
   // Checked before any change, so a refused request changes nothing.
   if (set.contains("nodes")) {
     if (!set["nodes"].is_array()) return error_reply("Invalid node name specified");

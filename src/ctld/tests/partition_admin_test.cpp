@@ -107,6 +107,19 @@ TEST(PartitionAdmin, LimitsAndPrioritiesShowAndApply) {
   EXPECT_EQ(h.sm.find_job(id)->reason, "PartitionTimeLimit");
 }
 
+TEST(PartitionAdmin, DefaultTimeBeyondMaxTimeIsIgnored) {
+  Harness h;
+  Effects fx;
+  ASSERT_TRUE(
+      update(h, h.root, "debug", {{"max_time_min", 10}, {"default_time_min", 5}}, fx)["ok"]);
+  // Slurm 22.05 leaves DefaultTime as it was (exit status 0) and applies the rest.
+  ASSERT_TRUE(update(h, h.root, "debug", {{"default_time_min", -1}, {"max_nodes", 1}}, fx)["ok"]);
+  EXPECT_EQ(partition(h, "debug")["default_time_min"], 5);
+  EXPECT_EQ(partition(h, "debug")["max_nodes"], 1);
+  ASSERT_TRUE(update(h, h.root, "debug", {{"default_time_min", 20}}, fx)["ok"]);
+  EXPECT_EQ(partition(h, "debug")["default_time_min"], 5);
+}
+
 TEST(PartitionAdmin, OneDefaultAndNodesReplaced) {
   Harness h(two_partitions());
   Effects fx;
@@ -200,6 +213,9 @@ TEST(UpdateBounds, PriorityDoesNotWrap) {
                   h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(h.sm.find_job(id)->priority, 4294967293u);
+  r = h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"ArrayTaskThrottle", "99999999999"}}}},
+                  h.root, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Invalid ArrayTaskThrottle specification");
 }
 
 }  // namespace
