@@ -54,7 +54,8 @@ std::optional<CommandResult> job_update_number_error(const std::string& key_raw,
     const char* first = value.data() + (!value.empty() && value[0] == '+' ? 1 : 0);
     auto [end, ec] = std::from_chars(first, value.data() + value.size(), n);
     (void)end;
-    if (ec == std::errc::result_out_of_range || (ec == std::errc() && std::llabs(n) > 2147483645))
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && (n > 2147483645 || n < -2147483645)))
       return CommandResult{
           "", "scontrol: error: Nice value out of range (+/- 2147483645). Value ignored\n", 1};
   } else if (key == "numnodes" || key == "minnodes") {

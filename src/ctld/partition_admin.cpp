@@ -44,29 +44,37 @@ bool StateMachine::apply_partition_settings(Partition& p, const json& set) {
 json StateMachine::partition_update(const json& req, const Caller& who, Effects& fx) {
   if (!is_operator(who)) return error_reply("Invalid user id");
   Partition* part = nullptr;
-  for (auto& p : partitions_)
-    if (p.name == req.value("name", "")) part = &p;
-  if (part == nullptr) return error_reply("Invalid partition name specified");
-  json set = req.value("set", json::object());
-  if (!set.is_object()) return error_reply("Invalid partition name specified");
-  // As Slurm: a DefaultTime beyond the (new) MaxTime is ignored, the rest applies.
-  if (set.contains("default_time_min") && set["default_time_min"].is_number_integer()) {
-    const int64_t max = set.value("max_time_min", part->max_time_min);
-    const int64_t dflt = set["default_time_min"].get<int64_t>();
-    if (max >= 0 && (dflt < 0 || dflt > max)) set.erase("default_time_min");
-  }
-  // Checked before any change, so a refused request changes nothing.
-  if (set.contains("nodes")) {
-    if (!set["nodes"].is_array()) return error_reply("Invalid node name specified");
-    for (const auto& n : set["nodes"])
-      if (!n.is_string() || !node_index_.count(n.get<std::string>()))
-        return error_reply("Invalid node name specified");
-  }
-  Partition next = *part;
+  Partition next;
+  json set;
+  // Checked before any change, so a refused request changes nothing; scontrol sends only
+  // well-typed values, anything else (a raw client's) is refused, never thrown.
   try {
+    for (auto& p : partitions_)
+      if (p.name == req.value("name", "")) part = &p;
+    if (part == nullptr) return error_reply("Invalid partition name specified");
+    set = req.value("set", json::object());
+    if (!set.is_object()) return error_reply("Invalid request");
+    if (set.contains("nodes")) {
+      if (!set["nodes"].is_array()) return error_reply("Invalid node name specified");
+      for (const auto& n : set["nodes"])
+        if (!n.is_string() || !node_index_.count(n.get<std::string>()))
+          return error_reply("Invalid node name specified");
+    }
+    if (set.contains("state")) {
+      const std::string st = set["state"].get<std::string>();
+      if (st != "UP" && st != "DOWN" && st != "DRAIN" && st != "INACTIVE")
+        return error_reply("Invalid request");
+    }
+    // As Slurm: a DefaultTime beyond the (new) MaxTime is ignored, the rest applies.
+    if (set.contains("default_time_min")) {
+      const int64_t max = set.value("max_time_min", part->max_time_min);
+      const int64_t dflt = set["default_time_min"].get<int64_t>();
+      if (max >= 0 && (dflt < 0 || dflt > max)) set.erase("default_time_min");
+    }
+    next = *part;
     apply_partition_settings(next, set);
   } catch (const json::exception&) {
-    return error_reply("Invalid request");  // a value of the wrong type: scontrol sends none
+    return error_reply("Invalid request");
   }
   next.admin.update(set);
   *part = std::move(next);

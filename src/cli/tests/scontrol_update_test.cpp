@@ -92,6 +92,8 @@ TEST(ScontrolJobUpdate, NumbersScontrolRefuses) {
   EXPECT_EQ(err("Nice", "-2147483646"),
             "scontrol: error: Nice value out of range (+/- 2147483645). Value ignored\nrc=1");
   EXPECT_EQ(err("Nice", "-2147483645"), "sent");
+  EXPECT_EQ(err("Nice", "-9223372036854775808"),
+            "scontrol: error: Nice value out of range (+/- 2147483645). Value ignored\nrc=1");
   EXPECT_EQ(err("NumNodes", "99999999999"),
             "scontrol: error: Numeric argument (99999999999) to big for requested node "
             "count.\nrc=0");

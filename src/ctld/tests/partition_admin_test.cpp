@@ -42,6 +42,12 @@ TEST(PartitionAdmin, OnlyOperatorsAndKnownPartitionsAndNodes) {
       update(h, h.root, "debug", {{"state", "DOWN"}, {"nodes", {"node1", "node9"}}}, fx)["error"],
       "Invalid node name specified");
   EXPECT_EQ(partition(h, "debug")["state"], "UP");
+  // Values of the wrong type or unknown states (not from scontrol) are refused, not thrown.
+  for (const json& bad : {json{{"state", "BOGUS"}}, json{{"state", 5}}, json{{"max_nodes", "x"}},
+                          json{{"max_time_min", "x"}, {"default_time_min", 5}}, json("x")})
+    EXPECT_EQ(update(h, h.root, "debug", bad, fx)["error"], "Invalid request") << bad.dump();
+  EXPECT_EQ(h.sm.partition_update({{"name", 5}}, h.root, fx)["error"], "Invalid request");
+  EXPECT_EQ(partition(h, "debug")["state"], "UP");
   EXPECT_TRUE(fx.dirty_partitions.empty());
 }
 
