@@ -222,10 +222,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         const long long v = std::stoll(value);
         if (v < 0 || v > 4294967293LL) return "Invalid Priority value: " + value;
         next.priority = static_cast<uint32_t>(v);
-      } else if (key == "jobname" || key == "name") {
-        next.spec.name = value;
-      } else if (key == "comment") {
-        next.spec.comment = value;
+      } else if (key == "jobname" || key == "name" || key == "comment") {
+        if (value.size() > kMaxTextField) return kTooLong;
+        (key == "comment" ? next.spec.comment : next.spec.name) = value;
       } else if (key == "partition") {
         if (!pending) return "Job is no longer pending execution";
         const Partition* p = find_partition(value);

@@ -174,9 +174,11 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     return error_reply("Batch script is empty or lacks #!");
   // Slurm's limit (and errno) for scripts; sbatch refuses a NUL byte itself, checked again here.
   if (static_cast<int64_t>(spec.script.size()) > config_.max_script_size)
-    return error_reply("Pathname of a file, directory or other parameter too long");
+    return error_reply(kTooLong);
   if (spec.script.find('\0') != std::string::npos)
     return error_reply("Batch script contains a NULL character");
+  for (const std::string* text : {&spec.name, &spec.comment, &spec.mail_user})
+    if (text->size() > kMaxTextField) return error_reply(kTooLong);
   if (spec.workdir.empty() || spec.workdir.front() != '/')
     return error_reply("Invalid working directory");
   if (spec.ntasks < 1) return error_reply("Invalid number of tasks");

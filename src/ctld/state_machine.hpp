@@ -166,6 +166,11 @@ class StateMachine {
   friend class MetricsReader;
 
  private:
+  // Slurm's errno text for a script over max_script_size or a text field over its bound
+  // (job name, comment, mail user: kMaxTextField bytes, as Slurm 22.05 refuses them).
+  static constexpr const char* kTooLong =
+      "Pathname of a file, directory or other parameter too long";
+  static constexpr size_t kMaxTextField = 1024;
   struct Partition {
     std::string name;
     std::vector<int> nodes;

@@ -55,6 +55,20 @@ def test_script_size_is_bounded(make_cluster):
     assert p.stderr == SUBMIT_FAILED + "Pathname of a file, directory or other parameter too long\n"
 
 
+def test_text_fields_are_bounded(make_cluster):
+    # Slurm 22.05 refuses a job name, comment or mail user over 1024 bytes.
+    c = make_cluster(nodes=1, cpus=2)
+    for opt in ("-J", "--comment", "--mail-user"):
+        p = c.run("sbatch", "-H", f"{opt}={'a' * 1025}", "--wrap", "true")
+        assert (p.returncode, p.stderr) == (
+            1, SUBMIT_FAILED + "Pathname of a file, directory or other parameter too long\n"), opt
+    jid = c.sbatch("-H", "-J", "a" * 1024, "--wrap", "true")
+    p = c.run("scontrol", "update", f"JobId={jid}", "JobName=" + "b" * 1025)
+    assert (p.returncode, p.stderr) == (
+        1, f"Pathname of a file, directory or other parameter too long for job {jid}\n")
+    assert c.job(jid)["JobName"] == "a" * 1024
+
+
 def test_script_with_a_nul_byte_is_refused(make_cluster):
     c = make_cluster(nodes=1, cpus=2)
     path = os.path.join(c.work, "nul.sh")

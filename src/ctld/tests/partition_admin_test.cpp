@@ -174,6 +174,21 @@ TEST(SubmitBounds, ScriptSizeAndNulBytes) {
   s["script"] = std::string("#!/bin/sh\necho a\0b\n", 19);
   EXPECT_EQ(h.sm.submit({{"spec", s}}, h.alice, h.now, fx)["error"],
             "Batch script contains a NULL character");
+  // Free-text fields stop at 1024 bytes, at submit and in scontrol update.
+  for (const char* key : {"name", "comment", "mail_user"}) {
+    json t = h.spec();
+    t[key] = std::string(1025, 'a');
+    EXPECT_EQ(h.sm.submit({{"spec", t}}, h.alice, h.now, fx)["error"],
+              "Pathname of a file, directory or other parameter too long")
+        << key;
+    t[key] = std::string(1024, 'a');
+    h.submit(h.alice, t, fx);
+  }
+  const uint64_t id = h.submit(h.alice, h.spec(), fx);
+  json r =
+      h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"JobName", std::string(1025, 'a')}}}},
+                  h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Pathname of a file, directory or other parameter too long");
   // Slurm's default limit is 4 MB.
   EXPECT_EQ(Config{}.max_script_size, 4194304);
 }
