@@ -38,6 +38,13 @@ struct ExecVectors {
   }
 };
 
+// Set in a batch shell's child before anything can fail: its failures are launch failures.
+bool batch_child = false;
+// A batch shell that cannot start (its output file or working directory unusable, exec
+// failing) ends by this signal: the controller then records FAILED, Reason=JobLaunchFailure,
+// ExitCode=0:53, what Slurm 22.05 records for such a job.
+constexpr int kLaunchFailureSignal = 53;
+
 // After fork only async-signal-safe calls: report through stderr and _exit.
 [[noreturn]] void child_fail(const char* what) {
   const char* err = std::strerror(errno);
@@ -46,6 +53,10 @@ struct ExecVectors {
   (void)!::write(2, ": ", 2);
   (void)!::write(2, err, std::strlen(err));
   (void)!::write(2, "\n", 1);
+  if (batch_child) {
+    ::signal(kLaunchFailureSignal, SIG_DFL);
+    ::kill(::getpid(), kLaunchFailureSignal);
+  }
   ::_exit(1);
 }
 
@@ -199,6 +210,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   }
 
   // Child.
+  batch_child = true;
   ::close(exec_pipe[0]);
   child_reset_signals();
   ev.set_task_pid();

@@ -10,6 +10,17 @@
 
 namespace drover::cli {
 
+int parse_width(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  const bool negative = i < s.size() && s[i] == '-';
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  int w = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+    w = add_width_digit(w, s[i++]);
+  return negative ? -w : w;
+}
+
 std::vector<FormatField> parse_format(std::string_view spec) {
   std::vector<char> unknown;
   return parse_format(spec, {}, unknown);
@@ -40,7 +51,7 @@ std::vector<FormatField> parse_format(std::string_view spec, const std::function
       ++j;
     }
     while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
-      f.width = f.width * 10 + (spec[j++] - '0');
+      f.width = add_width_digit(f.width, spec[j++]);
     if (j >= spec.size()) {
       literal += spec.substr(i);
       break;

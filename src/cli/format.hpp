@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -54,6 +55,19 @@ class TerminalGuard {
   std::streambuf* old_out_;
   std::streambuf* old_err_;
 };
+
+// Widths in formats stop at this many characters. Slurm takes any width (squeue -O Name:N
+// crashes, sinfo -o '%999999999N' writes a gigabyte per line); a field this wide still holds
+// any name, node list or comment a cluster has.
+inline constexpr int kMaxFieldWidth = 4096;
+
+// One more digit of a width being read, capped at kMaxFieldWidth.
+inline int add_width_digit(int width, char digit) {
+  return std::min(kMaxFieldWidth, width * 10 + (digit - '0'));
+}
+
+// A width as atoi reads it (blanks, a sign, digits; 0 when none), capped at +/-kMaxFieldWidth.
+int parse_width(std::string_view s);
 
 // Pads or truncates `value` to the field's width, as Slurm's printers do; control characters
 // escaped (printable()).

@@ -72,7 +72,7 @@ std::vector<FormatItem> parse_format_list(const std::string& list) {
     f.name = item.substr(0, pct);
     if (pct != std::string::npos) {
       f.has_width = true;
-      f.width = std::atoi(item.c_str() + pct + 1);
+      f.width = parse_width(std::string_view(item).substr(pct + 1));
     }
     out.push_back(std::move(f));
   }

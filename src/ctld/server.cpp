@@ -113,6 +113,8 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
   spdlog::info("journal: {} reservations", resvs.size());
   machine_.restore_reservations(std::move(resvs), loaded.counters["next_resv_id"], wall_now());
   for (const auto& [name, data] : loaded.records["node"]) machine_.restore_node_admin(name, data);
+  for (const auto& [name, data] : loaded.records["partition"])
+    machine_.restore_partition_admin(name, data);
   if (auto it = loaded.records["fairshare"].find("usage"); it != loaded.records["fairshare"].end())
     machine_.restore_usage(it->second);
 }
@@ -369,6 +371,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           reply = machine_.reservation(ev.msg, ev.caller, now, fx);
         else if (op == "node_update")
           reply = machine_.node_update(ev.msg, ev.caller, now, fx);
+        else if (op == "partition_update")
+          reply = machine_.partition_update(ev.msg, ev.caller, fx);
         else if (op == "step_create")
           reply = machine_.step_create(ev.msg, ev.caller, now, fx);
         else if (op == "step_complete")
@@ -602,6 +606,8 @@ void Server::state_loop() {
       for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
       for (const auto& name : fx.dirty_nodes)
         journal_.put_record("node", name, machine_.node_admin_record(name));
+      for (const auto& name : fx.dirty_partitions)
+        journal_.put_record("partition", name, machine_.partition_admin_record(name));
       for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
       for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
       if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
