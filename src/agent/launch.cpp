@@ -40,6 +40,13 @@ struct ExecVectors {
   }
 };
 
+// Set in a batch shell's child before anything can fail: its failures are launch failures.
+bool batch_child = false;
+// A batch shell that cannot start (its output file or working directory unusable, exec
+// failing) ends by this signal: the controller then records FAILED, Reason=JobLaunchFailure,
+// ExitCode=0:53, what Slurm 22.05 records for such a job.
+constexpr int kLaunchFailureSignal = 53;
+
 // After fork only async-signal-safe calls: report through stderr and _exit.
 [[noreturn]] void child_fail(const char* what) {
   const char* err = std::strerror(errno);
@@ -48,11 +55,16 @@ struct ExecVectors {
   (void)!::write(2, ": ", 2);
   (void)!::write(2, err, std::strlen(err));
   (void)!::write(2, "\n", 1);
+  if (batch_child) {
+    ::signal(kLaunchFailureSignal, SIG_DFL);
+    ::kill(::getpid(), kLaunchFailureSignal);
+  }
   ::_exit(1);
 }
 
+// Created files get the job's umask (set before), as Slurm's output files do.
 void redirect(int target, const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0666);
   if (fd < 0) child_fail(path.c_str());
   if (::dup2(fd, target) < 0) child_fail("dup2");
   ::close(fd);
@@ -90,6 +102,17 @@ pid_t fork_blocked(int& fork_errno) {
 void write_stderr(std::string_view text) { (void)!::write(2, text.data(), text.size()); }
 
 }  // namespace
+
+mode_t job_umask(const std::map<std::string, std::string>& env) {
+  auto it = env.find("SLURM_UMASK");
+  if (it == env.end() || it->second.empty() || it->second.size() > 4) return 022;
+  mode_t mask = 0;
+  for (char c : it->second) {
+    if (c < '0' || c > '7') return 022;
+    mask = mask * 8 + static_cast<mode_t>(c - '0');
+  }
+  return mask & 0777;
+}
 
 void write_script(const std::string& path, const std::string& text, uid_t uid, gid_t gid) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
@@ -167,9 +190,12 @@ std::map<std::string, std::string> login_environment(const std::string& user, in
 }
 
 Spawned spawn_batch(const LaunchSpec& spec) {
-  // Everything the child needs is prepared before fork.
-  ExecVectors ev(spec.env,
-                 spec.argv.empty() ? std::vector<std::string>{spec.script_path} : spec.argv);
+  // Everything the child needs is prepared before fork. The batch shell runs with the
+  // submitter's umask but, as on Slurm, without SLURM_UMASK in its environment.
+  const mode_t mask = job_umask(spec.env);
+  std::map<std::string, std::string> env = spec.env;
+  env.erase("SLURM_UMASK");
+  ExecVectors ev(env, spec.argv.empty() ? std::vector<std::string>{spec.script_path} : spec.argv);
 
   int exec_pipe[2];
   if (::pipe2(exec_pipe, O_CLOEXEC) != 0)
@@ -186,12 +212,14 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   }
 
   // Child.
+  batch_child = true;
   ::close(exec_pipe[0]);
   child_reset_signals();
   // Into the job's cgroup before anything of the job runs, so none of its processes escapes.
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
+  ::umask(mask);
   // Files are opened as the job's user, so permissions are theirs.
   redirect(0, spec.std_in, O_RDONLY);
   const int out_flags = O_WRONLY | O_CREAT | (spec.append ? O_APPEND : O_TRUNC);
@@ -208,7 +236,6 @@ Spawned spawn_batch(const LaunchSpec& spec) {
     (void)!::write(2, msg, sizeof msg - 1);
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
-  ::umask(022);
   // Nothing of the agent's (its controller link, asio's descriptors) leaks into the job; the
   // exec pipe (close-on-exec) stays open until execve.
   const unsigned keep = static_cast<unsigned>(exec_pipe[1]);
@@ -218,10 +245,21 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   child_fail("execve");
 }
 
-int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid,
-                 gid_t gid) {
+int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid, gid_t gid,
+                 mode_t mask) {
+  const mode_t mode = 0666 & ~mask;
   if (::geteuid() != 0) {
-    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    // The agent's own umask (077) must not apply to the job's file: a file this call creates
+    // gets the job's mode exactly.
+    if (flags & O_CREAT) {
+      const int fd = ::open(path.c_str(), flags | O_EXCL | O_CLOEXEC, mode);
+      if (fd >= 0) {
+        (void)::fchmod(fd, mode);
+        return fd;
+      }
+      if (errno != EEXIST) return -errno;
+    }
+    const int fd = ::open(path.c_str(), (flags & ~O_CREAT) | O_CLOEXEC);
     return fd >= 0 ? fd : -errno;
   }
   int sv[2];
@@ -237,7 +275,8 @@ int open_as_user(const std::string& path, int flags, const std::string& user, ui
     ::close(sv[0]);
     child_reset_signals();
     child_become_user(user, uid, gid);
-    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    ::umask(mask);
+    const int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
     int err = fd >= 0 ? 0 : errno;
     iovec iov{&err, sizeof err};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
@@ -281,6 +320,7 @@ int open_as_user(const std::string& path, int flags, const std::string& user, ui
 
 pid_t spawn_task(const TaskSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("no program to run");
+  const mode_t mask = job_umask(spec.env);
   auto path_it = spec.env.find("PATH");
   const std::string path_var =
       path_it != spec.env.end() ? path_it->second : "/usr/local/bin:/usr/bin:/bin";
@@ -317,6 +357,7 @@ pid_t spawn_task(const TaskSpec& spec) {
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
+  ::umask(mask);
   for (int i = 0; i < 3; ++i) {
     if (spec.stdio_fds[i] >= 0) {
       if (::dup2(spec.stdio_fds[i], i) < 0) child_fail("dup2");
@@ -335,7 +376,6 @@ pid_t spawn_task(const TaskSpec& spec) {
     write_stderr(": going to /tmp instead\n");
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
-  ::umask(022);
   ::close_range(3, ~0U, 0);
   int err = ENOENT;
   for (const auto& c : candidates) {

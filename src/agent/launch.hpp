@@ -50,11 +50,16 @@ struct TaskSpec {
 // stderr, as Slurm's tasks do. Throws std::runtime_error if fork fails.
 pid_t spawn_task(const TaskSpec& spec);
 
-// Opens `path` with `flags` (mode 0644 when created) as the user would, for the agent to write
-// into on the user's behalf (labelled step output): a short-lived child takes on the user's
-// credentials, opens the file and hands the descriptor back. Returns the descriptor, or -errno.
-// Without root the agent opens it itself.
-int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid, gid_t gid);
+// Opens `path` with `flags` (mode 0666 less `mask` when created) as the user would, for the
+// agent to write into on the user's behalf (labelled step output): a short-lived child takes on
+// the user's credentials, opens the file and hands the descriptor back. Returns the descriptor,
+// or -errno. Without root the agent opens it itself.
+int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid, gid_t gid,
+                 mode_t mask = 022);
+
+// The umask a job's processes run with: SLURM_UMASK of `env` (octal, as sbatch and srun send
+// the submitter's umask), else 022.
+mode_t job_umask(const std::map<std::string, std::string>& env);
 
 // Forks the batch shell in its own session (so signals reach the whole process group),
 // as the job's user when the agent is root, with stdio on the requested files.

@@ -1,6 +1,8 @@
 // droverd: the node agent.
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "agent/agent.hpp"
@@ -15,6 +17,9 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // What the agent creates (spool, job scripts) is its own unless it says otherwise; jobs get
+  // their submitter's umask (SLURM_UMASK) in launch.cpp.
+  ::umask(077);
   drover::agent::AgentOptions opts;
   std::string key_file, controller;
   for (int i = 1; i < argc; ++i) {
@@ -45,6 +50,12 @@ int main(int argc, char** argv) {
   opts.controller_port = std::stoi(controller.substr(colon + 1));
   spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
   try {
+    // Jobs pass through the spool to their own job directory (a script only its user reads);
+    // nobody else may list it.
+    std::filesystem::create_directories(opts.spool_dir);
+    std::filesystem::permissions(opts.spool_dir, std::filesystem::perms::owner_all |
+                                                     std::filesystem::perms::group_exec |
+                                                     std::filesystem::perms::others_exec);
     opts.key = drover::net::load_or_create_key(key_file);
     drover::agent::Agent agent(std::move(opts));
     return agent.run();

@@ -324,7 +324,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   // opened with `flags` as the task's user. Throws TaskFileError when it cannot be opened.
   static int open_task_file(const std::string& path, int stdio, int flags, const TaskSpec& as) {
     const std::string where = path.empty() || path.front() == '/' ? path : as.workdir + "/" + path;
-    const int fd = open_as_user(where, flags, as.user, as.uid, as.gid);
+    const int fd = open_as_user(where, flags, as.user, as.uid, as.gid, job_umask(as.env));
     if (fd < 0)
       throw TaskFileError(std::string("Could not open ") + kStdioName[stdio] +
                           " file: " + std::strerror(-fd));

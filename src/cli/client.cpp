@@ -35,7 +35,9 @@ json call_controller(const json& request) {
     throw ControllerUnreachable(e.what());
   }
   try {
-    return json::parse(client.call(request.dump()));
+    // Bytes that are not UTF-8 (a job name, a script, the environment) cannot travel in JSON
+    // as they are: they go as U+FFFD instead of failing the whole request.
+    return json::parse(client.call(request.dump(-1, ' ', false, json::error_handler_t::replace)));
   } catch (const json::exception& e) {
     throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
   } catch (const std::exception& e) {

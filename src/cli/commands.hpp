@@ -18,4 +18,8 @@ int sreport_main(const std::vector<std::string>& args);
 int srun_main(const std::vector<std::string>& args);
 int salloc_main(const std::vector<std::string>& args);
 
+// This process's umask as Slurm sends it in SLURM_UMASK ("0077", sbatch and srun): the job's
+// processes run with it and create their output files with it.
+std::string umask_string();
+
 }  // namespace drover::cli

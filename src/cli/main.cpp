@@ -2,10 +2,13 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/format.hpp"
 
 int main(int argc, char** argv) {
   using Entry = int (*)(const std::vector<std::string>&);
@@ -31,5 +34,12 @@ int main(int argc, char** argv) {
     std::cerr << '\n';
     return 2;
   }
+  // What the listing commands print is other users' text too (job names, comments, reasons):
+  // no control character of it reaches the terminal raw. sbatch/srun/salloc pass their jobs'
+  // own output and environment through, untouched.
+  static const std::set<std::string> kListings = {
+      "squeue", "sinfo", "scontrol", "sacct", "sprio", "sshare", "sacctmgr", "sreport", "scancel"};
+  std::optional<drover::cli::TerminalGuard> guard;
+  if (kListings.count(name)) guard.emplace();
   return it->second(std::vector<std::string>(argv + first, argv + argc));
 }

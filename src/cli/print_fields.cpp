@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "cli/format.hpp"
 #include "core/text.hpp"
 
 namespace drover::cli {
@@ -45,12 +46,14 @@ std::string FieldPrinter::row(const std::vector<PrintCell>& cells) const {
     const PrintColumn& c = columns_[i];
     const PrintCell empty;
     const PrintCell& cell = i < cells.size() ? cells[i] : empty;
+    // A '|' in a value stays (as in Slurm); a newline or tab is escaped, not a row break.
+    const std::string text = printable(cell.text);
     if (parsable) {
-      out += cell.text;
+      out += text;
       if (!(options_.parsable2 && i + 1 == columns_.size())) out += '|';
       continue;
     }
-    std::string s = cell.text;
+    std::string s = text;
     const size_t w = static_cast<size_t>(std::abs(c.width));
     if (!cell.number && s.size() > w) {
       s.resize(w);
@@ -69,7 +72,7 @@ std::vector<FormatItem> parse_format_list(const std::string& list) {
     f.name = item.substr(0, pct);
     if (pct != std::string::npos) {
       f.has_width = true;
-      f.width = std::atoi(item.c_str() + pct + 1);
+      f.width = parse_width(std::string_view(item).substr(pct + 1));
     }
     out.push_back(std::move(f));
   }

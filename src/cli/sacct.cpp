@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -829,8 +830,8 @@ int sacct_main(const std::vector<std::string>& args) {
   CommandEnv env = system_env();
   if (const char* v = std::getenv("SACCT_FORMAT")) env.env["SACCT_FORMAT"] = v;
   const CommandResult r = run_sacct(args, env, static_cast<int64_t>(std::time(nullptr)));
-  std::fputs(r.err.c_str(), stderr);
-  std::fputs(r.out.c_str(), stdout);
+  std::cerr << r.err;
+  std::cout << r.out;
   return r.rc;
 }
 

@@ -1,5 +1,6 @@
 // sbatch: submit a batch script.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,6 +53,18 @@ std::string find_script(const std::string& name) {
   }
   return name;
 }
+
+}  // namespace
+
+std::string umask_string() {
+  const mode_t m = ::umask(0);
+  ::umask(m);
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m));
+  return buf;
+}
+
+namespace {
 
 std::map<std::string, std::string> current_environment() {
   std::map<std::string, std::string> env;
@@ -223,6 +236,8 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.script = std::move(script);
   spec.argv = script_argv.empty() ? std::vector<std::string>{script_name} : script_argv;
   spec.environment = core::exported_environment(opts.export_env, env);
+  // The agent runs the batch shell with it (and takes it out of the shell's environment).
+  spec.environment["SLURM_UMASK"] = umask_string();
   spec.get_user_env =
       core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
   spec.submit_dir = cwd;

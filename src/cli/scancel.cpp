@@ -2,6 +2,8 @@
 #include <pwd.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -96,12 +98,20 @@ int scancel_main(const std::vector<std::string>& args) {
                 job.find_first_not_of("0123456789") != std::string::npos ||
                 step.find_first_not_of("0123456789") != std::string::npos)
               throw core::ParseError("Invalid job id specified");
-            steps.push_back({{"ref", std::string(item)},
-                             {"job_id", std::stoull(job)},
-                             {"step_id", std::stoul(step)}});
+            // Read as Slurm's scancel reads them: saturated at 32 bits, not an abort.
+            auto id32 = [](const std::string& digits) {
+              return std::min<unsigned long long>(std::strtoull(digits.c_str(), nullptr, 10),
+                                                  0xffffffffULL);
+            };
+            steps.push_back(
+                {{"ref", std::string(item)}, {"job_id", id32(job)}, {"step_id", id32(step)}});
             continue;
           }
-          (void)core::parse_job_ref(item);
+          // A job id too large for 32 bits names no job: Slurm's scancel asks, and says so
+          // only with -v (exit status 0), as for any job that does not exist.
+          if (item.find_first_not_of("0123456789") != std::string_view::npos ||
+              item.find_first_not_of('0') == std::string_view::npos)
+            (void)core::parse_job_ref(item);
           ids.push_back(std::string(item));
         }
       } catch (const core::ParseError&) {

@@ -2,6 +2,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -17,6 +18,7 @@
 #include "cli/scontrol_config.hpp"
 #include "cli/scontrol_hostlist.hpp"
 #include "cli/scontrol_json.hpp"
+#include "cli/scontrol_partition.hpp"
 #include "cli/scontrol_resv.hpp"
 #include "cli/scontrol_steps.hpp"
 #include "cli/scontrol_token.hpp"
@@ -39,7 +41,7 @@ class Record {
     std::string s;
     for (const auto& it : items) {
       if (!s.empty()) s += ' ';
-      s += it;
+      s += printable(it);  // a newline in a name must not start a line of its own
     }
     lines_.push_back(s);
     return *this;
@@ -435,6 +437,10 @@ int job_update(const std::vector<std::string>& args) {
         return 1;
       }
     }
+    if (auto bad = job_update_number_error(key, value)) {
+      std::cerr << bad->err;
+      return bad->rc;
+    }
     if (core::iequals(key, "JobId")) {
       for (const auto& id : core::split_list(value, ',')) jobs.push_back(id);
     } else {
@@ -574,6 +580,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         return reservation_create_or_update(false, {args.begin() + 1, args.end()});
       if (args.size() > 1 && core::iequals(args[1].substr(0, args[1].find('=')), "NodeName"))
         return node_update({args.begin() + 1, args.end()});
+      if (args.size() > 1 && core::iequals(args[1].substr(0, args[1].find('=')), "PartitionName"))
+        return scontrol_partition_update({args.begin() + 1, args.end()});
       return job_update({args.begin() + 1, args.end()});
     }
     if (cmd == "create") {
@@ -604,7 +612,11 @@ int scontrol_main(const std::vector<std::string>& all_args) {
           ref = core::parse_job_ref(id);
           req["job_id"] = ref->job_id;
         } catch (const core::ParseError&) {
-          std::cerr << "Invalid job id specified\n";
+          // Slurm asks the controller about any number (too large ones too); other text it
+          // refuses itself.
+          const bool number = std::isdigit(static_cast<unsigned char>(id[0])) != 0;
+          std::cerr << (number ? "slurm_load_jobs" : "scontrol_print_job")
+                    << " error: Invalid job id specified\n";
           return 1;
         }
       }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/client.hpp"
+#include "cli/format.hpp"
 #include "core/duration.hpp"
 #include "core/reservation.hpp"
 #include "core/text.hpp"
@@ -32,10 +33,11 @@ std::string format_reservation(const json& r, bool one_liner) {
       "MaxStartDelay=(null)"};
   std::string out;
   for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string line = printable(lines[i]);  // a name's newline must not start a line
     if (one_liner)
-      out += (i == 0 ? "" : " ") + lines[i];
+      out += (i == 0 ? "" : " ") + line;
     else
-      out += (i == 0 ? "" : "   ") + lines[i] + "\n";
+      out += (i == 0 ? "" : "   ") + line + "\n";
   }
   return out + "\n";
 }

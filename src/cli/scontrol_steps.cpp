@@ -376,7 +376,7 @@ CommandResult squeue_steps(const json& reply, const StepListOptions& o) {
         size.erase(0, 1);
       }
       if (!size.empty() && std::isdigit(static_cast<unsigned char>(size[0])))
-        c.width = std::atoi(size.c_str());
+        c.width = parse_width(size);
       columns.push_back(c);
     }
   } else {

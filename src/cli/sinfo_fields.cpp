@@ -206,8 +206,7 @@ int read_size(std::string_view s, size_t& i) {
     i = start;
     return 0;
   }
-  return static_cast<int>(
-      std::strtol(std::string(s.substr(start, i - start)).c_str(), nullptr, 10));
+  return parse_width(s.substr(start, i - start));
 }
 
 // The value as a column shows it: padded or cut to the width; a default partition keeps its
@@ -265,7 +264,7 @@ std::vector<Column> parse_letters(std::string_view spec, bool builtin, std::stri
       ++j;
     }
     while (j < spec.size() && std::isdigit(static_cast<unsigned char>(spec[j])))
-      c.width = c.width * 10 + (spec[j++] - '0');
+      c.width = add_width_digit(c.width, spec[j++]);
     if (j >= spec.size()) {
       literal += spec.substr(i);
       break;

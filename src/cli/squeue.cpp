@@ -331,7 +331,7 @@ std::vector<Column> parse_named_format(const std::string& spec, std::string& err
       size.erase(0, 1);
     }
     if (!size.empty() && std::isdigit(static_cast<unsigned char>(size[0])))
-      c.width = std::atoi(size.c_str());
+      c.width = parse_width(size);
     out.push_back(c);
   }
   return out;

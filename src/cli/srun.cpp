@@ -342,13 +342,7 @@ int srun_main(const std::vector<std::string>& args) {
   const int nice_now = ::getpriority(PRIO_PROCESS, 0);
   set("SLURM_PRIO_PROCESS", std::to_string(errno == 0 ? nice_now : 0));
   if (o.cpus_per_task) set("SLURM_CPUS_PER_TASK", std::to_string(*o.cpus_per_task));
-  set("SLURM_UMASK", [] {
-    mode_t m = ::umask(0);
-    ::umask(m);
-    char buf[8];
-    std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(m));
-    return std::string(buf);
-  }());
+  set("SLURM_UMASK", umask_string());
   if (o.label) set("SLURM_LABELIO", "1");
   if (o.overcommit) set("SLURM_OVERCOMMIT", "1");
 
@@ -403,8 +397,9 @@ int srun_main(const std::vector<std::string>& args) {
     std::set<std::string> seen;
     for (const auto& [t, path] : out)
       if ((truncate || one_file) && seen.insert(path).second && path != "/dev/null") {
+        // Created with srun's umask, as the tasks' files are (SLURM_UMASK).
         int fd =
-            ::open(path.c_str(), O_WRONLY | O_CREAT | (truncate ? O_TRUNC : 0) | O_CLOEXEC, 0644);
+            ::open(path.c_str(), O_WRONLY | O_CREAT | (truncate ? O_TRUNC : 0) | O_CLOEXEC, 0666);
         if (fd >= 0)
           ::close(fd);
         else if (one_file && unopened.empty())

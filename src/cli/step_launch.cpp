@@ -212,7 +212,7 @@ class Launcher {
           argvs[std::to_string(t)] = it->second;
       launch["task_argv"] = argvs;
     }
-    link->conn->send(launch.dump());
+    link->conn->send(launch.dump(-1, ' ', false, json::error_handler_t::replace));
   }
 
   void on_close(const std::shared_ptr<Link>& link, const std::string&) {

@@ -343,6 +343,9 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
     int64_t n = 0;
     if (to_upper(v) == "TOP")
       o.priority = kPriorityTop;
+    else if (!v.empty() && v.find_first_not_of("0123456789") == std::string_view::npos &&
+             (!parse_int64(v, n) || n >= 4294967294LL))
+      throw ParseError("Priority must be < 4294967294");  // Slurm's words, 64-bit overflow too
     else if (!parse_int64(v, n))
       invalid_spec("priority");
     else if (n < 0)
@@ -599,6 +602,11 @@ void check_batch_script(std::string_view script) {
         "This does not look like a batch script.  The first\n"
         "line must start with #! followed by the path to an interpreter.\n"
         "For instance: #!/bin/sh");
+  }
+  if (script.find('\0') != std::string_view::npos) {
+    throw ParseError(
+        "The Slurm controller does not allow scripts that\n"
+        "contain a NULL character '\\0'.");
   }
   if (script.find("\r\n") != std::string_view::npos) {
     throw ParseError(

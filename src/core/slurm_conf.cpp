@@ -62,6 +62,7 @@ constexpr std::string_view kGlobalKeys[] = {
     "DisableRootJobs",
     "DroverHttpAddress",  // drover's own: the HTTP listener (docs/metrics.md)
     "DroverHttpPort",
+    "DroverMetricsTokenFile",
     "EioTimeout",
     "EnforcePartLimits",
     "Epilog",

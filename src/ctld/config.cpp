@@ -74,6 +74,8 @@ Config load_config_text(const std::string& text, const std::string& source_name)
       c.sched_params.bf_max_job_user = static_cast<int>(number());
     else if (key == "bf_interval")
       c.bf_interval_s = std::max<int64_t>(1, number());
+    else if (key == "max_script_size")
+      c.max_script_size = number();
   }
   const std::string preempt_type = s.get("PreemptType", "preempt/none");
   if (preempt_type == "preempt/partition_prio")

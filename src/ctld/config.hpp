@@ -37,6 +37,7 @@ struct Config {
   uint32_t max_array_size = 1001;       // MaxArraySize: array indices must be below it
   bool job_requeue = true;              // JobRequeue: batch jobs are requeued after node failure
   bool kill_invalid_depend = false;     // SchedulerParameters=kill_invalid_depend
+  int64_t max_script_size = 4194304;    // SchedulerParameters=max_script_size: bytes, refused above
   // bf_interval: without events, the whole queue is re-planned this often (reasons, start
   // times); events that free resources re-plan at once.
   int64_t bf_interval_s = 30;

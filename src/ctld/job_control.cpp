@@ -218,11 +218,13 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         next.nice = n;
       } else if (key == "priority") {
         if (!op) return "Access/permission denied";
-        next.priority = static_cast<uint32_t>(std::stoul(value));
-      } else if (key == "jobname" || key == "name") {
-        next.spec.name = value;
-      } else if (key == "comment") {
-        next.spec.comment = value;
+        // Checked here too (scontrol checks first): a 64-bit value must not wrap.
+        const long long v = std::stoll(value);
+        if (v < 0 || v > 4294967293LL) return "Invalid Priority value: " + value;
+        next.priority = static_cast<uint32_t>(v);
+      } else if (key == "jobname" || key == "name" || key == "comment") {
+        if (value.size() > kMaxTextField) return kTooLong;
+        (key == "comment" ? next.spec.comment : next.spec.name) = value;
       } else if (key == "partition") {
         if (!pending) return "Job is no longer pending execution";
         const Partition* p = find_partition(value);
@@ -280,7 +282,9 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
           if (!node_index_.count(n)) return "Invalid node name specified";
         next.spec.exclude = value;
       } else if (key == "arraytaskthrottle") {
-        next.array_max_running = static_cast<uint32_t>(std::stoul(value));
+        const long long v = std::stoll(value);
+        if (v < 0 || v > 0xffffffffLL) return "Invalid ArrayTaskThrottle specification";
+        next.array_max_running = static_cast<uint32_t>(v);
       } else if (key == "requeue") {
         next.spec.requeue = std::stoi(value) != 0 ? 1 : 0;
       } else {

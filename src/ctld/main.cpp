@@ -1,6 +1,7 @@
 // droverctld: the controller.
 #include <malloc.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
@@ -19,6 +20,10 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Everything the controller creates (journal, accounting database and their -wal/-shm files,
+  // key) holds users' scripts, environments and records: its own user's alone. The socket is
+  // opened up explicitly (server.cpp).
+  ::umask(077);
   // Buffers of a MiB and more (replies listing every job, and the frames that carry them) get
   // pages of their own that go back to the system when freed. By default glibc raises this
   // threshold to the size of the largest such buffer freed, and later ones then stay in the

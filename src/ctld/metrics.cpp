@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/text.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -266,8 +267,26 @@ uint64_t pending_backlog(const StateMachine& m) {
   return n;
 }
 
+MetricsAudience metrics_audience(const std::string& private_data,
+                                 const std::optional<std::string>& caller, bool operator_caller) {
+  if (operator_caller) return {};
+  bool users = false, accounts = false;
+  for (const std::string& item : core::split_list(core::to_lower(private_data), ',')) {
+    if (item == "jobs" || item == "usage") users = accounts = true;
+    if (item == "users") users = true;
+    if (item == "accounts") accounts = true;
+  }
+  MetricsAudience a;
+  if (users) {
+    a.all_users = false;
+    a.user = caller.value_or("");
+  }
+  a.accounts = !accounts;
+  return a;
+}
+
 std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFormat f,
-                         unsigned groups) {
+                         unsigned groups, const MetricsAudience& audience) {
   const auto& jobs = MetricsReader::jobs(m);
   const auto& nodes = MetricsReader::nodes(m);
   const auto parts = MetricsReader::partitions(m);
@@ -441,7 +460,10 @@ std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFor
 
   if (groups & kMetricsUsersAccounts) {
     auto u = sorted(by_user);
+    if (!audience.all_users)
+      std::erase_if(u, [&](const auto& entry) { return entry.first != audience.user; });
     auto a = sorted(by_account);
+    if (!audience.accounts) a.clear();
     labelled(w, "slurm_user_jobs", "Jobs of the user", "user", u,
              [](const JobCounts& c) { return c.total; });
     labelled(w, "slurm_user_jobs_pending", "Pending jobs of the user", "user", u,

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,10 +44,25 @@ enum MetricsGroup : unsigned {
 MetricsFormat metrics_format_for(std::string_view accept_header);
 std::string_view metrics_content_type(MetricsFormat f);
 
+// Whose per-user and per-account series (/metrics/jobs-users-accts, the only ones that name
+// users or accounts) a scrape shows.
+struct MetricsAudience {
+  bool all_users = true;
+  std::string user;  // without all_users: the one user whose series are shown ("": none)
+  bool accounts = true;
+};
+
+// As slurm.conf's PrivateData (a comma-separated list) rules for the caller of a scrape:
+// nullopt is an anonymous scrape; an operator (or the holder of the operator-set metrics
+// token) sees everything. `jobs`, `users` or `usage` hide other users' series, `accounts`,
+// `jobs` or `usage` the accounts' (docs/metrics.md).
+MetricsAudience metrics_audience(const std::string& private_data,
+                                 const std::optional<std::string>& caller, bool operator_caller);
+
 // The exposition text of the cluster's state (a pure function of its arguments). Names and
 // meanings: docs/metrics.md.
 std::string metrics_text(const StateMachine& machine, const SchedStats& stats, MetricsFormat f,
-                         unsigned groups = kMetricsAll);
+                         unsigned groups = kMetricsAll, const MetricsAudience& audience = {});
 
 // The pending jobs (array tasks not started count one each) the next scheduling pass will
 // look at: all of them for a full pass, else only those submitted since the last one.

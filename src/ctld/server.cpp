@@ -9,11 +9,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <cctype>
 #include <chrono>
+#include <fstream>
 #include <limits>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
@@ -111,6 +114,8 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
   spdlog::info("journal: {} reservations", resvs.size());
   machine_.restore_reservations(std::move(resvs), loaded.counters["next_resv_id"], wall_now());
   for (const auto& [name, data] : loaded.records["node"]) machine_.restore_node_admin(name, data);
+  for (const auto& [name, data] : loaded.records["partition"])
+    machine_.restore_partition_admin(name, data);
   if (auto it = loaded.records["fairshare"].find("usage"); it != loaded.records["fairshare"].end())
     machine_.restore_usage(it->second);
 }
@@ -367,6 +372,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           reply = machine_.reservation(ev.msg, ev.caller, now, fx);
         else if (op == "node_update")
           reply = machine_.node_update(ev.msg, ev.caller, now, fx);
+        else if (op == "partition_update")
+          reply = machine_.partition_update(ev.msg, ev.caller, fx);
         else if (op == "step_create")
           reply = machine_.step_create(ev.msg, ev.caller, now, fx);
         else if (op == "step_complete")
@@ -452,15 +459,65 @@ void Server::start_http() {
       {"/metrics/jobs-users-accts", kMetricsUsersAccounts},
       {"/metrics/scheduler", kMetricsScheduler},
   };
+  // Who may scrape (docs/metrics.md): `Authorization: Bearer` with the operator's token
+  // (DroverMetricsTokenFile, what Prometheus' credentials_file sends) sees everything, with a
+  // user's JWT (`scontrol token`) what PrivateData lets that user see; without a token only a
+  // listener on loopback answers (local users can run squeue anyway), under PrivateData.
+  auto operator_token = std::make_shared<std::string>();
+  if (const std::string file = config_.conf.get("DroverMetricsTokenFile", ""); !file.empty()) {
+    std::ifstream in(file);
+    std::getline(in, *operator_token);
+    while (!operator_token->empty() &&
+           std::isspace(static_cast<unsigned char>(operator_token->back())))
+      operator_token->pop_back();
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 && (st.st_mode & 077) != 0)
+      spdlog::warn("DroverMetricsTokenFile={} is readable by other users (chmod 600)", file);
+    if (operator_token->empty())
+      spdlog::error("DroverMetricsTokenFile={}: no token read; scrapes need a user's token", file);
+  }
+  boost::system::error_code addr_ec;
+  const auto bound = asio::ip::make_address(config_.http_address, addr_ec);
+  const bool loopback_only = !addr_ec && bound.is_loopback();
   for (const auto& [path, groups] : paths) {
     impl_->http->route(
         "GET", path,
-        [this, groups = groups](const net::HttpRequest& req, net::HttpResponder respond) {
+        [this, groups = groups, operator_token, loopback_only](const net::HttpRequest& req,
+                                                               net::HttpResponder respond) {
           const MetricsFormat f = metrics_format_for(req.header("Accept"));
-          auto task = [this, f, groups, respond = std::move(respond)] {
+          auto refuse = [&respond](const std::string& why) {
+            net::HttpResponse r;
+            r.status = 401;
+            r.body = why + "\n";
+            r.headers.emplace_back("WWW-Authenticate", "Bearer");
+            respond(std::move(r));
+          };
+          const std::string authorization = req.header("Authorization");
+          std::optional<Caller> caller;
+          bool full_view = false;
+          if (!authorization.empty()) {
+            if (authorization.size() <= 7 || !core::iequals(authorization.substr(0, 7), "Bearer "))
+              return refuse("Authorization: Bearer TOKEN expected");
+            const std::string token = authorization.substr(7);
+            if (!operator_token->empty() && net::constant_time_equal(token, *operator_token)) {
+              full_view = true;
+            } else {
+              RestAuth auth =
+                  rest_authenticate(token_key(key_), "", token, std::time(nullptr), system_users());
+              if (!auth.caller) return refuse("Authentication failed: " + auth.error);
+              caller = std::move(auth.caller);
+            }
+          } else if (!loopback_only) {
+            return refuse("a token is needed: Authorization: Bearer (scontrol token)");
+          }
+          auto task = [this, f, groups, full_view, caller, respond = std::move(respond)] {
             net::HttpResponse r;
             r.content_type = std::string(metrics_content_type(f));
-            r.body = metrics_text(machine_, sched_stats_, f, groups);
+            const MetricsAudience audience =
+                metrics_audience(machine_.config().conf.get("PrivateData", ""),
+                                 caller ? std::optional<std::string>(caller->user) : std::nullopt,
+                                 full_view || (caller && machine_.is_operator(*caller)));
+            r.body = metrics_text(machine_, sched_stats_, f, groups, audience);
             respond(std::move(r));
           };
           {
@@ -558,6 +615,8 @@ void Server::state_loop() {
       for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
       for (const auto& name : fx.dirty_nodes)
         journal_.put_record("node", name, machine_.node_admin_record(name));
+      for (const auto& name : fx.dirty_partitions)
+        journal_.put_record("partition", name, machine_.partition_admin_record(name));
       for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
       for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
       if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());

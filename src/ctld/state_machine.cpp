@@ -213,6 +213,13 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     spec.script.clear();  // salloc / srun: an allocation, nothing to launch
   else if (spec.script.rfind("#!", 0) != 0)
     return error_reply("Batch script is empty or lacks #!");
+  // Slurm's limit (and errno) for scripts; sbatch refuses a NUL byte itself, checked again here.
+  if (static_cast<int64_t>(spec.script.size()) > config_.max_script_size)
+    return error_reply(kTooLong);
+  if (spec.script.find('\0') != std::string::npos)
+    return error_reply("Batch script contains a NULL character");
+  for (const std::string* text : {&spec.name, &spec.comment, &spec.mail_user})
+    if (text->size() > kMaxTextField) return error_reply(kTooLong);
   if (spec.workdir.empty() || spec.workdir.front() != '/')
     return error_reply("Invalid working directory");
   if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
@@ -295,6 +302,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply("Required partition not available (inactive or drain)");
+  if (auto e = part_limits_error(spec, *part); !e.empty()) return error_reply(e);
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
   if (spec.tmp_disk_mb > 0) {

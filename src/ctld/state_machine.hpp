@@ -45,9 +45,10 @@ struct Effects {
   std::set<uint64_t> erased_jobs;     // remove these from the journal
   std::vector<std::string> warnings;  // for the controller's log
   bool next_id_dirty = false;
-  std::set<std::string> dirty_resvs;   // reservations to write
-  std::set<std::string> dirty_nodes;   // nodes whose operator-set state to write
-  std::set<std::string> erased_resvs;  // reservations to remove
+  std::set<std::string> dirty_resvs;       // reservations to write
+  std::set<std::string> dirty_nodes;       // nodes whose operator-set state to write
+  std::set<std::string> dirty_partitions;  // partitions whose operator-set settings to write
+  std::set<std::string> erased_resvs;      // reservations to remove
   bool next_resv_id_dirty = false;
   bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
   bool acct_dirty = false;   // the accounting entities changed (the journal keeps a copy)
@@ -102,6 +103,11 @@ class StateMachine {
   json node_update(const json& req, const Caller& who, int64_t now, Effects& fx);
   json node_admin_record(const std::string& name) const;  // what node_update set, to journal
   void restore_node_admin(const std::string& name, const json& record);
+  // scontrol update PartitionName=... with typed settings ("set": {"state", "max_time_min",
+  // ...}) checked by scontrol; operators only (partition_admin.cpp).
+  json partition_update(const json& req, const Caller& who, Effects& fx);
+  json partition_admin_record(const std::string& name) const;  // every setting changed so far
+  void restore_partition_admin(const std::string& name, const json& record);
   // Reservations from the journal, and the counter that numbers unnamed ones.
   void restore_reservations(std::vector<core::Reservation> resvs, int64_t next_resv_id,
                             int64_t now);
@@ -174,6 +180,11 @@ class StateMachine {
   friend class MetricsReader;
 
  private:
+  // Slurm's errno text for a script over max_script_size or a text field over its bound
+  // (job name, comment, mail user: kMaxTextField bytes, as Slurm 22.05 refuses them).
+  static constexpr const char* kTooLong =
+      "Pathname of a file, directory or other parameter too long";
+  static constexpr size_t kMaxTextField = 1024;
   struct Partition {
     std::string name;
     std::vector<int> nodes;
@@ -185,7 +196,13 @@ class StateMachine {
     std::optional<sched::PreemptMode> preempt_mode;  // PreemptMode= (unset: the cluster's)
     int64_t grace_time_s = 0;                        // GraceTime=
     core::PartitionConf conf;
+    json admin = json::object();  // what scontrol update changed, journaled over slurm.conf
   };
+  // Applies typed settings (partition_update's "set") to `p`; false if a node is unknown.
+  bool apply_partition_settings(Partition& p, const json& set);
+  // With EnforcePartLimits=ALL|ANY|YES, Slurm's refusal of a job beyond its partition's CPUs,
+  // nodes or MaxTime ("" when within them, or when limits are not enforced at submit).
+  std::string part_limits_error(const core::JobSpec& spec, const Partition& p) const;
 
   // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
   core::Job* caller_job(const json& req, const Caller& who, json& error);

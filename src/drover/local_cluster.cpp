@@ -43,6 +43,51 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
+// Writes `text` to `path`, created with `mode` and kept at it whatever our umask: the state
+// directory's files are its user's alone (0600) except env.sh, which every user sources.
+void write_file(const fs::path& path, const std::string& text, mode_t mode) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0)
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  bool ok = ::fchmod(fd, mode) == 0;
+  ok = ok && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
+  ::close(fd);
+  if (!ok) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));
+}
+
+// What a state directory may show others: its files are 0600 (scripts, environments, accounting,
+// logs); the directory and the spool directories 0711, so that every user reaches the
+// controller's socket and jobs reach their own job directory by name, but nobody lists them.
+constexpr mode_t kDirMode = 0711;
+
+// A state directory of an earlier drover (0755, files 0644) is tightened once, with a line.
+void tighten_state_dir(const fs::path& dir) {
+  int changed = 0;
+  auto restrict_to = [&](const fs::path& p, mode_t want) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || (st.st_mode & 07777) == want) return;
+    if (::chmod(p.c_str(), want) == 0) ++changed;
+  };
+  restrict_to(dir, kDirMode);
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    struct stat st {};
+    if (::lstat(e.path().c_str(), &st) != 0) continue;
+    if (S_ISREG(st.st_mode) && e.path().filename() != "env.sh")
+      restrict_to(e.path(), st.st_mode & 0700);
+  }
+  if (fs::is_directory(dir / "spool", ec)) {
+    restrict_to(dir / "spool", kDirMode);
+    for (const auto& e : fs::directory_iterator(dir / "spool", ec))
+      if (e.is_directory(ec) && !e.is_symlink(ec)) restrict_to(e.path(), kDirMode);
+  }
+  // A directory given to `drover up` for a new cluster (fs::exists) is not worth a line.
+  if (changed > 0 && fs::exists(dir / "slurm.conf", ec))
+    std::cout << "drover: " << dir.string() << " was readable by other users: made " << changed
+              << " of its files and directories readable by their owner only\n";
+}
+
 int free_tcp_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
@@ -96,7 +141,9 @@ pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setsid();
-    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    // The daemons create what they write (journal, accounting, keys) as their own only.
+    ::umask(077);
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     int null = ::open("/dev/null", O_RDONLY);
     if (fd >= 0) {
       ::dup2(fd, 1);
@@ -111,7 +158,7 @@ pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
     std::fprintf(stderr, "drover: cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
-  std::ofstream(pid_file) << pid << '\n';
+  write_file(pid_file, std::to_string(pid) + "\n", 0600);
   return pid;
 }
 
@@ -238,8 +285,18 @@ int cluster_up(const UpOptions& opts) {
               << " holds a cluster made without --netns; use another --state-dir for --netns\n";
     return 1;
   }
-  fs::create_directories(dir);
-  ::chmod(dir.c_str(), 0755);  // other users reach the socket through it
+  // The socket stays in the state directory (0711): every user reaches it by name, as
+  // DROVER_SOCKET and the commands' default search name it; nothing else there is theirs.
+  if (fs::exists(dir)) {
+    tighten_state_dir(dir);
+  } else {
+    fs::create_directories(dir.parent_path());
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+      std::cerr << "drover: cannot create " << dir.string() << ": " << std::strerror(errno) << '\n';
+      return 1;
+    }
+    ::chmod(dir.c_str(), kDirMode);
+  }
   const fs::path conf_path = dir / "slurm.conf";
   const fs::path key_path = dir / "cluster.key";
   const fs::path socket = dir / "ctld.sock";
@@ -262,7 +319,7 @@ int cluster_up(const UpOptions& opts) {
     const int port = free_tcp_port();
     int http_port = free_tcp_port();
     while (http_port == port) http_port = free_tcp_port();
-    std::ofstream(conf_path) << default_conf(opts, port, http_port, plan ? &*plan : nullptr);
+    write_file(conf_path, default_conf(opts, port, http_port, plan ? &*plan : nullptr), 0600);
   } else if (!opts.settings.empty() || opts.cpus > 0 || opts.mem_mb > 0 ||
              !opts.node_conf.empty()) {
     std::cerr << "drover: " << conf_path.string()
@@ -340,8 +397,8 @@ int cluster_up(const UpOptions& opts) {
     if (alive(pid_file, "droverd")) continue;
     const fs::path spool = dir / "spool" / node.name;
     fs::create_directories(spool);
-    ::chmod((dir / "spool").c_str(), 0755);
-    ::chmod(spool.c_str(), 0755);
+    ::chmod((dir / "spool").c_str(), kDirMode);
+    ::chmod(spool.c_str(), kDirMode);
     std::optional<netns::Entry> entry;
     if (plan) entry = netns::entry_for(*plan, node.name);
     // --listen: where srun reaches the agent, the node's own address.
@@ -373,20 +430,20 @@ int cluster_up(const UpOptions& opts) {
   }
 
   const fs::path slurm_bin = fs::weakly_canonical(bin / ".." / "slurm-bin");
-  std::ofstream(dir / "env.sh") << "# Source this to use the drover cluster in " << dir.string()
-                                << "\n"
-                                << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
-                                << "export DROVER_SOCKET='" << socket.string() << "'\n"
-                                << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
+  std::ostringstream env_sh;
+  env_sh << "# Source this to use the drover cluster in " << dir.string() << "\n"
+         << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
+         << "export DROVER_SOCKET='" << socket.string() << "'\n"
+         << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
   if (const int64_t http_port = conf.get_int("DroverHttpPort", 0); http_port > 0) {
     std::string addr = conf.get("DroverHttpAddress", "127.0.0.1");
     if (addr == "0.0.0.0") addr = "127.0.0.1";
     // The REST API (docs/architecture.md, "REST API and tokens") shares the metrics port.
     const std::string base = "http://" + addr + ":" + std::to_string(http_port);
-    std::ofstream(dir / "env.sh", std::ios::app)
-        << "export DROVER_API=" << base << "\n"
-        << "export DROVER_METRICS_URL=" << base << "/metrics\n";
+    env_sh << "export DROVER_API=" << base << "\n"
+           << "export DROVER_METRICS_URL=" << base << "/metrics\n";
   }
+  write_file(dir / "env.sh", env_sh.str(), 0644);
   std::vector<std::string> names;
   for (const auto& n : conf.nodes) names.push_back(n.name);
   std::cout << "drover: cluster '" << (conf.cluster_name.empty() ? "drover" : conf.cluster_name)

@@ -8,6 +8,8 @@ import time
 import urllib.error
 import urllib.request
 
+from conftest import ensure_user, requires_root
+
 OPENMETRICS_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8"
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
@@ -174,3 +176,71 @@ def test_metrics_formats_paths_and_errors(make_cluster):
     except urllib.error.HTTPError as e:
         assert e.code == 405
         assert e.headers.get("Allow") == "GET"
+
+
+def scrape_as(url, token=None):
+    """(status, headers, body) of GET url, with `Authorization: Bearer token` when given."""
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read().decode()
+
+
+def user_labels(text):
+    return set(re.findall(r'^slurm_user_jobs\{user="([^"]*)"\}', text, re.M))
+
+
+def jwt(c, user=None):
+    out = c.ok("scontrol", "token", user=user)
+    return out.strip().split("=", 1)[1]
+
+
+@requires_root
+def test_private_data_hides_other_users_series_unless_token_allows(make_cluster, tmp_path):
+    """PrivateData=jobs,users: an anonymous scrape names no user; a user's JWT shows that user's
+    series only; root's JWT and the operator's token file show everyone's; a bad token is 401."""
+    ensure_user("drovertest")
+    token_file = tmp_path / "metrics.token"
+    token_file.write_text("s3cret-operator-token\n")
+    os.chmod(token_file, 0o600)
+    c = make_cluster(nodes=1, cpus=2, mem=1000,
+                     settings=["PrivateData=jobs,usage,users,accounts",
+                               f"DroverMetricsTokenFile={token_file}"])
+    url = metrics_url(c)
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    c.sbatch("--hold", "--wrap", "true")
+    c.sbatch("--hold", "--wrap", "true", user="drovertest")
+
+    status, _, text = scrape_as(url)
+    assert status == 200
+    parse_openmetrics(text)
+    assert user_labels(text) == set()
+    assert 'user="' not in text and 'account="' not in text
+    assert re.search(r"^slurm_jobs_pending 2$", text, re.M)  # counts without names stay
+
+    status, _, text = scrape_as(url, jwt(c, user="drovertest"))
+    assert status == 200
+    assert user_labels(text) == {"drovertest"}
+
+    for token in (jwt(c), "s3cret-operator-token"):
+        status, _, text = scrape_as(url, token)
+        assert status == 200
+        assert user_labels(text) == {me, "drovertest"}
+
+    status, headers, body = scrape_as(url, "not-a-token")
+    assert status == 401
+    assert headers.get("WWW-Authenticate") == "Bearer"
+    assert "user=" not in body
+
+
+def test_listener_beyond_loopback_needs_a_token(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500, settings=["DroverHttpAddress=0.0.0.0"])
+    url = metrics_url(c)
+    status, headers, _ = scrape_as(url)
+    assert status == 401
+    assert headers.get("WWW-Authenticate") == "Bearer"
+    status, _, text = scrape_as(url, jwt(c))
+    assert status == 200
+    assert value(parse_openmetrics(text), "slurm_nodes") == 1

@@ -68,3 +68,19 @@ TEST(Format, PercentLiteral) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].literal, "100% ");
 }
+
+// Slurm's commands take any width (squeue -O Name:99999999999 crashes; sinfo -o
+// '%999999999N' writes a gigabyte); drover's stop at kMaxFieldWidth, without overflow.
+TEST(Format, WidthsAreCapped) {
+  auto f = parse_format("%999999999N %99999999999999999999999j %.12i");
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].width, kMaxFieldWidth);
+  EXPECT_EQ(f[1].width, kMaxFieldWidth);
+  EXPECT_EQ(f[2].width, 12);
+  EXPECT_EQ(parse_width("99999999999"), kMaxFieldWidth);
+  EXPECT_EQ(parse_width("-99999999999"), -kMaxFieldWidth);
+  EXPECT_EQ(parse_width("25x"), 25);
+  EXPECT_EQ(parse_width("x"), 0);
+  EXPECT_EQ(fit("n", parse_width("99999999999"), false).size(),
+            static_cast<size_t>(kMaxFieldWidth));
+}

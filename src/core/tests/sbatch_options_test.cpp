@@ -172,6 +172,10 @@ TEST(SbatchArgs, NiceAndPriority) {
   EXPECT_EQ(parse_sbatch_args({"--priority=5"}).priority, 5);
   EXPECT_EQ(parse_sbatch_args({"--priority=top"}).priority, kPriorityTop);
   EXPECT_EQ(error_of({"--priority=-1"}), "Priority must be >= 0");
+  // Real sbatch's words for a value past 32 bits (it would otherwise not fit).
+  EXPECT_EQ(error_of({"--priority=99999999999"}), "Priority must be < 4294967294");
+  EXPECT_EQ(error_of({"--priority=4294967294"}), "Priority must be < 4294967294");
+  EXPECT_EQ(error_of({"--priority=99999999999999999999999"}), "Priority must be < 4294967294");
 }
 
 TEST(SbatchArgs, EnumeratedValues) {
@@ -413,6 +417,18 @@ TEST(SbatchDirectives, CheckBatchScript) {
     EXPECT_EQ(format_sbatch_error(e),
               "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
               "sbatch: error: instead of expected UNIX line breaks (\\n).\n");
+  }
+}
+
+TEST(SbatchDirectives, ScriptWithNulByteRefused) {
+  try {
+    check_batch_script(std::string("#!/bin/sh\r\necho a\0b\n", 20));
+    FAIL();
+  } catch (const ParseError& e) {
+    // Real sbatch's words; it checks this before DOS line breaks, after the #! line.
+    EXPECT_EQ(format_sbatch_error(e),
+              "sbatch: error: The Slurm controller does not allow scripts that\n"
+              "sbatch: error: contain a NULL character '\\0'.\n");
   }
 }
 

@@ -202,3 +202,44 @@ TEST(Metrics, CostWith100kPendingJobs) {
   EXPECT_EQ(value_of(text, "slurm_account_jobs_pending{account=\"physics\"}"), 66667);
   EXPECT_EQ(backlog, 100000u);
 }
+
+// PrivateData: series naming users or accounts only for those allowed to see them.
+TEST(Metrics, PrivateDataDecidesWhoseSeriesAScrapeShows) {
+  EXPECT_TRUE(metrics_audience("", std::nullopt, false).all_users);
+  EXPECT_TRUE(metrics_audience("", std::nullopt, false).accounts);
+  const MetricsAudience anonymous = metrics_audience("Jobs,Accounts", std::nullopt, false);
+  EXPECT_FALSE(anonymous.all_users);
+  EXPECT_EQ(anonymous.user, "");
+  EXPECT_FALSE(anonymous.accounts);
+  const MetricsAudience bob = metrics_audience("users", std::string("bob"), false);
+  EXPECT_FALSE(bob.all_users);
+  EXPECT_EQ(bob.user, "bob");
+  EXPECT_TRUE(bob.accounts);
+  EXPECT_FALSE(metrics_audience("accounts", std::string("bob"), false).accounts);
+  EXPECT_TRUE(metrics_audience("accounts", std::string("bob"), false).all_users);
+  EXPECT_FALSE(metrics_audience("usage", std::string("bob"), false).all_users);
+  const MetricsAudience op = metrics_audience("jobs,users,accounts", std::string("root"), true);
+  EXPECT_TRUE(op.all_users);
+  EXPECT_TRUE(op.accounts);
+
+  Harness h;
+  Effects fx;
+  core::JobSpec spec = h.spec(1, 1);
+  spec.account = "physics";
+  h.submit(h.alice, spec, fx);
+  h.submit(h.bob, spec, fx);
+  const std::string all = metrics_text(h.sm, SchedStats{}, MetricsFormat::OpenMetrics);
+  EXPECT_EQ(value_of(all, "slurm_user_jobs{user=\"alice\"}"), 1);
+  EXPECT_EQ(value_of(all, "slurm_account_jobs{account=\"physics\"}"), 2);
+  const std::string for_bob =
+      metrics_text(h.sm, SchedStats{}, MetricsFormat::OpenMetrics, kMetricsAll, bob);
+  check_structure(for_bob, MetricsFormat::OpenMetrics);
+  EXPECT_EQ(value_of(for_bob, "slurm_user_jobs{user=\"alice\"}"), -1);
+  EXPECT_EQ(value_of(for_bob, "slurm_user_jobs{user=\"bob\"}"), 1);
+  EXPECT_EQ(value_of(for_bob, "slurm_jobs"), 2);  // counts without names stay
+  const std::string for_nobody =
+      metrics_text(h.sm, SchedStats{}, MetricsFormat::OpenMetrics, kMetricsAll, anonymous);
+  check_structure(for_nobody, MetricsFormat::OpenMetrics);
+  EXPECT_EQ(for_nobody.find("user=\""), std::string::npos);
+  EXPECT_EQ(for_nobody.find("account=\""), std::string::npos);
+}
