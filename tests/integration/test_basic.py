@@ -1,6 +1,7 @@
 """A job goes sbatch -> controller -> agent -> runs -> squeue/scontrol show it -> it ends."""
 import os
 import re
+import time
 
 from conftest import requires_root
 
@@ -172,8 +173,13 @@ def test_scancel_by_user(make_cluster):
 
 def test_kill_signal_ends_with_sigkill(make_cluster):
     c = make_cluster(nodes=1, cpus=1, mem=500, settings=["KillWait=1"])
-    jid = c.sbatch("--wrap", "trap '' TERM; while true; do sleep 1; done")
+    trapped = os.path.join(c.work, "trapped")
+    jid = c.sbatch("--wrap", f"trap '' TERM; touch {trapped}; while true; do sleep 1; done")
     c.wait_state(jid, "RUNNING")
+    # RUNNING comes before the shell has set its trap: cancelled sooner it dies of SIGTERM.
+    deadline = time.time() + 30
+    while not os.path.exists(trapped) and time.time() < deadline:
+        time.sleep(0.05)
     c.ok("scancel", str(jid))
     c.wait_all_done([jid], timeout=30)
     assert c.job(jid)["ExitCode"] == "0:9"
