@@ -214,7 +214,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     std::vector<int> cgroup_procs;
     if (server.track_) {
       try {
-        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id), 0);
+        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id),
+                                              mine.value("job_mem_mb", int64_t{0}));
       } catch (const std::exception& e) {
         spdlog::error("{}: tasks not confined: {}", step_name(), e.what());
       }

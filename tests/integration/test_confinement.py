@@ -165,3 +165,17 @@ def test_restarted_agent_kills_what_its_predecessor_left(make_cluster):
     log = open(os.path.join(c.state_dir, "agent-node1.log")).read()
     assert f"job {jid}: killing" in log, log
     c.ok("scancel", str(jid))
+
+
+@needs_memory
+def test_memory_limited_on_every_node_of_the_job(make_cluster):
+    c = make_cluster(nodes=2)
+    out = os.path.join(c.work, "steps.out")
+    # Each node's task fills 1 GiB against the job's 100M there, batch node or not.
+    jid = c.sbatch("-N2", "-n2", "--mem=100M", "-o", out, "--wrap",
+                   "srun -N2 -n2 bash -c "
+                   "'python3 -c \"x = b\\\"x\\\" * (1 << 30)\" 2>/dev/null; "
+                   "echo $SLURMD_NODENAME $?'")
+    c.wait_state(jid, ["OUT_OF_MEMORY", "COMPLETED", "FAILED"], timeout=90)
+    lines = sorted(l for l in open(out).read().splitlines() if l.startswith("node"))
+    assert lines == ["node1 137", "node2 137"], open(out).read()
