@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -350,11 +351,12 @@ void Agent::signal_job(uint64_t job_id, int sig, bool batch_only) {
 void Agent::reap() {
   int status = 0;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  struct rusage ru {};
+  while ((pid = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
     if (steps_.child_exited(pid, status)) continue;
     for (auto it = running_.begin(); it != running_.end(); ++it) {
       if (it->second.pid != pid || it->second.shell_exited) continue;
-      batch_ended(it->first, status);
+      batch_ended(it->first, status, ru.ru_maxrss);
       break;
     }
   }
@@ -362,7 +364,7 @@ void Agent::reap() {
   if (!io_.stopped()) child_signals_.async_wait([this](auto, int) { reap(); });
 }
 
-void Agent::batch_ended(uint64_t id, int status) {
+void Agent::batch_ended(uint64_t id, int status, int64_t shell_max_rss_kb) {
   Running& r = running_.at(id);
   // The batch shell is gone: none of its children may linger, in its process group or not.
   ::kill(-r.pid, SIGKILL);
@@ -370,11 +372,14 @@ void Agent::batch_ended(uint64_t id, int status) {
   r.kill_timer.reset();
   proctrack_.kill(id);
   // The job has ended once its last process has: only then is it reported (and may run again).
-  when_gone(id, "", [this, id, status] {
+  when_gone(id, "", [this, id, status, shell_max_rss_kb] {
     auto it = running_.find(id);
     if (it == running_.end()) return;
     const uint32_t run = it->second.run;
-    const ProcTrack::Usage usage = proctrack_.usage(id);
+    ProcTrack::Usage usage = proctrack_.usage(id);
+    // No memory cgroup: the largest process among the shell and the descendants it waited for.
+    if (usage.max_rss_bytes < 0 && shell_max_rss_kb > 0)
+      usage.max_rss_bytes = shell_max_rss_kb * 1024;
     if (usage.oom_kills > 0)  // as Slurm 22.05's task/cgroup says it
       append_notice(it->second.std_err, it->second.uid,
                     "slurmstepd-" + opts_.node + ": error: Detected " +

@@ -179,3 +179,23 @@ def test_memory_limited_on_every_node_of_the_job(make_cluster):
     c.wait_state(jid, ["OUT_OF_MEMORY", "COMPLETED", "FAILED"], timeout=90)
     lines = sorted(l for l in open(out).read().splitlines() if l.startswith("node"))
     assert lines == ["node1 137", "node2 137"], open(out).read()
+
+
+def test_without_cgroups_jobs_end_by_process_group(make_cluster, monkeypatch):
+    # As Slurm's ProctrackType=proctrack/pgid (and an agent that is not root): what stays in
+    # the job's process group still ends with it, and MaxRSS comes from the shell's rusage.
+    monkeypatch.setenv("DROVER_PROCTRACK", "pgid")
+    c = make_cluster(nodes=1, settings=["KillWait=2"])
+    log = open(os.path.join(c.state_dir, "agent-node1.log")).read()
+    assert "DROVER_PROCTRACK=pgid: jobs are not confined to cgroups" in log, log
+    pidfile = os.path.join(c.work, "child.pid")
+    jid = c.sbatch("--wrap", f"sleep 4322 & echo $! > {pidfile}; "
+                   "python3 -c \"x = b'x' * (60 << 20)\"; wait")
+    pid = int(wait_file(pidfile))
+    c.ok("scancel", str(jid))
+    c.wait_state(jid, "CANCELLED")
+    assert wait_gone(pid), f"pid {pid} outlived scancel of job {jid}"
+    jid = c.sbatch("--wrap", "python3 -c \"x = b'x' * (60 << 20)\"")
+    c.wait_state(jid, "COMPLETED", timeout=60)
+    maxrss, state = sacct_steps(c, jid)[f"{jid}.batch"]
+    assert rss_kb(maxrss) >= 60 * 1024, maxrss
