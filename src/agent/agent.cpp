@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -32,6 +33,15 @@ json node_health() {
   return h;
 }
 
+// How a job ended, in an exit report or a registration: OOM kills and its peak memory
+// (bytes) when known.
+json exit_json(uint64_t job_id, const Agent::Finished& f) {
+  json j = {{"type", "exited"}, {"job_id", job_id}, {"status", f.status}, {"run", f.run}};
+  if (f.usage.oom_kills > 0) j["oom_kills"] = f.usage.oom_kills;
+  if (f.usage.max_rss_bytes >= 0) j["max_rss"] = f.usage.max_rss_bytes;
+  return j;
+}
+
 // Slurm tells the job why it is being killed, in its error file. The agent may be root, so it
 // writes only to a regular file (not through a symlink) that the job's user owns.
 void append_notice(const std::string& path, uid_t owner, const std::string& line) {
@@ -58,7 +68,12 @@ Agent::Agent(AgentOptions opts)
 
 int Agent::run() {
   std::filesystem::create_directories(opts_.spool_dir);
+  // What a previous agent of this node still runs is gone before this one registers: the
+  // controller requeues the jobs it does not hear of, and they must not run twice at once.
+  if (auto left = proctrack_.kill_leftovers(std::chrono::seconds(15)); !left.empty())
+    spdlog::warn("removed {} job cgroup(s) a previous agent of {} left", left.size(), opts_.node);
   steps_.on_step_end = [this](uint64_t job_id, uint32_t step_id, int status) {
+    step_ended(job_id, step_id);
     send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
   };
   steps_.listen(opts_.listen_address);
@@ -132,8 +147,7 @@ void Agent::on_message(const std::string& payload) {
       nonce_a_ = net::to_hex(net::random_bytes(16));
       json running = json::array(), finished = json::array();
       for (const auto& [id, r] : running_) running.push_back({{"job_id", id}, {"run", r.run}});
-      for (const auto& [id, f] : finished_)
-        finished.push_back({{"job_id", id}, {"status", f.status}, {"run", f.run}});
+      for (const auto& [id, f] : finished_) finished.push_back(exit_json(id, f));
       json reg = {{"type", "register"},
                   {"node", opts_.node},
                   {"nonce", nonce_a_},
@@ -247,7 +261,16 @@ void Agent::launch(const json& msg) {
     spec.script_path = dir + "/slurm_script";
     write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
-    Spawned child = spawn_batch(spec);
+    // --mem/--mem-per-cpu: what the job holds on this node is its limit here.
+    spec.cgroup_procs = proctrack_.prepare(spec.job_id, "batch", msg.value("mem_mb", int64_t{0}));
+    Spawned child{};
+    try {
+      child = spawn_batch(spec);
+    } catch (...) {
+      for (int fd : spec.cgroup_procs) ::close(fd);
+      throw;
+    }
+    for (int fd : spec.cgroup_procs) ::close(fd);
     const pid_t pid = child.pid;
     running_[spec.job_id] =
         Running{pid,  spec.std_err, ::geteuid() == 0 ? spec.uid : ::geteuid(), run, nullptr,
@@ -280,8 +303,22 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& n
   if (it == running_.end()) {
     // Nothing runs: tell the controller again how it ended, if we know.
     if (auto f = finished_.find(job_id); f != finished_.end()) send_exit(job_id, f->second);
+    // No batch shell here (a node of a multi-node job, an allocation): what its steps left.
+    if (proctrack_.populated(job_id)) {
+      proctrack_.signal(job_id, "", SIGCONT);
+      proctrack_.signal(job_id, "", SIGTERM);
+      auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::seconds(kill_wait_s));
+      timer->async_wait([this, timer, job_id](boost::system::error_code ec) {
+        if (ec || running_.count(job_id)) return;
+        proctrack_.kill(job_id);
+        when_gone(job_id, "", [this, job_id] {
+          if (!running_.count(job_id)) proctrack_.remove(job_id);
+        });
+      });
+    }
     return;
   }
+  if (it->second.shell_exited) return proctrack_.kill(job_id);  // being killed already
   if (it->second.exec_pending) {
     // Its output files are not open yet (a notice would be truncated away): wait for exec.
     if (!it->second.deferred_terminate) it->second.deferred_terminate.emplace(kill_wait_s, notice);
@@ -291,53 +328,119 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& n
   if (!notice.empty() && !it->second.kill_timer)
     append_notice(it->second.std_err, it->second.uid,
                   "slurmstepd-" + opts_.node + ": error: " + notice);
+  // Every process of the job: its process group, and through its cgroup those that left it.
   ::kill(-pgid, SIGCONT);
   ::kill(-pgid, SIGTERM);
+  proctrack_.signal(job_id, "", SIGCONT);
+  proctrack_.signal(job_id, "", SIGTERM);
   auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(kill_wait_s));
-  timer->async_wait([pgid](boost::system::error_code ec) {
-    if (!ec) ::kill(-pgid, SIGKILL);
+  timer->async_wait([this, pgid, job_id](boost::system::error_code ec) {
+    if (ec) return;
+    ::kill(-pgid, SIGKILL);
+    proctrack_.kill(job_id);
   });
   it->second.kill_timer = std::move(timer);
 }
 
 void Agent::signal_job(uint64_t job_id, int sig, bool batch_only) {
   auto it = running_.find(job_id);
-  if (it != running_.end()) ::kill(batch_only ? it->second.pid : -it->second.pid, sig);
+  if (it != running_.end() && !it->second.shell_exited)
+    ::kill(batch_only ? it->second.pid : -it->second.pid, sig);
 }
 
 void Agent::reap() {
   int status = 0;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  struct rusage ru {};
+  while ((pid = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
     if (steps_.child_exited(pid, status)) continue;
     for (auto it = running_.begin(); it != running_.end(); ++it) {
-      if (it->second.pid != pid) continue;
-      uint64_t id = it->first;
-      const uint32_t run = it->second.run;
-      // The batch shell is gone: make sure none of its children linger.
-      ::kill(-pid, SIGKILL);
-      running_.erase(it);
-      std::error_code ignored;
-      std::filesystem::remove_all(job_dir(id), ignored);
-      spdlog::info("job {} ended, wait status {}", id, status);
-      report_exit(id, run, status);
+      if (it->second.pid != pid || it->second.shell_exited) continue;
+      batch_ended(it->first, status, ru.ru_maxrss);
       break;
     }
   }
-  if (stopping_ && running_.empty() && steps_.idle()) {
-    io_.stop();
-    return;
-  }
-  child_signals_.async_wait([this](auto, int) { reap(); });
+  maybe_stop();
+  if (!io_.stopped()) child_signals_.async_wait([this](auto, int) { reap(); });
 }
 
-void Agent::report_exit(uint64_t job_id, uint32_t run, int status) {
-  send_exit(job_id, finished_[job_id] = Finished{status, run});
+void Agent::batch_ended(uint64_t id, int status, int64_t shell_max_rss_kb) {
+  Running& r = running_.at(id);
+  // The batch shell is gone: none of its children may linger, in its process group or not.
+  ::kill(-r.pid, SIGKILL);
+  r.shell_exited = true;
+  r.kill_timer.reset();
+  proctrack_.kill(id);
+  // The job has ended once its last process has: only then is it reported (and may run again).
+  when_gone(id, "", [this, id, status, shell_max_rss_kb] {
+    auto it = running_.find(id);
+    if (it == running_.end()) return;
+    const uint32_t run = it->second.run;
+    ProcTrack::Usage usage = proctrack_.usage(id);
+    // No memory cgroup: the largest process among the shell and the descendants it waited for.
+    if (usage.max_rss_bytes < 0 && shell_max_rss_kb > 0)
+      usage.max_rss_bytes = shell_max_rss_kb * 1024;
+    if (usage.oom_kills > 0)  // as Slurm 22.05's task/cgroup says it
+      append_notice(it->second.std_err, it->second.uid,
+                    "slurmstepd-" + opts_.node + ": error: Detected " +
+                        std::to_string(usage.oom_kills) +
+                        " oom-kill event(s) in StepId=" + std::to_string(id) +
+                        ".batch. Some of your processes may have been killed by the cgroup "
+                        "out-of-memory handler.");
+    proctrack_.remove(id);
+    running_.erase(it);
+    std::error_code ignored;
+    std::filesystem::remove_all(job_dir(id), ignored);
+    spdlog::info("job {} ended, wait status {}{}", id, status,
+                 usage.oom_kills > 0 ? ", " + std::to_string(usage.oom_kills) + " OOM kill(s)"
+                                     : std::string());
+    report_exit(id, run, status, usage);
+    maybe_stop();
+  });
 }
 
-void Agent::send_exit(uint64_t job_id, const Finished& f) {
-  send({{"type", "exited"}, {"job_id", job_id}, {"status", f.status}, {"run", f.run}});
+void Agent::when_gone(uint64_t job_id, const std::string& step, std::function<void()> then) {
+  if (!proctrack_.populated(job_id, step)) return then();
+  // Killed processes take a moment to go (longer in uninterruptible sleep): bounded, so a
+  // stuck one delays the report by at most that long.
+  auto timer = std::make_shared<asio::steady_timer>(io_);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto poll = std::make_shared<std::function<void()>>();
+  *poll = [this, timer, deadline, job_id, step, then = std::move(then),
+           weak = std::weak_ptr<std::function<void()>>(poll)] {
+    if (!proctrack_.populated(job_id, step)) return then();
+    if (std::chrono::steady_clock::now() > deadline) {
+      spdlog::error("job {}: processes are left after SIGKILL; reporting its end anyway", job_id);
+      return then();
+    }
+    proctrack_.kill(job_id, step);
+    timer->expires_after(std::chrono::milliseconds(50));
+    timer->async_wait([self = weak.lock()](boost::system::error_code ec) {
+      if (!ec && self) (*self)();
+    });
+  };
+  (*poll)();
 }
+
+void Agent::step_ended(uint64_t job_id, uint32_t step_id) {
+  // Every task has ended: what they started goes with them.
+  const std::string step = std::to_string(step_id);
+  proctrack_.kill(job_id, step);
+  when_gone(job_id, step, [this, job_id, step] {
+    proctrack_.remove(job_id, step);
+    if (!running_.count(job_id)) proctrack_.remove(job_id);  // fails while other steps run
+  });
+}
+
+void Agent::maybe_stop() {
+  if (stopping_ && running_.empty() && steps_.idle()) io_.stop();
+}
+
+void Agent::report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage) {
+  send_exit(job_id, finished_[job_id] = Finished{status, run, usage});
+}
+
+void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_json(job_id, f)); }
 
 void Agent::shutdown() {
   stopping_ = true;

@@ -5,12 +5,14 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "agent/proctrack.hpp"
 #include "agent/steps.hpp"
 #include "net/connection.hpp"
 
@@ -35,6 +37,12 @@ class Agent {
   explicit Agent(AgentOptions opts);
   int run();
 
+  struct Finished {
+    int status;
+    uint32_t run;
+    ProcTrack::Usage usage;  // OOM kills and peak memory, when the host tells them
+  };
+
  private:
   struct Running {
     pid_t pid;
@@ -45,10 +53,7 @@ class Agent {
     bool exec_pending = true;  // forked, not yet running the script
     // A terminate that came before the script ran: applied once it does.
     std::optional<std::pair<int64_t, std::string>> deferred_terminate;
-  };
-  struct Finished {
-    int status;
-    uint32_t run;
+    bool shell_exited = false;  // the rest of the job's processes are being killed
   };
   void connect();
   void schedule_reconnect();
@@ -60,7 +65,11 @@ class Agent {
   void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();
   void on_exec(uint64_t job_id, pid_t pid);
-  void report_exit(uint64_t job_id, uint32_t run, int status);
+  void report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage = {});
+  void batch_ended(uint64_t job_id, int status, int64_t shell_max_rss_kb);
+  void when_gone(uint64_t job_id, const std::string& step, std::function<void()> then);
+  void step_ended(uint64_t job_id, uint32_t step_id);
+  void maybe_stop();
   void send_exit(uint64_t job_id, const Finished& f);
   void shutdown();
   std::string job_dir(uint64_t job_id) const;
@@ -82,7 +91,8 @@ class Agent {
   // This process among the node's agents (new at each start): the controller sends a launch
   // again, rather than requeue its job, when the same process registers without it.
   std::string instance_;
-  StepServer steps_{io_, opts_.node, opts_.key};
+  ProcTrack proctrack_{opts_.node, opts_.spool_dir};
+  StepServer steps_{io_, opts_.node, opts_.key, &proctrack_};
 };
 
 }  // namespace drover::agent

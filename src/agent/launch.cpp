@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "agent/proctrack.hpp"
+
 namespace drover::agent {
 namespace {
 
@@ -213,6 +215,8 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   batch_child = true;
   ::close(exec_pipe[0]);
   child_reset_signals();
+  // Into the job's cgroup before anything of the job runs, so none of its processes escapes.
+  if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);
@@ -350,6 +354,7 @@ pid_t spawn_task(const TaskSpec& spec) {
 
   // Child.
   child_reset_signals();
+  if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);

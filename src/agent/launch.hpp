@@ -17,7 +17,8 @@ struct LaunchSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;
   std::string workdir, std_out, std_err, std_in;
-  bool append = false;  // --open-mode=append (and every run after a requeue, as Slurm)
+  bool append = false;            // --open-mode=append (and every run after a requeue, as Slurm)
+  std::vector<int> cgroup_procs;  // the child writes itself into these before exec (ProcTrack)
 };
 
 struct Spawned {
@@ -41,6 +42,7 @@ struct TaskSpec {
   std::string stdio_paths[3] = {"/dev/null", "/dev/null", "/dev/null"};
   bool append = false;
   std::string stepd_name = "slurmstepd";  // how the task's own error lines start
+  std::vector<int> cgroup_procs;          // the child writes itself into these before exec
 };
 
 // Forks a task in its own session with the user's credentials. A program that cannot be run

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "agent/launch.hpp"
+#include "agent/proctrack.hpp"
 #include "core/hostlist.hpp"
 #include "core/task_lines.hpp"
 #include "net/auth.hpp"
@@ -209,6 +210,17 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
       base.env["GPU_DEVICE_ORDINAL"] = list;
     }
 
+    // The step's own cgroup (under its job's): its tasks and whatever they start end with it.
+    std::vector<int> cgroup_procs;
+    if (server.track_) {
+      try {
+        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id),
+                                              mine.value("job_mem_mb", int64_t{0}));
+      } catch (const std::exception& e) {
+        spdlog::error("{}: tasks not confined: {}", step_name(), e.what());
+      }
+    }
+    base.cgroup_procs = cgroup_procs;
     json pids = json::object();
     tasks.reserve(gids.size());
     for (size_t local = 0; local < gids.size(); ++local) {
@@ -280,6 +292,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
           read_output(tasks.size() - 1, std::make_shared<Pipe>(server.io_, ours[fd]),
                       fd == 1 ? proto::StepIo::Stdout : proto::StepIo::Stderr);
     }
+    for (int fd : cgroup_procs) ::close(fd);
     spdlog::info("{}: {} task(s) started for srun at {}", step_name(), tasks.size(), conn->peer());
     conn->send(json{{"type", "launched"}, {"pids", pids}, {"node", server.node_}}.dump());
     for (size_t i = 0; i < tasks.size(); ++i) maybe_report(i);
@@ -462,8 +475,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   }
 };
 
-StepServer::StepServer(asio::io_context& io, std::string node, std::string key)
-    : io_(io), node_(std::move(node)), key_(std::move(key)), acceptor_(io) {}
+StepServer::StepServer(asio::io_context& io, std::string node, std::string key, ProcTrack* track)
+    : io_(io), node_(std::move(node)), key_(std::move(key)), track_(track), acceptor_(io) {}
 
 StepServer::~StepServer() = default;
 

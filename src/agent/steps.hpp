@@ -12,6 +12,7 @@
 #include <tuple>
 
 namespace drover::agent {
+class ProcTrack;
 
 // srun's tasks on this node. srun connects here with the step credential the controller
 // signed (who runs which tasks where, for how long); the agent checks it with the cluster key,
@@ -20,7 +21,9 @@ namespace drover::agent {
 // proto/step_io.hpp). A credential launches once.
 class StepServer {
  public:
-  StepServer(boost::asio::io_context& io, std::string node, std::string key);
+  // `track` (may be null) puts each step's tasks into a cgroup of their own.
+  StepServer(boost::asio::io_context& io, std::string node, std::string key,
+             ProcTrack* track = nullptr);
   ~StepServer();
   // Listens on address:0 (any free port). Throws std::exception on failure.
   void listen(const std::string& address);
@@ -48,6 +51,7 @@ class StepServer {
 
   boost::asio::io_context& io_;
   std::string node_, key_;
+  ProcTrack* track_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::set<std::shared_ptr<Session>> sessions_;
   std::map<pid_t, Session*> task_owner_;

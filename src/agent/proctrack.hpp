@@ -1,0 +1,83 @@
+#pragma once
+// Jobs confined to cgroups: every process of a job is found and killed through its cgroup
+// (also those that left the job's session or process group), and its memory is limited to
+// what the job holds. Each agent owns a subtree `drover/<node>_<tag>` (the tag tells apart
+// the agents of several local clusters on one host) with `job_<id>/step_<name>` below it.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace drover::agent {
+
+// What a host offers under its cgroup mount root (/sys/fs/cgroup).
+struct CgroupLayout {
+  // Where job cgroups are tracked and killed: a v2 hierarchy (the root itself, or `unified`
+  // beside v1 controllers), else the v1 freezer. Empty: none.
+  std::string track;
+  bool track_v2 = false;
+  // Where memory is limited: the v2 hierarchy when it has the memory controller, else the v1
+  // memory hierarchy. Empty: none.
+  std::string memory;
+  bool memory_v2 = false;
+  std::string describe() const;
+};
+CgroupLayout detect_cgroups(const std::string& root);
+
+// The value of `key` in "key value" lines (memory.events, memory.oom_control, cgroup.events);
+// 0 when absent.
+int64_t cgroup_counter(const std::string& text, const std::string& key);
+
+// This agent's subtree: "drover/<node>_<8 hex digits of the spool directory's path>".
+std::string node_cgroup_name(const std::string& node, const std::string& spool_dir);
+
+class ProcTrack {
+ public:
+  // Finds what the host offers under `root` and logs one line saying what it uses. Without
+  // root privileges or cgroups, nothing is tracked (jobs are killed by process group).
+  ProcTrack(const std::string& node, const std::string& spool_dir,
+            const std::string& root = "/sys/fs/cgroup");
+  // The agent's own subtree goes with it when no job is left in it.
+  ~ProcTrack();
+  ProcTrack(const ProcTrack&) = delete;
+  ProcTrack& operator=(const ProcTrack&) = delete;
+  bool enabled() const { return !layout_.track.empty(); }
+  bool limits_memory() const { return !layout_.memory.empty(); }
+
+  // Creates the cgroups of a job's step ("batch", "0", ...) and returns the open cgroup.procs
+  // files the child writes itself into before exec (place_self); the caller closes them after
+  // fork. mem_mb > 0 limits the job's memory on this node. Empty when not enabled. Throws
+  // std::runtime_error when a cgroup cannot be made.
+  std::vector<int> prepare(uint64_t job, const std::string& step, int64_t mem_mb);
+  // Sends `sig` to every process of the job (step empty) or of one of its steps.
+  void signal(uint64_t job, const std::string& step, int sig) const;
+  // SIGKILL to every process of the job or step (cgroup.kill, else freeze and kill each).
+  void kill(uint64_t job, const std::string& step = "") const;
+  // Whether any process of the job or step is left.
+  bool populated(uint64_t job, const std::string& step = "") const;
+  struct Usage {
+    int64_t oom_kills = 0;
+    int64_t max_rss_bytes = -1;  // the job's peak memory here; -1: not known
+  };
+  Usage usage(uint64_t job) const;
+  // Removes the cgroups of an empty job (or of one step); false if something is left.
+  bool remove(uint64_t job, const std::string& step = "") const;
+  // Jobs a previous agent of this node left running: killed, waited for (up to `wait`) and
+  // removed, before this agent registers. Returns their ids.
+  std::vector<uint64_t> kill_leftovers(std::chrono::milliseconds wait) const;
+
+ private:
+  std::string track_dir(uint64_t job, const std::string& step) const;
+  std::string memory_dir(uint64_t job) const;
+
+  CgroupLayout layout_;
+  std::string name_;  // drover/<node>_<tag>
+};
+
+// In the forked child (async-signal-safe): writes its pid into each cgroup.procs descriptor.
+// False if one write failed.
+bool place_self(const std::vector<int>& fds);
+
+}  // namespace drover::agent
