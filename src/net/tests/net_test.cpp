@@ -110,3 +110,84 @@ TEST(Connection, ReflectedFrameIsRejected) {
   io.run_for(std::chrono::milliseconds(500));
   EXPECT_EQ(closed, "bad message authentication code");
 }
+
+// A write that completed is still waiting for its handler when the connection is closed
+// (refusing a peer: an error frame, then close()). The handler must not touch the queue that
+// close() emptied; before the fix it popped an empty deque (free(): double free).
+TEST(Connection, CloseWhileAWriteIsInFlight) {
+  for (int round = 0; round < 200; ++round) {
+    boost::asio::io_context io;
+    auto [server, client] = pair_on(io);
+    int closes = 0;
+    server->start([](std::string) {}, [&](const std::string&) { ++closes; });
+    client->start([](std::string) {}, [](const std::string&) {});
+    server->send("error frame", false);
+    server->close();
+    server->send("after close", false);
+    io.run_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(closes, 1);
+  }
+}
+
+// The same with a frame too large for the socket's buffer, so the write is still in progress
+// (its buffer in use) when the peer goes away.
+TEST(Connection, PeerLeavesDuringALongWrite) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  std::string why;
+  server->start([](std::string) {}, [&](const std::string& w) { why = w; });
+  server->send(std::string(8 << 20, 'x'), false);
+  server->send("queued behind it", false);
+  client->start([](std::string) {}, [](const std::string&) {});
+  io.run_for(std::chrono::milliseconds(5));
+  client->close();
+  io.run_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(Connection, LargeFrameBeforeAuthenticationCloses) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  net::Connection::Limits limits;
+  limits.max_frame_unauthenticated = 1024;
+  server->set_limits(limits);
+  std::vector<std::string> got;
+  std::string why;
+  server->start([&](std::string m) { got.push_back(m); }, [&](const std::string& w) { why = w; });
+  client->start([](std::string) {}, [](const std::string&) {});
+  client->send(std::string(1000, 'a'), false);
+  client->send(std::string(2000, 'b'), false);
+  io.run_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(why, "frame too large");
+}
+
+TEST(Connection, HandshakeAndIdleTimeoutsClose) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  net::Connection::Limits limits;
+  limits.handshake_timeout = std::chrono::milliseconds(100);
+  server->set_limits(limits);
+  std::string why;
+  server->start([](std::string) {}, [&](const std::string& w) { why = w; });
+  client->start([](std::string) {}, [](const std::string&) {});
+  io.run_for(std::chrono::milliseconds(1000));
+  EXPECT_EQ(why, "no handshake in time");
+
+  boost::asio::io_context io2;
+  auto [quiet, talker] = pair_on(io2);
+  limits = {};
+  limits.idle_timeout = std::chrono::milliseconds(300);
+  quiet->set_limits(limits);
+  std::string idle_why;
+  quiet->start([](std::string) {}, [&](const std::string& w) { idle_why = w; });
+  talker->start([](std::string) {}, [](const std::string&) {});
+  // Frames keep it open past the timeout; silence closes it.
+  for (int i = 0; i < 4; ++i) {
+    talker->send("ping", false);
+    io2.run_for(std::chrono::milliseconds(150));
+  }
+  EXPECT_EQ(idle_why, "");
+  io2.run_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(idle_why, "idle timeout");
+}
