@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "net/peercred.hpp"
@@ -190,4 +191,19 @@ TEST(Connection, HandshakeAndIdleTimeoutsClose) {
   EXPECT_EQ(idle_why, "");
   io2.run_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(idle_why, "idle timeout");
+}
+
+TEST(Admission, BoundsTotalAndPerPeerAndFreesOnRelease) {
+  net::Admission a("test", 3, 2);
+  auto t1 = a.admit(1000), t2 = a.admit(1000);
+  EXPECT_TRUE(t1 && t2);
+  EXPECT_FALSE(a.admit(1000));  // that uid's share is taken
+  auto t3 = a.admit(0);         // root is not bound per peer
+  EXPECT_TRUE(t3);
+  EXPECT_FALSE(a.admit(1001));  // full
+  EXPECT_EQ(a.open(), 3u);
+  t1.reset();
+  EXPECT_EQ(a.open(), 2u);
+  EXPECT_TRUE(a.admit(1000));  // the released slot, released again at once
+  EXPECT_EQ(a.open(), 2u);
 }
