@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "ctld/acct_record.hpp"
+#include "ctld/client_request.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
 #include "ctld/rest_auth.hpp"
@@ -395,45 +396,24 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       std::string text;  // the reply already as text (job lists)
       try {
         const std::string op = proto::get_string(ev.msg, "op");
-        if (op == "submit") {
-          reply = machine_.submit(ev.msg, ev.caller, now, fx);
-          if (reply.value("ok", false)) ++sched_stats_.jobs_submitted;
-        } else if (op == "cancel")
-          reply = machine_.cancel(ev.msg, ev.caller, now, fx);
-        else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
+        const std::string what = op == "query" ? proto::get_string(ev.msg, "what") : "";
+        if (what == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
-        else if (op == "query" && ev.msg.value("what", "") == "usage")
+        else if (what == "usage")
           reply = usage_query(ev.msg);
-        else if (op == "query")
-          // Job lists also say when the queue was last planned whole and when a job last
-          // changed (squeue --json's last_backfill and last_update, as the REST API's).
-          text = machine_.query_text(
-              ev.msg, now,
-              {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
-        else if (op == "control")
-          reply = machine_.control(ev.msg, ev.caller, now, fx);
-        else if (op == "update")
-          reply = machine_.update(ev.msg, ev.caller, now, fx);
-        else if (op == "reservation")
-          reply = machine_.reservation(ev.msg, ev.caller, now, fx);
-        else if (op == "node_update")
-          reply = machine_.node_update(ev.msg, ev.caller, now, fx);
-        else if (op == "step_create")
-          reply = machine_.step_create(ev.msg, ev.caller, now, fx);
-        else if (op == "step_complete")
-          reply = machine_.step_complete(ev.msg, ev.caller, now, fx);
-        else if (op == "allocation_info")
-          reply = machine_.allocation_info(ev.msg, ev.caller, now);
-        else if (op == "allocation_complete")
-          reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
-        else if (op == "acct_show")
-          reply = machine_.acct_show();
         else if (op == "acct_change")
           reply = acct_change(ev.msg, ev.caller, fx);
         else if (op == "token")
           reply =
               issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
-        else
+        // Job lists also say when the queue was last planned whole and when a job last changed
+        // (squeue --json's last_backfill and last_update, as the REST API's).
+        else if (auto r = apply_client_request(
+                     machine_, op, ev.msg, ev.caller, now, fx, text,
+                     {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}})) {
+          reply = std::move(*r);
+          if (op == "submit" && reply.value("ok", false)) ++sched_stats_.jobs_submitted;
+        } else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {
         reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
