@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/write.hpp>
 #include <cstdlib>
 #include <filesystem>
 
@@ -206,4 +207,26 @@ TEST(Admission, BoundsTotalAndPerPeerAndFreesOnRelease) {
   EXPECT_EQ(a.open(), 2u);
   EXPECT_TRUE(a.admit(1000));  // the released slot, released again at once
   EXPECT_EQ(a.open(), 2u);
+}
+
+// The body is read in growing pieces (memory follows what arrived, not the announced length):
+// a frame written in parts, with pauses, still arrives whole.
+TEST(Connection, FrameInPiecesArrivesWhole) {
+  boost::asio::io_context io;
+  Local::socket raw(io), other(io);
+  boost::asio::local::connect_pair(raw, other);
+  auto server = std::make_shared<net::Connection>(net::Connection::Socket(std::move(other)));
+  std::vector<std::string> got;
+  server->start([&](std::string m) { got.push_back(std::move(m)); }, [](const std::string&) {});
+  std::string body(300000, 'z');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  const std::string frame = proto::encode_length(static_cast<uint32_t>(body.size())) + body;
+  for (size_t off = 0; off < frame.size(); off += 70000) {
+    boost::asio::write(
+        raw, boost::asio::buffer(frame.data() + off, std::min<size_t>(70000, frame.size() - off)));
+    io.run_for(std::chrono::milliseconds(20));
+  }
+  io.run_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], body);
 }
