@@ -62,10 +62,12 @@ struct Server::Impl {
   std::unique_ptr<net::HttpServer> http;
   // Connection floods (I/O thread): each command is one short connection, so a uid holding
   // more than its share is a flood; agents are one connection per node, but anyone can open
-  // the TCP port, so connections that have not authenticated yet have their own small bound.
+  // the TCP port, so connections that have not authenticated yet have their own small bound
+  // (a handshake takes milliseconds; room for a whole cluster's agents dialling back at once
+  // after a restart, and those refused retry within 2 s).
   net::Admission unix_admission{"ctld.sock", 1024, 128};
   net::Admission tcp_admission{"controller port", 16384};
-  net::Admission handshake_admission{"controller port (not authenticated)", 64};
+  net::Admission handshake_admission{"controller port (not authenticated)", 256};
 };
 
 namespace {
