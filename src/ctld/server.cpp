@@ -68,6 +68,7 @@ struct Server::Impl {
   net::Admission unix_admission{"ctld.sock", 1024, 128};
   net::Admission tcp_admission{"controller port", 16384};
   net::Admission handshake_admission{"controller port (not authenticated)", 256};
+  net::LogLimiter handshake_log;  // failed handshakes: anyone can make one per connection
 };
 
 namespace {
@@ -75,6 +76,10 @@ net::Connection::Limits command_limits() {
   net::Connection::Limits l;
   l.idle_timeout = std::chrono::minutes(5);  // a command waits on one reply; none takes this long
   return l;
+}
+
+std::string held_back(uint64_t n) {
+  return n == 0 ? "" : " (and " + std::to_string(n) + " more since the last such line)";
 }
 
 net::Connection::Limits agent_limits() {
@@ -355,15 +360,18 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
             mac = proto::get_string(msg, "mac");
           }
         } catch (const proto::BadMessage& e) {
-          spdlog::warn("{} from {}: {}", link->authenticated ? "agent " + link->node : "connection",
-                       c->peer(), e.what());
+          if (uint64_t more = 0; link->authenticated || impl_->handshake_log.allow(more))
+            spdlog::warn("{} from {}: {}{}",
+                         link->authenticated ? "agent " + link->node : "connection", c->peer(),
+                         e.what(), held_back(more));
           return c->close();
         }
         if (!link->authenticated) {
           if (type != "register" || nonce_a.size() < 16 ||
               !net::constant_time_equal(mac,
                                         net::agent_proof(key_, link->nonce_c, nonce_a, node))) {
-            spdlog::warn("agent from {} failed authentication", c->peer());
+            if (uint64_t more = 0; impl_->handshake_log.allow(more))
+              spdlog::warn("agent from {} failed authentication{}", c->peer(), held_back(more));
             c->send(json{{"type", "error"}, {"error", "authentication failed"}}.dump(), false);
             return c->close();
           }

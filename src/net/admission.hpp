@@ -34,4 +34,30 @@ class Admission {
   std::shared_ptr<State> state_;
 };
 
+// A warning that a flood could repeat once per connection (a failed handshake, a garbage
+// frame): allow() says yes at most once per interval, with how many it said no to since.
+class LogLimiter {
+ public:
+  explicit LogLimiter(std::chrono::seconds interval = std::chrono::seconds(10))
+      : interval_(interval) {}
+  bool allow(uint64_t& held_back) {
+    const auto now = std::chrono::steady_clock::now();
+    if (logged_ && now - last_ < interval_) {
+      ++held_back_;
+      return false;
+    }
+    held_back = held_back_;
+    held_back_ = 0;
+    last_ = now;
+    logged_ = true;
+    return true;
+  }
+
+ private:
+  std::chrono::seconds interval_;
+  std::chrono::steady_clock::time_point last_{};
+  bool logged_ = false;
+  uint64_t held_back_ = 0;
+};
+
 }  // namespace drover::net

@@ -9,6 +9,7 @@
 #include <boost/asio/write.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "net/admission.hpp"
 #include "net/auth.hpp"
@@ -229,4 +230,15 @@ TEST(Connection, FrameInPiecesArrivesWhole) {
   io.run_for(std::chrono::milliseconds(100));
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0], body);
+}
+
+TEST(LogLimiter, OneLinePerIntervalWithTheCountHeldBack) {
+  net::LogLimiter limiter(std::chrono::seconds(1));
+  uint64_t more = 99;
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 0u);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(limiter.allow(more));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 5u);
 }
