@@ -239,3 +239,35 @@ def test_agents_outlive_controller_kills(make_cluster):
         assert c.pid(f"agent-{n}.pid") == pid, f"the agent of {n} was restarted"
     c.wait_state(jid, "COMPLETED", timeout=60)
     assert_runs_a_job(c)
+
+
+def test_hostile_frames_from_a_fake_controller(make_cluster):
+    """The agent's controller link before authentication: whoever answers on the controller's
+    port (the controller gone) can send it anything; it must log and carry on."""
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    agent = c.pid("agent-node1.pid")
+    port = ctld_port(c)
+    os.kill(c.pid("ctld.pid"), signal.SIGKILL)
+    time.sleep(0.3)
+    with socket.socket() as fake:
+        fake.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        fake.bind(("127.0.0.1", port))
+        fake.listen()
+        fake.settimeout(30)
+        conn, _ = fake.accept()  # the agent dials back within its 2 s backoff
+        with conn:
+            for payload in [b"[1,2]", b'{"type":5}', DEEP, b'{"type":"hello","nonce":5}',
+                            b'{"type":"welcome","mac":7}', b'{"type":"error","error":[]}',
+                            b"\xff garbage", b'{"type":"hello","nonce":"' + b"a" * 32 + b'"}']:
+                conn.sendall(frame(payload))
+            # It still reads: the last, a real hello, gets its registration.
+            conn.settimeout(15)
+            reply = b""
+            while b'"type":"register"' not in reply:
+                chunk = conn.recv(65536)
+                assert chunk, "the agent closed the link"
+                reply += chunk
+    os.kill(agent, 0)
+    c.up()
+    assert c.pid("agent-node1.pid") == agent
+    assert_runs_a_job(c)
