@@ -58,6 +58,9 @@ class Agent {
   void connect();
   void schedule_reconnect();
   void on_message(const std::string& payload);
+  // on_message's frame before and after the registration is accepted. Throw on a bad field.
+  void handshake(const std::string& type, const nlohmann::json& msg);
+  void dispatch(const std::string& type, const nlohmann::json& msg);
   void send(const nlohmann::json& msg);
   void heartbeat();
   void launch(const nlohmann::json& msg);

@@ -1,5 +1,6 @@
 #include "net/connection.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
@@ -23,17 +24,42 @@ std::string mac_input(char dir, uint64_t seq, std::string_view payload) {
 }
 }  // namespace
 
-Connection::Connection(Socket socket) : socket_(std::move(socket)), id_(next_id++) {}
+Connection::Connection(Socket socket)
+    : idle_timer_(socket.get_executor()),
+      handshake_timer_(socket.get_executor()),
+      socket_(std::move(socket)),
+      id_(next_id++) {}
 Connection::~Connection() = default;
 
 void Connection::start(MessageHandler on_message, CloseHandler on_close) {
   on_message_ = std::move(on_message);
   on_close_ = std::move(on_close);
-  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  boost::asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    if (self->closed_) return;
+    if (self->limits_.handshake_timeout.count() > 0 && self->key_.empty()) {
+      self->handshake_timer_.expires_after(self->limits_.handshake_timeout);
+      self->handshake_timer_.async_wait([self](boost::system::error_code ec) {
+        if (!ec && self->key_.empty()) self->fail("no handshake in time");
+      });
+    }
+    self->arm_idle();
+    self->read_header();
+  });
+}
+
+// Restarted by every frame in or out; an idle peer is dropped when it runs out.
+void Connection::arm_idle() {
+  if (limits_.idle_timeout.count() <= 0 || closed_) return;
+  idle_timer_.expires_after(limits_.idle_timeout);
+  idle_timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+    auto self = weak.lock();
+    if (!ec && self) self->fail("idle timeout");
+  });
 }
 
 void Connection::set_session_key(std::string key, bool is_controller) {
   key_ = std::move(key);
+  handshake_timer_.cancel();
   send_dir_ = is_controller ? 'd' : 'u';  // down to agents, up to the controller
   recv_dir_ = is_controller ? 'u' : 'd';
 }
@@ -60,10 +86,15 @@ void Connection::write_next() {
     return;
   }
   writing_ = true;
-  boost::asio::async_write(socket_, boost::asio::buffer(out_.front()),
+  // The frame leaves the queue before the write starts: fail() may clear the queue while the
+  // write is in flight, and a write that completes after that must find nothing to pop.
+  in_flight_ = std::move(out_.front());
+  out_.pop_front();
+  boost::asio::async_write(socket_, boost::asio::buffer(in_flight_),
                            [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                             if (self->closed_) return;
                              if (ec) return self->fail(ec.message());
-                             self->out_.pop_front();
+                             self->arm_idle();
                              self->write_next();
                            });
 }
@@ -71,19 +102,31 @@ void Connection::write_next() {
 void Connection::read_header() {
   boost::asio::async_read(socket_, boost::asio::buffer(header_, 4),
                           [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                            if (self->closed_) return;
                             if (ec) return self->fail(ec.message());
                             uint32_t len = proto::decode_length(self->header_);
-                            if (len > proto::kMaxFrame) return self->fail("frame too large");
+                            const uint32_t max = self->key_.empty()
+                                                     ? self->limits_.max_frame_unauthenticated
+                                                     : self->limits_.max_frame;
+                            if (len > max) return self->fail("frame too large");
+                            self->body_.clear();
                             self->read_body(len);
                           });
 }
 
+// The body is read in pieces that at most double what has arrived, so memory follows the bytes
+// a peer sent, not the length it announced (a header alone does not reserve 64 MiB).
 void Connection::read_body(uint32_t len) {
-  body_.resize(len);
+  const size_t have = body_.size();
+  const size_t piece = std::min<size_t>(len - have, std::max<size_t>(have, 64 * 1024));
+  body_.resize(have + piece);
   boost::asio::async_read(
-      socket_, boost::asio::buffer(body_.data(), len),
-      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+      socket_, boost::asio::buffer(body_.data() + have, piece),
+      [self = shared_from_this(), len](boost::system::error_code ec, size_t) {
+        if (self->closed_) return;
         if (ec) return self->fail(ec.message());
+        self->arm_idle();
+        if (self->body_.size() < len) return self->read_body(len);
         std::string payload = std::move(self->body_);
         if (!self->key_.empty()) {
           if (payload.size() < kMacSize) return self->fail("frame without MAC");
@@ -109,7 +152,9 @@ void Connection::fail(const std::string& why) {
   boost::system::error_code ignored;
   socket_.shutdown(Socket::shutdown_both, ignored);
   socket_.close(ignored);
-  out_.clear();
+  idle_timer_.cancel();
+  handshake_timer_.cancel();
+  out_.clear();  // in_flight_ stays: a write may still hold it until its handler runs
   auto cb = std::move(on_close_);
   on_message_ = nullptr;
   if (cb) cb(why);

@@ -1,25 +1,45 @@
 #pragma once
 #include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "proto/frame.hpp"
+
 namespace drover::net {
 
 // One framed, bidirectional message stream over a TCP or Unix socket. Reads and writes run on
 // the socket's executor; send() may be called from any thread. After set_session_key() every
 // frame in both directions carries a MAC (see auth.hpp) and a bad one closes the connection.
+// Lifetime: pending reads, writes and timers each hold the connection; the frame being written
+// is owned by the connection outside the queue, so close() (which drops the queue) never frees
+// a buffer the socket is still writing, and nothing touches the queue once it is closed.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   using Socket = boost::asio::generic::stream_protocol::socket;
   using MessageHandler = std::function<void(std::string payload)>;
   using CloseHandler = std::function<void(const std::string& why)>;
 
+  // What a peer that has not authenticated, or has gone quiet, may hold (see set_limits).
+  struct Limits {
+    uint32_t max_frame = proto::kMaxFrame;
+    // Before set_session_key(), and on links that never have one: frames larger close it.
+    uint32_t max_frame_unauthenticated = proto::kMaxFrame;
+    // Closed when no frame has come in or gone out for this long (zero: never).
+    std::chrono::milliseconds idle_timeout{0};
+    // Closed unless set_session_key() comes within this long of start() (zero: never).
+    std::chrono::milliseconds handshake_timeout{0};
+  };
   explicit Connection(Socket socket);
   ~Connection();
+
+  // Before start().
+  void set_limits(const Limits& limits) { limits_ = limits; }
 
   void start(MessageHandler on_message, CloseHandler on_close);
   // Queues one message. `authenticated` false only for handshake frames.
@@ -37,6 +57,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void read_body(uint32_t len);
   void write_next();
   void fail(const std::string& why);
+  void arm_idle();
+
+  Limits limits_;
+  boost::asio::steady_timer idle_timer_, handshake_timer_;
 
   Socket socket_;
   uint64_t id_;
@@ -44,6 +68,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   unsigned char header_[4];
   std::string body_;
   std::deque<std::string> out_;
+  std::string in_flight_;  // the frame async_write is sending: not in out_, see above
   bool writing_ = false, closed_ = false;
   std::string key_;
   char send_dir_ = 0, recv_dir_ = 0;

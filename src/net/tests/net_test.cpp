@@ -6,9 +6,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/write.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
+#include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "net/peercred.hpp"
@@ -109,4 +112,133 @@ TEST(Connection, ReflectedFrameIsRejected) {
   left->send("x");
   io.run_for(std::chrono::milliseconds(500));
   EXPECT_EQ(closed, "bad message authentication code");
+}
+
+// A write that completed is still waiting for its handler when the connection is closed
+// (refusing a peer: an error frame, then close()). The handler must not touch the queue that
+// close() emptied; before the fix it popped an empty deque (free(): double free).
+TEST(Connection, CloseWhileAWriteIsInFlight) {
+  for (int round = 0; round < 200; ++round) {
+    boost::asio::io_context io;
+    auto [server, client] = pair_on(io);
+    int closes = 0;
+    server->start([](std::string) {}, [&](const std::string&) { ++closes; });
+    client->start([](std::string) {}, [](const std::string&) {});
+    server->send("error frame", false);
+    server->close();
+    server->send("after close", false);
+    io.run_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(closes, 1);
+  }
+}
+
+// The same with a frame too large for the socket's buffer, so the write is still in progress
+// (its buffer in use) when the peer goes away.
+TEST(Connection, PeerLeavesDuringALongWrite) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  std::string why;
+  server->start([](std::string) {}, [&](const std::string& w) { why = w; });
+  server->send(std::string(8 << 20, 'x'), false);
+  server->send("queued behind it", false);
+  client->start([](std::string) {}, [](const std::string&) {});
+  io.run_for(std::chrono::milliseconds(5));
+  client->close();
+  io.run_for(std::chrono::milliseconds(500));
+  EXPECT_FALSE(why.empty());
+}
+
+TEST(Connection, LargeFrameBeforeAuthenticationCloses) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  net::Connection::Limits limits;
+  limits.max_frame_unauthenticated = 1024;
+  server->set_limits(limits);
+  std::vector<std::string> got;
+  std::string why;
+  server->start([&](std::string m) { got.push_back(m); }, [&](const std::string& w) { why = w; });
+  client->start([](std::string) {}, [](const std::string&) {});
+  client->send(std::string(1000, 'a'), false);
+  client->send(std::string(2000, 'b'), false);
+  io.run_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(why, "frame too large");
+}
+
+TEST(Connection, HandshakeAndIdleTimeoutsClose) {
+  boost::asio::io_context io;
+  auto [server, client] = pair_on(io);
+  net::Connection::Limits limits;
+  limits.handshake_timeout = std::chrono::milliseconds(100);
+  server->set_limits(limits);
+  std::string why;
+  server->start([](std::string) {}, [&](const std::string& w) { why = w; });
+  client->start([](std::string) {}, [](const std::string&) {});
+  io.run_for(std::chrono::milliseconds(1000));
+  EXPECT_EQ(why, "no handshake in time");
+
+  boost::asio::io_context io2;
+  auto [quiet, talker] = pair_on(io2);
+  limits = {};
+  limits.idle_timeout = std::chrono::milliseconds(300);
+  quiet->set_limits(limits);
+  std::string idle_why;
+  quiet->start([](std::string) {}, [&](const std::string& w) { idle_why = w; });
+  talker->start([](std::string) {}, [](const std::string&) {});
+  // Frames keep it open past the timeout; silence closes it.
+  for (int i = 0; i < 4; ++i) {
+    talker->send("ping", false);
+    io2.run_for(std::chrono::milliseconds(150));
+  }
+  EXPECT_EQ(idle_why, "");
+  io2.run_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(idle_why, "idle timeout");
+}
+
+TEST(Admission, BoundsTotalAndPerPeerAndFreesOnRelease) {
+  net::Admission a("test", 3, 2);
+  auto t1 = a.admit(1000), t2 = a.admit(1000);
+  EXPECT_TRUE(t1 && t2);
+  EXPECT_FALSE(a.admit(1000));  // that uid's share is taken
+  auto t3 = a.admit(0);         // root is not bound per peer
+  EXPECT_TRUE(t3);
+  EXPECT_FALSE(a.admit(1001));  // full
+  EXPECT_EQ(a.open(), 3u);
+  t1.reset();
+  EXPECT_EQ(a.open(), 2u);
+  EXPECT_TRUE(a.admit(1000));  // the released slot, released again at once
+  EXPECT_EQ(a.open(), 2u);
+}
+
+// The body is read in growing pieces (memory follows what arrived, not the announced length):
+// a frame written in parts, with pauses, still arrives whole.
+TEST(Connection, FrameInPiecesArrivesWhole) {
+  boost::asio::io_context io;
+  Local::socket raw(io), other(io);
+  boost::asio::local::connect_pair(raw, other);
+  auto server = std::make_shared<net::Connection>(net::Connection::Socket(std::move(other)));
+  std::vector<std::string> got;
+  server->start([&](std::string m) { got.push_back(std::move(m)); }, [](const std::string&) {});
+  std::string body(300000, 'z');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  const std::string frame = proto::encode_length(static_cast<uint32_t>(body.size())) + body;
+  for (size_t off = 0; off < frame.size(); off += 70000) {
+    boost::asio::write(
+        raw, boost::asio::buffer(frame.data() + off, std::min<size_t>(70000, frame.size() - off)));
+    io.run_for(std::chrono::milliseconds(20));
+  }
+  io.run_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], body);
+}
+
+TEST(LogLimiter, OneLinePerIntervalWithTheCountHeldBack) {
+  net::LogLimiter limiter(std::chrono::seconds(1));
+  uint64_t more = 99;
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 0u);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(limiter.allow(more));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 5u);
 }

@@ -1,0 +1,91 @@
+#include "proto/decode.hpp"
+
+namespace drover::proto {
+using nlohmann::json;
+
+namespace {
+// Checked on the text before parsing, so a deep document is refused before a tree is built.
+bool nests_deeper_than(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+const json* member(const json& msg, const char* key) {
+  if (!msg.is_object()) throw BadMessage("request is not a JSON object");
+  auto it = msg.find(key);
+  if (it == msg.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+[[noreturn]] void ill_typed(const char* key, const char* want) {
+  throw BadMessage(std::string("field \"") + key + "\" is not " + want);
+}
+}  // namespace
+
+json decode_object(std::string_view payload, int max_depth) {
+  // nlohmann's parser stops at a NUL byte and takes what came before: a frame with anything
+  // after one would be half read. No valid document has one (in strings it is \u0000).
+  if (payload.find('\0') != std::string_view::npos) throw BadMessage("malformed request");
+  if (nests_deeper_than(payload, max_depth)) throw BadMessage("request nested too deeply");
+  json msg = json::parse(payload.begin(), payload.end(), nullptr, false);
+  if (msg.is_discarded()) throw BadMessage("malformed request");
+  if (!msg.is_object()) throw BadMessage("request is not a JSON object");
+  return msg;
+}
+
+std::string get_string(const json& msg, const char* key, std::string fallback) {
+  const json* v = member(msg, key);
+  if (!v) return fallback;
+  if (!v->is_string()) ill_typed(key, "a string");
+  return v->get<std::string>();
+}
+
+int64_t get_int(const json& msg, const char* key, int64_t fallback) {
+  const json* v = member(msg, key);
+  if (!v) return fallback;
+  if (v->is_number_integer() && (!v->is_number_unsigned() || v->get<uint64_t>() <= INT64_MAX))
+    return v->get<int64_t>();
+  ill_typed(key, "an integer");
+}
+
+uint64_t get_uint(const json& msg, const char* key, uint64_t fallback) {
+  const json* v = member(msg, key);
+  if (!v) return fallback;
+  if (v->is_number_unsigned()) return v->get<uint64_t>();
+  ill_typed(key, "an unsigned integer");
+}
+
+bool get_bool(const json& msg, const char* key, bool fallback) {
+  const json* v = member(msg, key);
+  if (!v) return fallback;
+  if (!v->is_boolean()) ill_typed(key, "a boolean");
+  return v->get<bool>();
+}
+
+uint64_t need_uint(const json& msg, const char* key) {
+  if (!member(msg, key)) throw BadMessage(std::string("field \"") + key + "\" is missing");
+  return get_uint(msg, key);
+}
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace drover::proto

@@ -1,0 +1,37 @@
+#pragma once
+// The one decode step every server runs on a frame before using it: the JSON must parse, be an
+// object and nest no deeper than a bound, and every member read has the type the protocol
+// says. Anything else throws BadMessage, which the servers answer with an error reply (or a
+// closed connection), so no hostile frame reaches the code behind them as a surprise.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace drover::proto {
+
+struct BadMessage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Deeper than any message of ours; bounds the recursion of dump() and of the code behind.
+inline constexpr int kMaxDepth = 64;
+
+// The frame's JSON object. Throws BadMessage: not JSON, not an object, nested too deep.
+nlohmann::json decode_object(std::string_view payload, int max_depth = kMaxDepth);
+
+// Member `key` of `msg` (an object), `fallback` when absent or null. Throws BadMessage when it
+// has another type (or, for the integers, does not fit).
+std::string get_string(const nlohmann::json& msg, const char* key, std::string fallback = "");
+int64_t get_int(const nlohmann::json& msg, const char* key, int64_t fallback = 0);
+uint64_t get_uint(const nlohmann::json& msg, const char* key, uint64_t fallback = 0);
+bool get_bool(const nlohmann::json& msg, const char* key, bool fallback = false);
+// Member `key` that must be there: an unsigned integer (ids).
+uint64_t need_uint(const nlohmann::json& msg, const char* key);
+
+// Text for the wire that never throws: strings that are not valid UTF-8 (a user's job name)
+// have the bad bytes replaced by U+FFFD rather than failing the whole reply.
+std::string dump(const nlohmann::json& j);
+
+}  // namespace drover::proto
