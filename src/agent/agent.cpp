@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "agent/launch.hpp"
 #include "core/export_env.hpp"
 #include "net/auth.hpp"
+#include "proto/decode.hpp"
 
 namespace drover::agent {
 namespace asio = boost::asio;
@@ -133,80 +135,90 @@ void Agent::schedule_reconnect() {
 }
 
 void Agent::send(const json& msg) {
-  if (conn_ && authenticated_) conn_->send(msg.dump());
+  if (conn_ && authenticated_) conn_->send(proto::dump(msg));
 }
 
 void Agent::on_message(const std::string& payload) {
-  json msg = json::parse(payload, nullptr, false);
-  if (msg.is_discarded()) return;
-  const std::string type = msg.value("type", "");
-  if (!authenticated_) {
-    if (type == "hello") {
-      nonce_c_ = msg.value("nonce", "");
-      nonce_a_ = net::to_hex(net::random_bytes(16));
-      json running = json::array(), finished = json::array();
-      for (const auto& [id, r] : running_) running.push_back({{"job_id", id}, {"run", r.run}});
-      for (const auto& [id, f] : finished_) finished.push_back(exit_json(id, f));
-      json reg = {{"type", "register"},
-                  {"node", opts_.node},
-                  {"nonce", nonce_a_},
-                  {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
-                  {"cpus", opts_.cpus},
-                  {"real_memory", opts_.real_memory_mb},
-                  {"launch_addr", steps_.launch_addr()},
-                  {"running", running},
-                  {"finished", finished},
-                  {"instance", instance_}};
-      reg.update(node_health());
-      struct sysinfo si {};
-      if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;
-      conn_->send(reg.dump(), false);
-    } else if (type == "welcome") {
-      if (!net::constant_time_equal(msg.value("mac", ""),
-                                    net::controller_proof(opts_.key, nonce_a_, nonce_c_))) {
-        spdlog::error("controller failed authentication; dropping the connection");
-        conn_->close();
-        return;
-      }
-      conn_->set_session_key(net::session_key(opts_.key, nonce_c_, nonce_a_), false);
-      authenticated_ = true;
-      reconnect_delay_ms_ = 100;
-      heartbeat_interval_s_ = msg.value("heartbeat_interval", 10);
-      spdlog::info("registered with controller as {}", opts_.node);
-      // Exits that came after the registration was written were not sent: send them now
-      // (the controller ignores a report it has already applied).
-      for (const auto& [id, f] : finished_) send_exit(id, f);
-      heartbeat();
-    } else if (type == "error") {
-      spdlog::error("controller refused registration: {}", msg.value("error", ""));
-    }
-    return;
-  }
+  // Every frame is decoded (proto/decode.hpp) and every field read inside the try: a frame of
+  // the wrong shape is logged, never an exception out of the I/O thread.
+  std::string type;
   try {
-    if (type == "launch") {
-      launch(msg);
-    } else if (type == "terminate") {
-      steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
-                           msg.value("step_notice", ""));
-      terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
-                msg.value("notice", ""));
-    } else if (type == "step_signal") {
-      steps_.signal_step(msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>(),
-                         msg.value("signal", SIGKILL), msg.value("terminate", false),
-                         msg.value("kill_wait", 30), msg.value("step_notice", ""),
-                         msg.value("graceful", false));
-    } else if (type == "signal") {
-      signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
-                 msg.value("batch_only", false));
-    } else if (type == "exit_ack") {
-      auto it = finished_.find(msg.at("job_id").get<uint64_t>());
-      if (it != finished_.end() && it->second.run == msg.value("run", it->second.run))
-        finished_.erase(it);
-    } else if (type == "error") {
-      spdlog::error("controller: {}", msg.value("error", ""));
-    }
+    const json msg = proto::decode_object(payload);
+    type = proto::get_string(msg, "type");
+    if (authenticated_)
+      dispatch(type, msg);
+    else
+      handshake(type, msg);
   } catch (const std::exception& e) {
-    spdlog::error("bad {} message: {}", type, e.what());
+    spdlog::error("bad {} message from the controller: {}", type.empty() ? "a" : type, e.what());
+  }
+}
+
+void Agent::handshake(const std::string& type, const json& msg) {
+  if (type == "hello") {
+    nonce_c_ = proto::get_string(msg, "nonce");
+    nonce_a_ = net::to_hex(net::random_bytes(16));
+    json running = json::array(), finished = json::array();
+    for (const auto& [id, r] : running_) running.push_back({{"job_id", id}, {"run", r.run}});
+    for (const auto& [id, f] : finished_) finished.push_back(exit_json(id, f));
+    json reg = {{"type", "register"},
+                {"node", opts_.node},
+                {"nonce", nonce_a_},
+                {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
+                {"cpus", opts_.cpus},
+                {"real_memory", opts_.real_memory_mb},
+                {"launch_addr", steps_.launch_addr()},
+                {"running", running},
+                {"finished", finished},
+                {"instance", instance_}};
+    reg.update(node_health());
+    struct sysinfo si {};
+    if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;
+    conn_->send(proto::dump(reg), false);
+  } else if (type == "welcome") {
+    if (!net::constant_time_equal(proto::get_string(msg, "mac"),
+                                  net::controller_proof(opts_.key, nonce_a_, nonce_c_))) {
+      spdlog::error("controller failed authentication; dropping the connection");
+      conn_->close();
+      return;
+    }
+    conn_->set_session_key(net::session_key(opts_.key, nonce_c_, nonce_a_), false);
+    authenticated_ = true;
+    reconnect_delay_ms_ = 100;
+    heartbeat_interval_s_ = static_cast<int>(
+        std::clamp<int64_t>(proto::get_int(msg, "heartbeat_interval", 10), 1, 3600));
+    spdlog::info("registered with controller as {}", opts_.node);
+    // Exits that came after the registration was written were not sent: send them now
+    // (the controller ignores a report it has already applied).
+    for (const auto& [id, f] : finished_) send_exit(id, f);
+    heartbeat();
+  } else if (type == "error") {
+    spdlog::error("controller refused registration: {}", proto::get_string(msg, "error"));
+  }
+}
+
+void Agent::dispatch(const std::string& type, const json& msg) {
+  if (type == "launch") {
+    launch(msg);
+  } else if (type == "terminate") {
+    steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
+                         msg.value("step_notice", ""));
+    terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
+              msg.value("notice", ""));
+  } else if (type == "step_signal") {
+    steps_.signal_step(msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>(),
+                       msg.value("signal", SIGKILL), msg.value("terminate", false),
+                       msg.value("kill_wait", 30), msg.value("step_notice", ""),
+                       msg.value("graceful", false));
+  } else if (type == "signal") {
+    signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
+               msg.value("batch_only", false));
+  } else if (type == "exit_ack") {
+    auto it = finished_.find(msg.at("job_id").get<uint64_t>());
+    if (it != finished_.end() && it->second.run == msg.value("run", it->second.run))
+      finished_.erase(it);
+  } else if (type == "error") {
+    spdlog::error("controller: {}", proto::get_string(msg, "error"));
   }
 }
 
@@ -350,11 +362,12 @@ void Agent::signal_job(uint64_t job_id, int sig, bool batch_only) {
 void Agent::reap() {
   int status = 0;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  struct rusage ru {};
+  while ((pid = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
     if (steps_.child_exited(pid, status)) continue;
     for (auto it = running_.begin(); it != running_.end(); ++it) {
       if (it->second.pid != pid || it->second.shell_exited) continue;
-      batch_ended(it->first, status);
+      batch_ended(it->first, status, ru.ru_maxrss);
       break;
     }
   }
@@ -362,7 +375,7 @@ void Agent::reap() {
   if (!io_.stopped()) child_signals_.async_wait([this](auto, int) { reap(); });
 }
 
-void Agent::batch_ended(uint64_t id, int status) {
+void Agent::batch_ended(uint64_t id, int status, int64_t shell_max_rss_kb) {
   Running& r = running_.at(id);
   // The batch shell is gone: none of its children may linger, in its process group or not.
   ::kill(-r.pid, SIGKILL);
@@ -370,11 +383,14 @@ void Agent::batch_ended(uint64_t id, int status) {
   r.kill_timer.reset();
   proctrack_.kill(id);
   // The job has ended once its last process has: only then is it reported (and may run again).
-  when_gone(id, "", [this, id, status] {
+  when_gone(id, "", [this, id, status, shell_max_rss_kb] {
     auto it = running_.find(id);
     if (it == running_.end()) return;
     const uint32_t run = it->second.run;
-    const ProcTrack::Usage usage = proctrack_.usage(id);
+    ProcTrack::Usage usage = proctrack_.usage(id);
+    // No memory cgroup: the largest process among the shell and the descendants it waited for.
+    if (usage.max_rss_bytes < 0 && shell_max_rss_kb > 0)
+      usage.max_rss_bytes = shell_max_rss_kb * 1024;
     if (usage.oom_kills > 0)  // as Slurm 22.05's task/cgroup says it
       append_notice(it->second.std_err, it->second.uid,
                     "slurmstepd-" + opts_.node + ": error: Detected " +

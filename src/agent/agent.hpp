@@ -58,6 +58,9 @@ class Agent {
   void connect();
   void schedule_reconnect();
   void on_message(const std::string& payload);
+  // on_message's frame before and after the registration is accepted. Throw on a bad field.
+  void handshake(const std::string& type, const nlohmann::json& msg);
+  void dispatch(const std::string& type, const nlohmann::json& msg);
   void send(const nlohmann::json& msg);
   void heartbeat();
   void launch(const nlohmann::json& msg);
@@ -66,7 +69,7 @@ class Agent {
   void reap();
   void on_exec(uint64_t job_id, pid_t pid);
   void report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage = {});
-  void batch_ended(uint64_t job_id, int status);
+  void batch_ended(uint64_t job_id, int status, int64_t shell_max_rss_kb);
   void when_gone(uint64_t job_id, const std::string& step, std::function<void()> then);
   void step_ended(uint64_t job_id, uint32_t step_id);
   void maybe_stop();

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -141,6 +142,13 @@ std::string node_cgroup_name(const std::string& node, const std::string& spool_d
 
 ProcTrack::ProcTrack(const std::string& node, const std::string& spool_dir, const std::string& root)
     : name_(node_cgroup_name(node, spool_dir)) {
+  if (const char* mode = std::getenv("DROVER_PROCTRACK"); mode && std::string(mode) == "pgid") {
+    // As Slurm's ProctrackType=proctrack/pgid.
+    spdlog::warn(
+        "DROVER_PROCTRACK=pgid: jobs are not confined to cgroups (their processes are "
+        "killed by process group; memory is not limited)");
+    return;
+  }
   if (::geteuid() != 0) {
     spdlog::warn(
         "not root: jobs are not confined to cgroups (their processes are killed by "

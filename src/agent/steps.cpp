@@ -23,6 +23,7 @@
 #include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
+#include "proto/decode.hpp"
 #include "proto/step_io.hpp"
 
 namespace drover::agent {
@@ -84,6 +85,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   StepServer& server;
   std::shared_ptr<net::Connection> conn;
   std::string nonce_s;
+  std::shared_ptr<void> handshake_ticket;  // StepServer::handshakes_' slot, until authenticated
   bool authenticated = false, launched = false, done = false, conn_closed = false;
   bool end_reported = false;
   uint64_t job_id = 0;
@@ -98,51 +100,64 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     return "StepId=" + std::to_string(job_id) + "." + std::to_string(step_id);
   }
 
+  // Every frame is decoded (proto/decode.hpp) and its fields read inside the try: srun's port
+  // is open to anyone who can reach the node, so a frame of the wrong shape is refused, never
+  // an exception out of the I/O thread.
   void on_message(const std::string& payload) {
-    if (!authenticated) return handshake(payload);
-    if (auto io = proto::decode_step_io(payload)) {
-      if (io->kind == proto::StepIo::Stdin) write_stdin(io->task, std::string(io->data));
-      return;
-    }
-    json msg = json::parse(payload, nullptr, false);
-    if (msg.is_discarded()) return;
-    const std::string type = msg.value("type", "");
-    if (type == "launch" && !launched) {
-      launch(msg);
-    } else if (type == "signal") {
-      signal_tasks(msg.value("signal", SIGTERM));
+    try {
+      if (!authenticated) return handshake(payload);
+      if (auto io = proto::decode_step_io(payload)) {
+        if (io->kind == proto::StepIo::Stdin) write_stdin(io->task, std::string(io->data));
+        return;
+      }
+      const json msg = proto::decode_object(payload);
+      const std::string type = proto::get_string(msg, "type");
+      if (type == "launch" && !launched) {
+        launch(msg);
+      } else if (type == "signal") {
+        signal_tasks(static_cast<int>(proto::get_int(msg, "signal", SIGTERM)));
+      }
+    } catch (const std::exception& e) {
+      refuse(std::string("Invalid request: ") + e.what());
     }
   }
 
   void refuse(const std::string& why) {
-    spdlog::warn("srun from {} refused: {}", conn->peer(), why);
-    conn->send(json{{"type", "error"}, {"error", why}}.dump(), false);
+    if (uint64_t more = 0; server.refusal_log_.allow(more))
+      spdlog::warn("srun from {} refused: {}{}", conn->peer(), why,
+                   more ? " (and " + std::to_string(more) + " more since the last such line)" : "");
+    conn->send(proto::dump({{"type", "error"}, {"error", why}}), false);
     conn->close();
   }
 
   void handshake(const std::string& payload) {
-    json msg = json::parse(payload, nullptr, false);
-    if (msg.is_discarded() || msg.value("type", "") != "hello") return refuse("bad hello");
-    const std::string cred_text = msg.value("cred", "");
-    const std::string sig = msg.value("sig", "");
-    nonce_s = msg.value("nonce", "");
+    const json msg = proto::decode_object(payload);
+    if (proto::get_string(msg, "type") != "hello") return refuse("bad hello");
+    const std::string cred_text = proto::get_string(msg, "cred");
+    const std::string sig = proto::get_string(msg, "sig");
+    nonce_s = proto::get_string(msg, "nonce");
     const std::string want = net::to_hex(net::hmac_sha256(server.key_, "step-cred|" + cred_text));
     if (nonce_s.size() < 16 || !net::constant_time_equal(sig, want))
       return refuse("Invalid job credential");
-    cred = json::parse(cred_text, nullptr, false);
-    if (cred.is_discarded() || !cred.contains("nodes") || !cred["nodes"].contains(server.node_))
+    // Signed by the controller, but checked as any frame (a key shared with a bug is no proof
+    // of shape).
+    cred = proto::decode_object(cred_text);
+    if (!cred.contains("nodes") || !cred["nodes"].is_object() ||
+        !cred["nodes"].contains(server.node_) || !cred["nodes"][server.node_].is_object())
       return refuse("Invalid job credential");
-    if (cred.value("expires", int64_t{0}) < static_cast<int64_t>(::time(nullptr)))
+    if (proto::get_int(cred, "expires") < static_cast<int64_t>(::time(nullptr)))
       return refuse("Job credential expired");
-    job_id = cred.value("job_id", uint64_t{0});
-    step_id = cred.value("step_id", uint32_t{0});
-    auto key = std::make_tuple(job_id, step_id, cred.value("run", uint32_t{0}));
+    job_id = proto::get_uint(cred, "job_id");
+    step_id = static_cast<uint32_t>(proto::get_uint(cred, "step_id"));
+    auto key =
+        std::make_tuple(job_id, step_id, static_cast<uint32_t>(proto::get_uint(cred, "run")));
     if (!server.launched_.insert(key).second) return refuse("Job credential replayed");
     const std::string nonce_a = net::to_hex(net::random_bytes(16));
     conn->send(json{{"type", "accept"}, {"nonce", nonce_a}}.dump(), false);
     const std::string step_key = net::to_hex(net::hmac_sha256(server.key_, "step-key|" + sig));
     conn->set_session_key(net::hmac_sha256(step_key, nonce_s + "|" + nonce_a), false);
     authenticated = true;
+    handshake_ticket.reset();
   }
 
   void launch(const json& msg) {
@@ -214,7 +229,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     std::vector<int> cgroup_procs;
     if (server.track_) {
       try {
-        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id), 0);
+        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id),
+                                              mine.value("job_mem_mb", int64_t{0}));
       } catch (const std::exception& e) {
         spdlog::error("{}: tasks not confined: {}", step_name(), e.what());
       }
@@ -467,6 +483,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
 
   void closed() {
     conn_closed = true;
+    handshake_ticket.reset();
     if (!done && launched) {
       spdlog::info("{}: srun went away; ending its tasks", step_name());
       terminate(2);
@@ -504,16 +521,24 @@ void StepServer::accept() {
     std::string peer;
     if (auto ep = sock.remote_endpoint(ec); !ec)
       peer = ep.address().to_string() + ":" + std::to_string(ep.port());
+    auto ticket = admission_.admit();
+    auto handshake = ticket ? handshakes_.admit() : nullptr;
+    if (!handshake) return accept();  // full: the socket closes as it goes
     auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
     conn->set_peer(peer);
+    net::Connection::Limits limits;
+    limits.max_frame_unauthenticated = 1u << 20;  // a hello, with the step's credential
+    limits.handshake_timeout = std::chrono::seconds(10);
+    conn->set_limits(limits);
     auto session = std::make_shared<Session>(*this, conn);
+    session->handshake_ticket = std::move(handshake);
     sessions_.insert(session);
     std::weak_ptr<Session> weak = session;
     conn->start(
         [weak](std::string payload) {
           if (auto s = weak.lock()) s->on_message(payload);
         },
-        [this, weak](const std::string&) {
+        [this, weak, ticket](const std::string&) {
           auto s = weak.lock();
           if (!s) return;
           s->closed();

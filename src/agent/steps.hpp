@@ -11,6 +11,8 @@
 #include <string>
 #include <tuple>
 
+#include "net/admission.hpp"
+
 namespace drover::agent {
 class ProcTrack;
 
@@ -56,6 +58,9 @@ class StepServer {
   std::set<std::shared_ptr<Session>> sessions_;
   std::map<pid_t, Session*> task_owner_;
   std::set<std::tuple<uint64_t, uint32_t, uint32_t>> launched_;  // (job, step, run)
+  // Connection floods: open links, and those still in their handshake (anyone can connect).
+  net::Admission admission_{"srun port", 1024}, handshakes_{"srun port (not authenticated)", 64};
+  net::LogLimiter refusal_log_;  // anyone can be refused once per connection
 };
 
 }  // namespace drover::agent

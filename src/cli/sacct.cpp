@@ -145,6 +145,22 @@ Value zero_time(const Row&) { return text("00:00:00"); }
 // Per-step figures gathering would fill: 0 on step lines, blank on the job's.
 Value step_zero(const Row& r) { return r.step ? number(0) : blank(); }
 
+// Peak memory where the agent measured it (the batch step's cgroup), as sacct prints sizes in
+// KB: the largest unit that divides it exactly ("102396K", "100M"); blank where not gathered.
+Value max_rss(const Row& r) {
+  if (!r.step) return blank();
+  int64_t v = r.step->value("max_rss_kb", int64_t{-1});
+  if (v < 0) return blank();
+  if (v == 0) return number(0);
+  const char* units = "KMGTP";
+  int u = 0;
+  while (v % 1024 == 0 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return text(std::to_string(v) + units[u]);
+}
+
 // ".NAME" after a step's job id ("batch", "0", ...), nothing on the job's own line.
 std::string step_suffix(const Row& r) { return r.step ? "." + str(*r.step, "name") : ""; }
 
@@ -217,7 +233,7 @@ const std::vector<FieldDef>& field_defs() {
       {"MaxPages", 8, not_gathered},
       {"MaxPagesNode", 12, not_gathered},
       {"MaxPagesTask", 14, not_gathered},
-      {"MaxRSS", 10, not_gathered},
+      {"MaxRSS", 10, max_rss},
       {"MaxRSSNode", 10, not_gathered},
       {"MaxRSSTask", 10, not_gathered},
       {"MaxVMSize", 10, not_gathered},

@@ -136,7 +136,18 @@ class Launcher {
     });
   }
 
+  // A frame of the wrong shape from a node fails that node's link, never srun.
   void on_message(const std::shared_ptr<Link>& link, const std::string& payload) {
+    try {
+      handle_message(link, payload);
+    } catch (const std::exception& e) {
+      link_failed(link, "Task launch for " + step_name() + " failed on node " + link->name +
+                            ": bad message: " + e.what());
+      link->conn->close();
+    }
+  }
+
+  void handle_message(const std::shared_ptr<Link>& link, const std::string& payload) {
     if (auto io = proto::decode_step_io(payload)) {
       output(io->task, io->kind, io->data);
       return;

@@ -186,6 +186,8 @@ struct Job {
   Dependency dependency;      // parsed --dependency with each entry's state
   int nice = 0;               // current nice (the spec's, or as updated)
   bool warning_sent = false;  // the --signal warning has gone out for this run
+  int64_t batch_max_rss_kb =
+      -1;  // the batch step's peak memory as its agent saw it (-1: not known)
 
   // srun's steps of the current run (finished ones stay until the job is purged).
   std::vector<Step> steps;

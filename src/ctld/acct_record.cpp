@@ -126,12 +126,16 @@ store::JobRecord acct_record(const core::Job& job) {
       b.exit_signal = job.exit_signal;
       if (b.end_time == 0 && !job.completing) b.end_time = job.end_time;
     } else {
-      // A shell killed by a signal ends its step CANCELLED (the job is FAILED), as in Slurm.
-      b.state = job.exit_signal != 0 ? "CANCELLED" : std::string(core::job_state_name(job.state));
+      // A shell killed by a signal ends its step CANCELLED (the job is FAILED), as in Slurm;
+      // an OOM kill (0:125) ends it OUT_OF_MEMORY.
+      b.state = job.exit_signal != 0 && job.state != core::JobState::OutOfMemory
+                    ? "CANCELLED"
+                    : std::string(core::job_state_name(job.state));
       b.exit_code = job.exit_code;
       b.exit_signal = job.exit_signal;
     }
     if (core::is_finished(job.state) && job.completing) b.state = "RUNNING";
+    b.max_rss_kb = job.batch_max_rss_kb;
     r.steps.push_back(std::move(b));
   }
   for (const core::Step& s : job.steps) r.steps.push_back(acct_step(job, s));

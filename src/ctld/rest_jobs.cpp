@@ -9,6 +9,7 @@
 #include "ctld/rest_handlers.hpp"
 #include "proto/data_parser/job_info.hpp"
 #include "proto/data_parser/values.hpp"
+#include "proto/decode.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld::rest {
@@ -251,10 +252,13 @@ void submit_job(Call& call) {
   call.body["job_id"] = 0;
   call.body["step_id"] = "batch";
   call.body["job_submit_user_msg"] = "";
-  const json body = json::parse(call.req.body, nullptr, false);
-  if (!body.is_object())
+  json body;
+  try {
+    body = proto::decode_object(call.req.body);  // nesting bounded too
+  } catch (const proto::BadMessage&) {
     return call.error(400, rest_errno::kRestFailParsing, "Request body is not a JSON object",
                       "job/submit");
+  }
   if (body.contains("jobs"))
     return call.error(400, rest_errno::kRestInvalidQuery, "Heterogeneous jobs are not supported",
                       "jobs");

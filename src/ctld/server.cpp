@@ -18,14 +18,17 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "ctld/acct_record.hpp"
+#include "ctld/client_request.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/payload.hpp"
 #include "ctld/rest_auth.hpp"
 #include "ctld/usage.hpp"
+#include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
 #include "net/peercred.hpp"
 #include "proto/acct_json.hpp"
+#include "proto/decode.hpp"
 
 namespace drover::ctld {
 namespace asio = boost::asio;
@@ -60,7 +63,35 @@ struct Server::Impl {
   asio::ip::tcp::acceptor tcp_acceptor{io};
   asio::signal_set signals{io, SIGTERM, SIGINT};
   std::unique_ptr<net::HttpServer> http;
+  // Connection floods (I/O thread): each command is one short connection, so a uid holding
+  // more than its share is a flood; agents are one connection per node, but anyone can open
+  // the TCP port, so connections that have not authenticated yet have their own small bound
+  // (a handshake takes milliseconds; room for a whole cluster's agents dialling back at once
+  // after a restart, and those refused retry within 2 s).
+  net::Admission unix_admission{"ctld.sock", 1024, 128};
+  net::Admission tcp_admission{"controller port", 16384};
+  net::Admission handshake_admission{"controller port (not authenticated)", 256};
+  net::LogLimiter handshake_log;  // failed handshakes: anyone can make one per connection
 };
+
+namespace {
+net::Connection::Limits command_limits() {
+  net::Connection::Limits l;
+  l.idle_timeout = std::chrono::minutes(5);  // a command waits on one reply; none takes this long
+  return l;
+}
+
+std::string held_back(uint64_t n) {
+  return n == 0 ? "" : " (and " + std::to_string(n) + " more since the last such line)";
+}
+
+net::Connection::Limits agent_limits() {
+  net::Connection::Limits l;
+  l.max_frame_unauthenticated = 1u << 20;  // a registration, with its running and finished jobs
+  l.handshake_timeout = std::chrono::seconds(5);
+  return l;
+}
+}  // namespace
 
 Server::Server(Config config, std::string state_dir, std::string cluster_key,
                std::optional<AccountsFile> accounts_file)
@@ -257,22 +288,30 @@ void Server::accept_unix() {
       [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
         if (!ec) {
           auto cred = net::peer_credentials(sock.native_handle());
-          auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
-          if (cred) {
+          std::shared_ptr<void> ticket;
+          if (cred) ticket = impl_->unix_admission.admit(cred->uid);
+          if (ticket) {
+            auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+            conn->set_limits(command_limits());
             Caller caller{cred->uid, cred->gid, user_name(cred->uid), group_name(cred->gid)};
             std::weak_ptr<net::Connection> weak = conn;
             conn->start(
                 [this, weak, caller](std::string payload) {
                   auto c = weak.lock();
                   if (!c) return;
-                  json msg = json::parse(payload, nullptr, false);
-                  if (msg.is_discarded()) {
-                    c->send(json{{"ok", false}, {"error", "malformed request"}}.dump());
+                  // The one decode step: what reaches handle() is an object with a string op.
+                  json msg;
+                  try {
+                    msg = proto::decode_object(payload);
+                    proto::get_string(msg, "op");
+                  } catch (const proto::BadMessage& e) {
+                    c->send(proto::dump(
+                        {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}}));
                     return;
                   }
                   post({Event::Client, c, std::move(msg), caller, {}});
                 },
-                [](const std::string&) {});
+                [ticket](const std::string&) {});
           }
         }
         if (impl_->unix_acceptor.is_open()) accept_unix();
@@ -286,40 +325,64 @@ void Server::accept_tcp() {
           boost::system::error_code ignored;
           sock.set_option(asio::ip::tcp::no_delay(true), ignored);
           auto remote = sock.remote_endpoint(ignored);
-          auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
-          conn->set_peer(remote.address().to_string());
-          on_agent_connection(conn);
+          auto ticket = impl_->tcp_admission.admit();
+          auto handshake = ticket ? impl_->handshake_admission.admit() : nullptr;
+          if (handshake) {
+            auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+            conn->set_peer(remote.address().to_string());
+            conn->set_limits(agent_limits());
+            on_agent_connection(conn, std::move(ticket), std::move(handshake));
+          }
         }
         if (impl_->tcp_acceptor.is_open()) accept_tcp();
       });
 }
 
 // Runs the handshake on the I/O thread (it needs only the key), then forwards messages.
-void Server::on_agent_connection(std::shared_ptr<net::Connection> conn) {
+void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
+                                 std::shared_ptr<void> ticket, std::shared_ptr<void> handshake) {
   struct Link {
     std::string nonce_c = net::to_hex(net::random_bytes(16));
     std::string node;
     bool authenticated = false;
+    std::shared_ptr<void> ticket, handshake;  // admission slots (handshake: until authenticated)
   };
   auto link = std::make_shared<Link>();
+  link->ticket = std::move(ticket);
+  link->handshake = std::move(handshake);
   std::weak_ptr<net::Connection> weak = conn;
   conn->start(
       [this, weak, link](std::string payload) {
         auto c = weak.lock();
         if (!c) return;
-        json msg = json::parse(payload, nullptr, false);
-        if (msg.is_discarded()) return c->close();
+        json msg;
+        std::string type, node, nonce_a, mac;
+        try {
+          msg = proto::decode_object(payload);
+          type = proto::get_string(msg, "type");
+          if (!link->authenticated) {
+            node = proto::get_string(msg, "node");
+            nonce_a = proto::get_string(msg, "nonce");
+            mac = proto::get_string(msg, "mac");
+          }
+        } catch (const proto::BadMessage& e) {
+          if (uint64_t more = 0; link->authenticated || impl_->handshake_log.allow(more))
+            spdlog::warn("{} from {}: {}{}",
+                         link->authenticated ? "agent " + link->node : "connection", c->peer(),
+                         e.what(), held_back(more));
+          return c->close();
+        }
         if (!link->authenticated) {
-          const std::string node = msg.value("node", "");
-          const std::string nonce_a = msg.value("nonce", "");
-          if (msg.value("type", "") != "register" || nonce_a.size() < 16 ||
-              !net::constant_time_equal(msg.value("mac", ""),
+          if (type != "register" || nonce_a.size() < 16 ||
+              !net::constant_time_equal(mac,
                                         net::agent_proof(key_, link->nonce_c, nonce_a, node))) {
-            spdlog::warn("agent from {} failed authentication", c->peer());
+            if (uint64_t more = 0; impl_->handshake_log.allow(more))
+              spdlog::warn("agent from {} failed authentication{}", c->peer(), held_back(more));
             c->send(json{{"type", "error"}, {"error", "authentication failed"}}.dump(), false);
             return c->close();
           }
           link->authenticated = true;
+          link->handshake.reset();
           link->node = node;
           int interval = static_cast<int>(config_.heartbeat_interval_s());
           c->send(json{{"type", "welcome"},
@@ -345,64 +408,46 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
   const int64_t now = wall_now();
   switch (ev.kind) {
     case Event::Client: {
-      const std::string op = ev.msg.value("op", "");
       json reply;
       std::string text;  // the reply already as text (job lists)
       try {
-        if (op == "submit") {
-          reply = machine_.submit(ev.msg, ev.caller, now, fx);
-          if (reply.value("ok", false)) ++sched_stats_.jobs_submitted;
-        } else if (op == "cancel")
-          reply = machine_.cancel(ev.msg, ev.caller, now, fx);
-        else if (op == "query" && ev.msg.value("what", "") == "acct_jobs")
+        const std::string op = proto::get_string(ev.msg, "op");
+        const std::string what = op == "query" ? proto::get_string(ev.msg, "what") : "";
+        if (what == "acct_jobs")
           reply = acct_query(ev.msg, ev.caller);
-        else if (op == "query" && ev.msg.value("what", "") == "usage")
+        else if (what == "usage")
           reply = usage_query(ev.msg);
-        else if (op == "query")
-          // Job lists also say when the queue was last planned whole and when a job last
-          // changed (squeue --json's last_backfill and last_update, as the REST API's).
-          text = machine_.query_text(
-              ev.msg, now,
-              {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}});
-        else if (op == "control")
-          reply = machine_.control(ev.msg, ev.caller, now, fx);
-        else if (op == "update")
-          reply = machine_.update(ev.msg, ev.caller, now, fx);
-        else if (op == "reservation")
-          reply = machine_.reservation(ev.msg, ev.caller, now, fx);
-        else if (op == "node_update")
-          reply = machine_.node_update(ev.msg, ev.caller, now, fx);
-        else if (op == "partition_update")
-          reply = machine_.partition_update(ev.msg, ev.caller, fx);
-        else if (op == "step_create")
-          reply = machine_.step_create(ev.msg, ev.caller, now, fx);
-        else if (op == "step_complete")
-          reply = machine_.step_complete(ev.msg, ev.caller, now, fx);
-        else if (op == "allocation_info")
-          reply = machine_.allocation_info(ev.msg, ev.caller, now);
-        else if (op == "allocation_complete")
-          reply = machine_.allocation_complete(ev.msg, ev.caller, now, fx);
-        else if (op == "acct_show")
-          reply = machine_.acct_show();
         else if (op == "acct_change")
           reply = acct_change(ev.msg, ev.caller, fx);
         else if (op == "token")
           reply =
               issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
-        else
+        // Job lists also say when the queue was last planned whole and when a job last changed
+        // (squeue --json's last_backfill and last_update, as the REST API's).
+        else if (auto r = apply_client_request(
+                     machine_, op, ev.msg, ev.caller, now, fx, text,
+                     {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}})) {
+          reply = std::move(*r);
+          if (op == "submit" && reply.value("ok", false)) ++sched_stats_.jobs_submitted;
+        } else
           reply = {{"ok", false}, {"error", "Unknown request"}};
       } catch (const std::exception& e) {
         reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
       }
-      replies.emplace_back(ev.conn, text.empty() ? reply.dump() : std::move(text));
+      replies.emplace_back(ev.conn, text.empty() ? proto::dump(reply) : std::move(text));
       break;
     }
     case Event::AgentRegister: {
       ev.msg["address"] = ev.conn->peer();  // where we see it, not what it claims
-      json r = machine_.agent_register(ev.node, ev.msg, now, fx);
+      json r;
+      try {
+        r = machine_.agent_register(ev.node, ev.msg, now, fx);
+      } catch (const std::exception& e) {
+        r = {{"ok", false}, {"error", std::string("bad registration: ") + e.what()}};
+      }
       if (!r.value("ok", false)) {
         spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
-        ev.conn->send(json{{"type", "error"}, {"error", r.value("error", "")}}.dump());
+        ev.conn->send(proto::dump({{"type", "error"}, {"error", r.value("error", "")}}));
         ev.conn->close();
         break;
       }
@@ -413,8 +458,9 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       break;
     }
     case Event::AgentMessage: {
-      const std::string type = ev.msg.value("type", "");
+      std::string type;
       try {
+        type = proto::get_string(ev.msg, "type");
         if (type == "heartbeat")
           machine_.agent_heartbeat(ev.node, ev.msg, now);
         else if (type == "exited")
@@ -651,7 +697,7 @@ void Server::state_loop() {
                         msg.value("job_id", uint64_t{0}));
       }
       auto it = agents_.find(node);
-      if (it != agents_.end()) it->second->send(msg.dump());
+      if (it != agents_.end()) it->second->send(proto::dump(msg));
     }
   }
 }

@@ -66,7 +66,9 @@ class Server {
   void record_node_events(int64_t now);
   void accept_unix();
   void accept_tcp();
-  void on_agent_connection(std::shared_ptr<net::Connection> conn);
+  // `ticket`, `handshake`: its admission slots (Impl), held while open and until authenticated.
+  void on_agent_connection(std::shared_ptr<net::Connection> conn, std::shared_ptr<void> ticket,
+                           std::shared_ptr<void> handshake);
   // DroverHttpPort: GET /metrics (and Slurm's /metrics/<group>), answered by the state thread.
   void start_http();
   // The REST API (server_rest.cpp) on the HTTP server: /slurm/ and /slurmdb/ requests are

@@ -669,7 +669,15 @@ void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::
           {"step_notice", "CANCELLED AT " + core::format_timestamp(now) + why}}});
 }
 
-void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx) {
+void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx,
+                               int64_t oom_kills) {
+  if (oom_kills > 0 && job.state == core::JobState::Running) {
+    // The agent's cgroup saw an OOM kill: OUT_OF_MEMORY with Slurm's 0:125 (SIG_OOM).
+    job.exit_code = 0;
+    job.exit_signal = 125;
+    end_job(job, core::JobState::OutOfMemory, "OutOfMemory", now, false, fx);
+    return;
+  }
   if (WIFEXITED(status)) {
     job.exit_code = WEXITSTATUS(status);
     job.exit_signal = 0;
@@ -818,8 +826,11 @@ void StateMachine::agent_exited(const std::string& node_name, const json& msg, i
   auto it = jobs_.find(id);
   // A report of an earlier run (the job was requeued since) ends nothing.
   if (it != jobs_.end() && it->second.batch_host == node_name && holds_resources(it->second) &&
-      current_run(id, msg))
-    finish_exit(it->second, msg.value("status", 0), now, fx);
+      current_run(id, msg)) {
+    if (msg.contains("max_rss"))
+      it->second.batch_max_rss_kb = msg.value("max_rss", int64_t{0}) / 1024;
+    finish_exit(it->second, msg.value("status", 0), now, fx, msg.value("oom_kills", int64_t{0}));
+  }
   // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
   json ack = {{"type", "exit_ack"}, {"job_id", id}};
   if (msg.contains("run")) ack["run"] = msg["run"];
@@ -1048,6 +1059,16 @@ StdPaths std_paths(const core::Job& job, bool for_display = false) {
           resolve_path(expand(err_pattern), job.spec.workdir),
           resolve_path(expand(in_pattern), job.spec.workdir)};
 }
+
+// The memory the job holds on its batch node when it asked for memory (--mem, --mem-per-cpu,
+// --mem-per-gpu), which the agent makes its limit there; 0: no limit.
+int64_t launch_mem_mb(const core::Job& job) {
+  const core::JobSpec& s = job.spec;
+  if (s.mem_per_node_mb < 0 && s.mem_per_cpu_mb < 0 && s.mem_per_gpu_mb < 0) return 0;
+  for (const auto& a : job.alloc)
+    if (a.node == job.batch_host) return a.mem_mb;
+  return 0;
+}
 }  // namespace
 
 json StateMachine::launch_message(const core::Job& job) const {
@@ -1074,7 +1095,9 @@ json StateMachine::launch_message(const core::Job& job) const {
       {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},
       {"stdout", paths.out},
       {"stderr", paths.err},
-      {"stdin", paths.in}};
+      {"stdin", paths.in},
+      // What it holds on the batch node is its memory limit there, when it asked for memory.
+      {"mem_mb", launch_mem_mb(job)}};
 }
 
 json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) const {

@@ -76,6 +76,11 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
                      {"gpu_ids", a.gpu_ids}});
     cred_nodes[a.node] = {
         {"tasks", layout.tasks[k]}, {"cpu_ids", a.cpu_ids}, {"gpu_ids", a.gpu_ids}};
+    // A job that asked for memory is limited there to what it holds (the agent's job cgroup).
+    const core::JobSpec& js = job->spec;
+    if (js.mem_per_node_mb >= 0 || js.mem_per_cpu_mb >= 0 || js.mem_per_gpu_mb >= 0)
+      for (const auto& held : job->alloc)
+        if (held.node == a.node) cred_nodes[a.node]["job_mem_mb"] = held.mem_mb;
   }
 
   core::Step step;

@@ -1,5 +1,6 @@
 #include "net/connection.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
@@ -108,18 +109,24 @@ void Connection::read_header() {
                                                      ? self->limits_.max_frame_unauthenticated
                                                      : self->limits_.max_frame;
                             if (len > max) return self->fail("frame too large");
+                            self->body_.clear();
                             self->read_body(len);
                           });
 }
 
+// The body is read in pieces that at most double what has arrived, so memory follows the bytes
+// a peer sent, not the length it announced (a header alone does not reserve 64 MiB).
 void Connection::read_body(uint32_t len) {
-  body_.resize(len);
+  const size_t have = body_.size();
+  const size_t piece = std::min<size_t>(len - have, std::max<size_t>(have, 64 * 1024));
+  body_.resize(have + piece);
   boost::asio::async_read(
-      socket_, boost::asio::buffer(body_.data(), len),
-      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+      socket_, boost::asio::buffer(body_.data() + have, piece),
+      [self = shared_from_this(), len](boost::system::error_code ec, size_t) {
         if (self->closed_) return;
         if (ec) return self->fail(ec.message());
         self->arm_idle();
+        if (self->body_.size() < len) return self->read_body(len);
         std::string payload = std::move(self->body_);
         if (!self->key_.empty()) {
           if (payload.size() < kMacSize) return self->fail("frame without MAC");

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
@@ -127,11 +128,20 @@ class Session : public std::enable_shared_from_this<Session> {
     // The handler may answer from another thread: hop back onto the io thread.
     auto self = shared_from_this();
     stream_.expires_never();
-    handler(req, [self](HttpResponse r) {
+    // One answer whatever happens: a handler that throws (a request it did not expect) gets a
+    // 500 instead of taking the server's thread down, unless it had answered already.
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    auto respond = [self, answered](HttpResponse r) {
+      if (answered->exchange(true)) return;
       asio::post(self->st_->io, [self, r = std::move(r)]() mutable {
         self->write(std::move(r), self->keep_alive_);
       });
-    });
+    };
+    try {
+      handler(req, respond);
+    } catch (const std::exception& e) {
+      respond(error_response(500, e.what()));
+    }
   }
 
   void write(HttpResponse r, bool keep_alive) {

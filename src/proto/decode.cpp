@@ -42,6 +42,9 @@ const json* member(const json& msg, const char* key) {
 }  // namespace
 
 json decode_object(std::string_view payload, int max_depth) {
+  // nlohmann's parser stops at a NUL byte and takes what came before: a frame with anything
+  // after one would be half read. No valid document has one (in strings it is \u0000).
+  if (payload.find('\0') != std::string_view::npos) throw BadMessage("malformed request");
   if (nests_deeper_than(payload, max_depth)) throw BadMessage("request nested too deeply");
   json msg = json::parse(payload.begin(), payload.end(), nullptr, false);
   if (msg.is_discarded()) throw BadMessage("malformed request");

@@ -40,7 +40,8 @@ namespace drover::core {
       X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code) X(exit_signal)     \
           X(cancelled_by) X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes)            \
               X(payload_id) X(array_job_id) X(array_task_id) X(array_pending) X(array_max_running) \
-                  X(held) X(dependency) X(nice) X(warning_sent) X(steps) X(next_step_id)
+                  X(held) X(dependency) X(nice) X(warning_sent) X(steps) X(next_step_id)   \
+                      X(batch_max_rss_kb)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
 #define DROVER_FIELDS_NODE(X)                                                                    \

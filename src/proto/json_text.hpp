@@ -49,10 +49,11 @@ class JsonObjectText {
   }
   static void write(std::string& out, std::string_view s) {
     // Printable ASCII without quotes or backslashes is written as it is; anything else the way
-    // nlohmann writes it (escapes, UTF-8 checked).
+    // nlohmann writes it (escapes; bytes that are not UTF-8 replaced, never thrown: one such
+    // name must not fail every job list).
     for (const char c : s)
       if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-        out += nlohmann::json(s).dump();
+        out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         return;
       }
     out += '"';
@@ -74,7 +75,7 @@ class JsonObjectText {
   static void write(std::string& out,
                     const T& v) requires(!std::integral<T> &&
                                          !std::convertible_to<T, std::string_view>) {
-    out += nlohmann::json(v).dump();
+    out += nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 
  private:

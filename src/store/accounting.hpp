@@ -27,6 +27,7 @@ struct StepRecord {
   std::string alloc_tres;
   std::string job_name;  // sacct's JobName for the step: "batch", srun's -J or command name
   int ntasks = 1;
+  int64_t max_rss_kb = -1;  // peak memory (sacct's MaxRSS); -1: not gathered
   bool operator==(const StepRecord&) const = default;
 };
 

@@ -37,7 +37,8 @@ constexpr const char* kSchema[] = {
     " exit_code INTEGER NOT NULL, exit_signal INTEGER NOT NULL, start_time BIGINT NOT NULL,"
     " end_time BIGINT NOT NULL, nodelist TEXT NOT NULL, nnodes INTEGER NOT NULL,"
     " ncpus INTEGER NOT NULL, alloc_tres TEXT NOT NULL, job_name TEXT NOT NULL DEFAULT '',"
-    " ntasks INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (job_id, step_name))",
+    " ntasks INTEGER NOT NULL DEFAULT 1, max_rss_kb BIGINT NOT NULL DEFAULT -1,"
+    " PRIMARY KEY (job_id, step_name))",
     // Earlier runs of requeued jobs (state REQUEUED): acct_jobs holds a job's latest run.
     // Rare, so kept whole as JSON (store/acct_record_json.hpp) with only the window's columns.
     "CREATE TABLE IF NOT EXISTS acct_job_runs (job_id BIGINT NOT NULL, submit_time BIGINT NOT "
@@ -54,6 +55,7 @@ constexpr AddedColumn kAddedStepColumns[] = {
     {"job_name", "TEXT NOT NULL DEFAULT ''",
      "UPDATE acct_steps SET job_name = step_name WHERE job_name = ''"},
     {"ntasks", "INTEGER NOT NULL DEFAULT 1", nullptr},
+    {"max_rss_kb", "BIGINT NOT NULL DEFAULT -1", nullptr},
 };
 
 // Where sacct lists a step (Slurm's database keeps batch as -5 and extern as -4 and sorts by
@@ -77,7 +79,7 @@ const char* const kJobColumns =
 
 const char* const kStepColumns =
     "job_id, step_name, state, exit_code, exit_signal, start_time, end_time, nodelist, nnodes, "
-    "ncpus, alloc_tres, job_name, ntasks";
+    "ncpus, alloc_tres, job_name, ntasks, max_rss_kb";
 
 std::span<const char* const> schema() { return kSchema; }
 std::span<const AddedColumn> added_step_columns() { return kAddedStepColumns; }
@@ -149,7 +151,8 @@ std::vector<Value> step_values(uint64_t job_id, const StepRecord& s) {
           int64_t{s.ncpus},
           s.alloc_tres,
           s.job_name,
-          int64_t{s.ntasks}};
+          int64_t{s.ntasks},
+          s.max_rss_kb};
 }
 
 void sort_steps(std::vector<StepRecord>& steps) {

@@ -29,7 +29,7 @@ std::span<const AddedColumn> added_step_columns();
 extern const char* const kJobColumns;  // "job_id, array_job_id, ..."
 inline constexpr int kJobColumnCount = 33;
 extern const char* const kStepColumns;  // "job_id, step_name, ..."
-inline constexpr int kStepColumnCount = 13;
+inline constexpr int kStepColumnCount = 14;
 
 // " ON CONFLICT (job_id) DO UPDATE SET array_job_id = excluded.array_job_id, ..."
 std::string job_upsert_clause();
@@ -103,6 +103,7 @@ uint64_t read_step(Reader& r, StepRecord& s) {
   s.alloc_tres = r.text();
   s.job_name = r.text();
   s.ntasks = static_cast<int>(r.i64());
+  s.max_rss_kb = r.i64();
   return job_id;
 }
 

@@ -16,7 +16,8 @@ nlohmann::json record_json(const JobRecord& r) {
                      {"ncpus", s.ncpus},
                      {"alloc_tres", s.alloc_tres},
                      {"job_name", s.job_name},
-                     {"ntasks", s.ntasks}});
+                     {"ntasks", s.ntasks},
+                     {"max_rss_kb", s.max_rss_kb}});
   return {{"job_id", r.job_id},
           {"array_job_id", r.array_job_id},
           {"array_task_id", r.array_task_id},
@@ -102,6 +103,7 @@ JobRecord record_from_json(const nlohmann::json& j) {
     s.at("alloc_tres").get_to(st.alloc_tres);
     s.at("job_name").get_to(st.job_name);
     s.at("ntasks").get_to(st.ntasks);
+    st.max_rss_kb = s.value("max_rss_kb", int64_t{-1});  // absent in records journaled before
   }
   return r;
 }

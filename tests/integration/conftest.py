@@ -132,11 +132,49 @@ def make_cluster():
                     os.killpg(int(open(os.path.join(c.work, name)).read()), signal.SIGKILL)
                 except (OSError, ValueError):
                     pass
+        remove_job_cgroups(c.state_dir)
         if os.environ.get("DROVER_IT_KEEP"):  # keep logs and state to debug a failure
             print(f"kept {c.state_dir} {c.work}")
             continue
         shutil.rmtree(c.state_dir, ignore_errors=True)
         shutil.rmtree(c.work, ignore_errors=True)
+
+
+def node_cgroup_name(node, spool):
+    """The agent's cgroup subtree, as agent/proctrack.cpp names it."""
+    h = 14695981039346656037
+    for b in os.path.normpath(os.path.abspath(spool)).encode():
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return f"{node}_{(h ^ (h >> 32)) & 0xFFFFFFFF:08x}"
+
+
+def remove_job_cgroups(state_dir):
+    """What agents killed by a test left in their cgroups is killed, and the cgroups removed."""
+    spool = os.path.join(state_dir, "spool")
+    if not os.path.isdir(spool):
+        return
+    for node in os.listdir(spool):
+        name = node_cgroup_name(node, os.path.join(spool, node))
+        for root in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup", "/sys/fs/cgroup/memory",
+                     "/sys/fs/cgroup/freezer"):
+            top = os.path.join(root, "drover", name)
+            if not os.path.isdir(top):
+                continue
+            try:
+                with open(os.path.join(top, "cgroup.kill"), "w") as f:
+                    f.write("1")
+            except OSError:
+                pass
+            deadline = time.time() + 10
+            for d, _, _ in sorted(os.walk(top), key=lambda w: -w[0].count("/")):
+                while time.time() < deadline:
+                    try:
+                        os.rmdir(d)
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.05)
 
 
 def ensure_user(name):

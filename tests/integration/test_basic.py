@@ -1,8 +1,16 @@
 """A job goes sbatch -> controller -> agent -> runs -> squeue/scontrol show it -> it ends."""
 import os
 import re
+import time
 
 from conftest import requires_root
+
+def wait_for_file(path, timeout=30):
+    deadline = time.time() + timeout
+    while not os.path.exists(path) and time.time() < deadline:
+        time.sleep(0.05)
+    assert os.path.exists(path), f"{path} never appeared"
+
 
 SQUEUE_HEADER = "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
 
@@ -139,8 +147,11 @@ def test_bad_input_is_refused_and_changes_nothing(make_cluster):
 def test_scancel_pending_and_running(make_cluster):
     c = make_cluster(nodes=1, cpus=1, mem=500, settings=["KillWait=2"])
     marker = os.path.join(c.work, "got-term")
-    running = c.sbatch("--wrap", f"trap 'echo term > {marker}; exit 0' TERM; sleep 60 & wait")
+    ready = os.path.join(c.work, "ready")
+    running = c.sbatch("--wrap",
+                       f"trap 'echo term > {marker}; exit 0' TERM; touch {ready}; sleep 60 & wait")
     c.wait_state(running, "RUNNING")
+    wait_for_file(ready)  # its trap is set (RUNNING comes before the shell's first line)
     pending = c.sbatch("--wrap", "true")
     assert c.job(pending)["JobState"] == "PENDING"
     p = c.run("scancel", str(pending), str(running))
@@ -172,8 +183,10 @@ def test_scancel_by_user(make_cluster):
 
 def test_kill_signal_ends_with_sigkill(make_cluster):
     c = make_cluster(nodes=1, cpus=1, mem=500, settings=["KillWait=1"])
-    jid = c.sbatch("--wrap", "trap '' TERM; while true; do sleep 1; done")
+    trapped = os.path.join(c.work, "trapped")
+    jid = c.sbatch("--wrap", f"trap '' TERM; touch {trapped}; while true; do sleep 1; done")
     c.wait_state(jid, "RUNNING")
+    wait_for_file(trapped)  # cancelled before its trap is set, the shell dies of SIGTERM
     c.ok("scancel", str(jid))
     c.wait_all_done([jid], timeout=30)
     assert c.job(jid)["ExitCode"] == "0:9"

@@ -147,10 +147,9 @@ TEST(ProcTrack, UsageFromV1MemoryFiles) {
 }
 
 // Against the host's real cgroups: a process that left its session is still found and killed.
-TEST(ProcTrack, KillsWhatLeftTheSessionOnThisHost) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
+void kills_what_left_the_session(const std::string& root) {
   const std::string spool = "/tmp/proctrack-test-" + std::to_string(::getpid());
-  ProcTrack t("unit", spool);
+  ProcTrack t("unit", spool, root);
   if (!t.enabled()) GTEST_SKIP() << "no writable cgroup hierarchy on this host";
   std::vector<int> fds = t.prepare(42, "batch", 64);
   int ready[2];
@@ -185,6 +184,23 @@ TEST(ProcTrack, KillsWhatLeftTheSessionOnThisHost) {
   EXPECT_FALSE(t.populated(42));
   EXPECT_TRUE(t.remove(42));
   EXPECT_TRUE(t.kill_leftovers(std::chrono::seconds(1)).empty());
+}
+
+TEST(ProcTrack, KillsWhatLeftTheSessionOnThisHost) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
+  kills_what_left_the_session("/sys/fs/cgroup");
+}
+
+// A host with cgroup v1 only: tracked in the freezer, killed frozen, one process at a time.
+TEST(ProcTrack, KillsWhatLeftTheSessionWithTheV1Freezer) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
+  if (::access("/sys/fs/cgroup/freezer/cgroup.procs", F_OK) != 0)
+    GTEST_SKIP() << "no v1 freezer on this host";
+  FakeRoot r;  // this host's v1 hierarchies without its v2 one
+  fs::create_directory_symlink("/sys/fs/cgroup/freezer", r.dir / "freezer");
+  fs::create_directory_symlink("/sys/fs/cgroup/memory", r.dir / "memory");
+  ASSERT_FALSE(detect_cgroups(r.at()).track_v2);
+  kills_what_left_the_session(r.at());
 }
 
 // A restarted agent finds and kills what the previous one left.

@@ -264,3 +264,27 @@ TEST(Sacct, SrunStepRows) {
   r = f.run({"-j", "9.1,9", "-o", "JobID", "-n"});
   EXPECT_EQ(r.out, "9            \n9.batch      \n9.0          \n9.1          \n");
 }
+
+// MaxRSS as the agent measured it (the batch step's cgroup peak), in sacct's units: the largest
+// that divides the KB exactly; blank on the job's line and where nothing was measured.
+TEST(Sacct, MaxRssOfMeasuredSteps) {
+  Fixture f;
+  json oom = step("OUT_OF_MEMORY", 0, 125);
+  oom["max_rss_kb"] = 102400;
+  json done = step("COMPLETED", 0, 0);
+  done["max_rss_kb"] = 61452;
+  f.reply = {{"ok", true},
+             {"cluster_name", "c1"},
+             {"jobs",
+              {job(7, "oom", "OUT_OF_MEMORY", 0, {oom}), job(8, "fine", "COMPLETED", 0, {done}),
+               job(9, "old", "COMPLETED", 0, {step("COMPLETED", 0, 0)})}}};
+  auto r = f.run({"-n", "-P", "-o", "JobID,MaxRSS,State,ExitCode"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "7||OUT_OF_MEMORY|0:0\n"
+            "7.batch|100M|OUT_OF_MEMORY|0:125\n"
+            "8||COMPLETED|0:0\n"
+            "8.batch|61452K|COMPLETED|0:0\n"
+            "9||COMPLETED|0:0\n"
+            "9.batch||COMPLETED|0:0\n");
+}

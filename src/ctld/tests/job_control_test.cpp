@@ -349,3 +349,36 @@ TEST(Gres, GpusArePlacedCountedAndRefusedAsSlurmDoes) {
   auto launch = h.launches(fx).back();
   EXPECT_EQ(launch["env"]["SLURM_GPUS_ON_NODE"], "1");
 }
+
+// The agent's cgroup saw an OOM kill: OUT_OF_MEMORY (0:125, OutOfMemory) as Slurm 22.05 ends
+// it, even when the batch shell itself exited 0; the peak memory goes to the batch step's
+// accounting record. A job that asked for memory is launched with that limit.
+TEST(JobEnd, OomKillEndsTheJobOutOfMemoryWithItsMaxRss) {
+  Harness h;
+  Effects fx;
+  uint64_t limited = h.submit(h.alice, with(h.spec(), "mem_per_node_mb", 100), fx);
+  uint64_t plain = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  auto launches = h.launches(fx);
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0]["mem_mb"], 100);
+  EXPECT_EQ(launches[1]["mem_mb"], 0);  // no --mem: no limit
+  Effects fx2;
+  h.sm.agent_exited(job(h, limited).batch_host,
+                    {{"job_id", limited}, {"status", 0}, {"oom_kills", 1}, {"max_rss", 104857600}},
+                    h.now, fx2);
+  const core::Job& j = job(h, limited);
+  EXPECT_EQ(j.state, core::JobState::OutOfMemory);
+  EXPECT_EQ(j.reason, "OutOfMemory");
+  EXPECT_EQ(j.exit_code, 0);
+  EXPECT_EQ(j.exit_signal, 125);
+  store::JobRecord r = ctld::acct_record(j);
+  EXPECT_EQ(r.state, "OUT_OF_MEMORY");
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_EQ(r.steps[0].name, "batch");
+  EXPECT_EQ(r.steps[0].state, "OUT_OF_MEMORY");
+  EXPECT_EQ(r.steps[0].max_rss_kb, 102400);
+  h.sm.agent_exited(job(h, plain).batch_host, {{"job_id", plain}, {"status", 0}}, h.now, fx2);
+  EXPECT_EQ(job(h, plain).state, core::JobState::Completed);
+  EXPECT_EQ(ctld::acct_record(job(h, plain)).steps.at(0).max_rss_kb, -1);  // not measured
+}

@@ -130,8 +130,9 @@ struct StepHarness : Harness {
                {"launch_addr", std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}},
           now, fx);
   }
-  uint64_t allocation(const Caller& who, int ntasks, int nodes) {
+  uint64_t allocation(const Caller& who, int ntasks, int nodes, int64_t mem_mb = -1) {
     json s = spec(ntasks);
+    if (mem_mb >= 0) s["mem_per_node_mb"] = mem_mb;
     s["interactive"] = true;
     s["nodes_min"] = nodes;
     s["nodes_set"] = true;
@@ -279,3 +280,21 @@ TEST(Steps, AgentRegistrationDoesNotRequeueAnAllocation) {
 }
 
 }  // namespace
+
+// Each node's agent limits the job's memory there when the job asked for memory.
+TEST(Steps, TheCredentialCarriesTheJobsMemoryOnEachNode) {
+  StepHarness h;
+  const uint64_t limited = h.allocation(h.alice, 2, 2, 300);
+  Effects fx;
+  json r =
+      h.sm.step_create({{"job_id", limited}, {"ntasks", 2}, {"nodes_min", 2}}, h.alice, h.now, fx);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  json c = json::parse(r["cred"].get<std::string>());
+  EXPECT_EQ(c["nodes"]["node1"]["job_mem_mb"], 300);
+  EXPECT_EQ(c["nodes"]["node2"]["job_mem_mb"], 300);
+  const uint64_t plain = h.allocation(h.alice, 2, 2);
+  r = h.sm.step_create({{"job_id", plain}, {"ntasks", 2}, {"nodes_min", 2}}, h.alice, h.now, fx);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  c = json::parse(r["cred"].get<std::string>());
+  EXPECT_FALSE(c["nodes"]["node1"].contains("job_mem_mb"));  // no --mem: no limit
+}

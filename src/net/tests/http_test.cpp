@@ -8,6 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "net/http_server.hpp"
@@ -33,6 +34,9 @@ struct Fixture {
       r.content_type = "application/json";
       r.body = req.body;
       respond(std::move(r));
+    });
+    server.route("GET", "/throws", [](const net::HttpRequest&, net::HttpResponder) {
+      throw std::runtime_error("unexpected request");
     });
     server.route("GET", "/later", [](const net::HttpRequest&, net::HttpResponder respond) {
       std::thread([respond] {
@@ -233,4 +237,18 @@ TEST(HttpServer, ConnectionsOverTheCapGet503) {
   EXPECT_EQ(out.rfind("HTTP/1.1 503 ", 0), 0u) << out;
   // The first connection still works.
   EXPECT_EQ(roundtrip(first, buf, http::verb::get, "/hello").result_int(), 200);
+}
+
+// A handler that throws answers 500 and the server goes on (the exception used to leave the
+// io_context's run(), taking the controller with it).
+TEST(HttpServer, HandlerThatThrowsIs500AndServerGoesOn) {
+  Fixture f;
+  f.start();
+  auto s = f.connect();
+  beast::flat_buffer buf;
+  auto res = roundtrip(s, buf, http::verb::get, "/throws");
+  EXPECT_EQ(res.result_int(), 500);
+  EXPECT_EQ(res.body(), "500 Internal Server Error: unexpected request\n");
+  res = roundtrip(s, buf, http::verb::get, "/hello");
+  EXPECT_EQ(res.result_int(), 200);
 }

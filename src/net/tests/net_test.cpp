@@ -6,9 +6,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/write.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
+#include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "net/peercred.hpp"
@@ -190,4 +193,52 @@ TEST(Connection, HandshakeAndIdleTimeoutsClose) {
   EXPECT_EQ(idle_why, "");
   io2.run_for(std::chrono::milliseconds(1500));
   EXPECT_EQ(idle_why, "idle timeout");
+}
+
+TEST(Admission, BoundsTotalAndPerPeerAndFreesOnRelease) {
+  net::Admission a("test", 3, 2);
+  auto t1 = a.admit(1000), t2 = a.admit(1000);
+  EXPECT_TRUE(t1 && t2);
+  EXPECT_FALSE(a.admit(1000));  // that uid's share is taken
+  auto t3 = a.admit(0);         // root is not bound per peer
+  EXPECT_TRUE(t3);
+  EXPECT_FALSE(a.admit(1001));  // full
+  EXPECT_EQ(a.open(), 3u);
+  t1.reset();
+  EXPECT_EQ(a.open(), 2u);
+  EXPECT_TRUE(a.admit(1000));  // the released slot, released again at once
+  EXPECT_EQ(a.open(), 2u);
+}
+
+// The body is read in growing pieces (memory follows what arrived, not the announced length):
+// a frame written in parts, with pauses, still arrives whole.
+TEST(Connection, FrameInPiecesArrivesWhole) {
+  boost::asio::io_context io;
+  Local::socket raw(io), other(io);
+  boost::asio::local::connect_pair(raw, other);
+  auto server = std::make_shared<net::Connection>(net::Connection::Socket(std::move(other)));
+  std::vector<std::string> got;
+  server->start([&](std::string m) { got.push_back(std::move(m)); }, [](const std::string&) {});
+  std::string body(300000, 'z');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  const std::string frame = proto::encode_length(static_cast<uint32_t>(body.size())) + body;
+  for (size_t off = 0; off < frame.size(); off += 70000) {
+    boost::asio::write(
+        raw, boost::asio::buffer(frame.data() + off, std::min<size_t>(70000, frame.size() - off)));
+    io.run_for(std::chrono::milliseconds(20));
+  }
+  io.run_for(std::chrono::milliseconds(100));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], body);
+}
+
+TEST(LogLimiter, OneLinePerIntervalWithTheCountHeldBack) {
+  net::LogLimiter limiter(std::chrono::seconds(1));
+  uint64_t more = 99;
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 0u);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(limiter.allow(more));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_TRUE(limiter.allow(more));
+  EXPECT_EQ(more, 5u);
 }

@@ -11,6 +11,10 @@ TEST(Decode, RefusesWhatIsNotAnObject) {
   EXPECT_THROW(proto::decode_object("{\"op\":"), proto::BadMessage);
   EXPECT_THROW(proto::decode_object(""), proto::BadMessage);
   EXPECT_EQ(proto::decode_object("{\"op\":\"query\"}")["op"], "query");
+  // The parser would stop at the NUL and take the object before it.
+  EXPECT_THROW(proto::decode_object(std::string_view("{\"op\":\"query\"}\0[[[", 18)),
+               proto::BadMessage);
+  EXPECT_EQ(proto::decode_object("{\"s\":\"a\\u0000b\"}")["s"], std::string("a\0b", 3));
 }
 
 TEST(Decode, RefusesDeepNestingBeforeParsing) {

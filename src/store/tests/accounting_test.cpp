@@ -238,12 +238,13 @@ TEST_P(Accounting, OlderStepTablesGainTheNewColumns) {
       "INSERT INTO acct_steps VALUES (1, 'batch', 'COMPLETED', 0, 0, 101, 110, 'node1', 1, 2,"
       " 'cpu=2');");
   for (int i = 0; i < 2; ++i) open()->query({});  // twice: migrating is idempotent
-  EXPECT_EQ(rows("SELECT job_name, ntasks FROM acct_steps WHERE job_id = 1"),
-            (std::vector<std::vector<std::string>>{{"batch", "1"}}));
-  // New rows carry both.
+  EXPECT_EQ(rows("SELECT job_name, ntasks, max_rss_kb FROM acct_steps WHERE job_id = 1"),
+            (std::vector<std::vector<std::string>>{{"batch", "1", "-1"}}));  // MaxRSS blank
+  // New rows carry them all.
   auto store = open();
   JobRecord j = rec(2, 1000, "COMPLETED", 120, 130);
   j.steps[0].job_name = "batch";
+  j.steps[0].max_rss_kb = 102396;
   j.steps.push_back({"0", "COMPLETED", 0, 0, 121, 125, "node1", 1, 1, "cpu=1", "true", 1});
   store->upsert({j});
   auto got = store->query({});

@@ -1,0 +1,78 @@
+// libFuzzer entry for the controller's client requests: each line of the input is one frame as
+// it comes off ctld.sock, decoded (proto/decode.hpp) and dispatched (apply_client_request) to a
+// fresh two-node state machine, alternately as an ordinary user and as root, with a scheduling
+// pass after each. A std::exception from the request is its refusal (the server answers it
+// with an error); a crash, a sanitizer report, an exception out of the scheduling pass or a
+// reply that cannot be written is a bug (the controller's state thread would have died).
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "ctld/client_request.hpp"
+#include "proto/decode.hpp"
+
+using namespace drover;
+using namespace drover::ctld;
+
+namespace {
+
+Config two_nodes() {
+  Config c;
+  c.cluster_name = "fuzz";
+  c.kill_wait_s = 5;
+  c.slurmd_timeout_s = 60;
+  c.def_mem_per_cpu_mb = 100;
+  for (const char* name : {"node1", "node2"}) {
+    core::NodeConf n;
+    n.name = name;
+    n.cpus = 2;
+    n.real_memory_mb = 1000;
+    c.conf.nodes.push_back(n);
+  }
+  core::PartitionConf p;
+  p.name = "debug";
+  p.nodes = {"node1", "node2"};
+  p.is_default = true;
+  c.conf.partitions.push_back(p);
+  return c;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > 64 * 1024) return 0;  // per-input work stays small
+  static const Config config = two_nodes();
+  StateMachine m(config, sched::make_scheduler());
+  int64_t now = 1000;
+  m.restore(1, {}, now);
+  {
+    Effects fx;
+    for (const char* n : {"node1", "node2"})
+      m.agent_register(n, nlohmann::json{{"running", nlohmann::json::array()}}, now, fx);
+  }
+  const Caller users[] = {{1000, 1000, "alice", "alice"}, {0, 0, "root", "root"}};
+  std::string_view in(reinterpret_cast<const char*>(data), size);
+  for (int i = 0; i < 8 && !in.empty(); ++i) {
+    const size_t eol = in.find('\n');
+    const std::string_view frame = in.substr(0, eol);
+    in = eol == std::string_view::npos ? std::string_view() : in.substr(eol + 1);
+    Effects fx;
+    std::string text;
+    nlohmann::json reply;
+    try {
+      const nlohmann::json req = proto::decode_object(frame);
+      const std::string op = proto::get_string(req, "op");
+      auto r = apply_client_request(m, op, req, users[i % 2], now, fx, text);
+      if (r) reply = std::move(*r);
+    } catch (const std::exception&) {
+      // Refused as the server refuses it: an error reply.
+      continue;
+    }
+    (void)proto::dump(reply);  // never throws
+    m.schedule(now, fx);
+    now += 7;
+  }
+  return 0;
+}
