@@ -73,6 +73,19 @@ int Agent::run() {
   // controller requeues the jobs it does not hear of, and they must not run twice at once.
   if (auto left = proctrack_.kill_leftovers(std::chrono::seconds(15)); !left.empty())
     spdlog::warn("removed {} job cgroup(s) a previous agent of {} left", left.size(), opts_.node);
+  // Exits a previous agent recorded and never saw acknowledged: reported in the registration,
+  // so that the controller ends those jobs as they ended rather than requeue them. Those whose
+  // leftover cgroup was just removed count too: their shell had ended, only stragglers were
+  // killed.
+  try {
+    exits_.open();
+  } catch (const std::exception& e) {
+    spdlog::error("exit records: {}", e.what());  // each exit says so when it cannot be saved
+  }
+  finished_ = exits_.load();
+  if (!finished_.empty())
+    spdlog::info("{} job exit(s) a previous agent of {} recorded, to report", finished_.size(),
+                 opts_.node);
   steps_.on_step_end = [this](uint64_t job_id, uint32_t step_id, int status) {
     step_ended(job_id, step_id);
     send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
@@ -216,7 +229,7 @@ void Agent::dispatch(const std::string& type, const json& msg) {
   } else if (type == "exit_ack") {
     auto it = finished_.find(msg.at("job_id").get<uint64_t>());
     if (it != finished_.end() && it->second.run == msg.value("run", it->second.run))
-      finished_.erase(it);
+      forget_exit(it);
   } else if (type == "error") {
     spdlog::error("controller: {}", proto::get_string(msg, "error"));
   }
@@ -244,7 +257,7 @@ void Agent::launch(const json& msg) {
   }
   if (auto it = finished_.find(spec.job_id); it != finished_.end()) {
     if (it->second.run == run) return send_exit(spec.job_id, it->second);  // ran already
-    finished_.erase(it);  // an earlier run's report: the controller has moved past it
+    forget_exit(it);  // an earlier run's report: the controller has moved past it
   }
   spec.uid = msg.at("uid").get<uid_t>();
   spec.gid = msg.at("gid").get<gid_t>();
@@ -448,7 +461,16 @@ void Agent::maybe_stop() {
 }
 
 void Agent::report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage) {
-  send_exit(job_id, finished_[job_id] = Finished{status, run, usage});
+  const Finished f{status, run, usage};
+  // On disk before it is sent: the controller acknowledges it once journaled, and until then
+  // the agent may be killed; its successor reports it from there.
+  exits_.save(job_id, f);
+  send_exit(job_id, finished_[job_id] = f);
+}
+
+void Agent::forget_exit(std::map<uint64_t, Finished>::iterator it) {
+  exits_.remove(it->first);
+  finished_.erase(it);
 }
 
 void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_json(job_id, f)); }

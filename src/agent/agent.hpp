@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/exit_store.hpp"
 #include "agent/proctrack.hpp"
 #include "agent/steps.hpp"
 #include "net/connection.hpp"
@@ -30,18 +31,15 @@ struct AgentOptions {
 };
 
 // The node agent: keeps one authenticated connection to the controller, runs batch shells,
-// and reports how they ended. Exits are remembered until the controller acknowledges them,
-// so none is lost across a controller restart or a dropped connection.
+// and reports how they ended. Exits are remembered until the controller acknowledges them, on
+// disk too, so none is lost across a controller restart, a dropped connection or the agent's
+// own death.
 class Agent {
  public:
   explicit Agent(AgentOptions opts);
   int run();
 
-  struct Finished {
-    int status;
-    uint32_t run;
-    ProcTrack::Usage usage;  // OOM kills and peak memory, when the host tells them
-  };
+  using Finished = ExitRecord;
 
  private:
   struct Running {
@@ -74,6 +72,7 @@ class Agent {
   void step_ended(uint64_t job_id, uint32_t step_id);
   void maybe_stop();
   void send_exit(uint64_t job_id, const Finished& f);
+  void forget_exit(std::map<uint64_t, Finished>::iterator it);
   void shutdown();
   std::string job_dir(uint64_t job_id) const;
 
@@ -90,7 +89,8 @@ class Agent {
   int heartbeat_interval_s_ = 10;
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
-  std::map<uint64_t, Finished> finished_;  // until the controller acknowledges them
+  std::map<uint64_t, Finished> finished_;        // until the controller acknowledges them
+  ExitStore exits_{opts_.spool_dir + "/exits"};  // finished_, as it outlives this process
   // This process among the node's agents (new at each start): the controller sends a launch
   // again, rather than requeue its job, when the same process registers without it.
   std::string instance_;

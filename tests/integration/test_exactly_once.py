@@ -2,7 +2,8 @@
 a submission whose reply was lost is made once; when the time is up it says whether anything
 reached the controller. An agent that dies leaves its node not responding at once, scancel of
 a job there leaves it COMPLETING until the node is declared down, and a restarted agent's node
-never runs a job beside the copy its previous agent left."""
+never runs a job beside the copy its previous agent left, nor runs again a job whose exit its
+previous agent had recorded but the controller never heard of."""
 import os
 import signal
 import socket
@@ -156,3 +157,42 @@ def test_restarted_agent_never_runs_a_job_beside_its_old_copy(make_cluster):
     # One copy only: the CPU is the second run's.
     assert c.ok("squeue", "-h", "-o", "%i %t").split() == [str(jid), "R"]
     c.ok("scancel", str(jid))
+
+
+def test_an_exit_the_controller_never_heard_of_survives_the_agent(make_cluster):
+    # The window made wide: the controller stopped, so that no exit is acknowledged, the jobs'
+    # shells end on the agent, and the agent is killed with SIGKILL before it can tell anyone.
+    # The new agent reads the exits from its spool and registers with them: the jobs end as
+    # they ended, once, and are not requeued.
+    c = make_cluster(nodes=1, cpus=2, mem=500)
+    runs = os.path.join(c.work, "runs")
+    ok = c.sbatch("--wrap", f"sleep 1; echo ok >> {runs}; exit 0")
+    bad = c.sbatch("--wrap", f"sleep 1; echo bad >> {runs}; exit 3")
+    c.wait_state(ok, "RUNNING")
+    c.wait_state(bad, "RUNNING")
+    ctld = c.pid("ctld.pid")
+    os.kill(ctld, signal.SIGSTOP)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and (not os.path.exists(runs)
+                                          or len(open(runs).read().split()) < 2):
+            time.sleep(0.05)
+        assert sorted(open(runs).read().split()) == ["bad", "ok"]
+        time.sleep(1)  # the shells exit and are reaped; the exits go nowhere
+        os.kill(c.pid("agent-node1.pid"), signal.SIGKILL)
+    finally:
+        os.kill(ctld, signal.SIGKILL)
+    time.sleep(0.3)
+    c.up()
+    done = c.wait_state(ok, ["COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL"], timeout=30)
+    failed = c.wait_state(bad, ["COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL"], timeout=30)
+    time.sleep(1)  # a requeued copy would have started by now
+    assert sorted(open(runs).read().split()) == ["bad", "ok"]  # each ran once
+    assert (done["JobState"], done["ExitCode"], done["Restarts"]) == ("COMPLETED", "0:0", "0")
+    assert (failed["JobState"], failed["ExitCode"], failed["Restarts"]) == ("FAILED", "3:0", "0")
+    # Acknowledged, the records are gone from the spool.
+    exits = os.path.join(c.state_dir, "spool", "node1", "exits")
+    deadline = time.time() + 10
+    while time.time() < deadline and os.path.isdir(exits) and os.listdir(exits):
+        time.sleep(0.1)
+    assert not os.path.isdir(exits) or not os.listdir(exits)

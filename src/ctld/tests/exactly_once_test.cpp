@@ -293,6 +293,65 @@ TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
   EXPECT_EQ(h.sm.find_node(nr_host)->alloc_cpus, 0);
 }
 
+// A new agent process that reports, from its predecessor's records, how a run ended that the
+// controller never heard of: the job ends as it ended (its exit code, its OOM kills), once,
+// and is not requeued; a record of an earlier run ends nothing. Each is acknowledged.
+TEST(AgentLoss, ANewAgentProcessReportsTheExitsItsPredecessorRecorded) {
+  Harness h;
+  Effects fx;
+  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
+  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  const uint64_t ok = h.submit(h.alice, h.spec(1, 1), fx);
+  const uint64_t bad = h.submit(h.alice, h.spec(1, 1), fx);
+  const uint64_t oom = h.submit(h.alice, h.spec(1, 1), fx);
+  const uint64_t stale = h.submit(h.alice, h.spec(1, 1), fx);
+  h.sm.schedule(h.now, fx);
+  for (uint64_t id : {ok, bad, oom, stale})
+    ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  std::map<std::string, json> finished;
+  for (uint64_t id : {ok, bad, oom, stale}) {
+    const core::Job* job = h.sm.find_job(id);
+    json f = {{"job_id", id}, {"run", job->launches}, {"status", 0}};
+    if (id == bad) f["status"] = 3 << 8;
+    if (id == oom) {
+      f["status"] = 9;  // SIGKILL
+      f["oom_kills"] = 1;
+      f["max_rss"] = int64_t{64} << 20;
+    }
+    if (id == stale) f["run"] = job->launches - 1;
+    finished[job->batch_host].push_back(f);
+  }
+  Effects back;
+  for (const char* node : {"node1", "node2"}) {
+    h.sm.agent_disconnected(node, h.now + 1);
+    h.sm.agent_register(node,
+                        {{"running", json::array()},
+                         {"finished", finished.count(node) ? finished[node] : json::array()},
+                         {"instance", std::string("new-") + node}},
+                        h.now + 5, back);
+  }
+  const core::Job* j = h.sm.find_job(ok);
+  EXPECT_EQ(j->state, core::JobState::Completed);
+  EXPECT_EQ(j->exit_code, 0);
+  EXPECT_EQ(j->restarts, 0u);
+  j = h.sm.find_job(bad);
+  EXPECT_EQ(j->state, core::JobState::Failed);
+  EXPECT_EQ(j->exit_code, 3);
+  EXPECT_EQ(j->restarts, 0u);
+  j = h.sm.find_job(oom);
+  EXPECT_EQ(j->state, core::JobState::OutOfMemory);
+  EXPECT_EQ(j->restarts, 0u);
+  // An earlier run's record: the current run is unknown to the new agent, so it is requeued.
+  j = h.sm.find_job(stale);
+  EXPECT_EQ(j->state, core::JobState::Pending);
+  EXPECT_EQ(j->restarts, 1u);
+  EXPECT_TRUE(h.launches(back).empty());
+  size_t acks = 0;
+  for (const auto& m : back.to_agents)
+    if (m.second.value("type", "") == "exit_ack") ++acks;
+  EXPECT_EQ(acks, 4u);
+}
+
 // Ids of purged jobs are bounded in number: beyond kMaxSubmitIds the oldest go first.
 TEST(SubmitId, MemoryIsBounded) {
   Harness h;
