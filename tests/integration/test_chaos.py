@@ -3,9 +3,9 @@ SIGKILL at random moments (and restarted with `drover up`), and agents killed an
 Afterwards, with the cluster calm:
 
 - every acknowledged job exists, ended COMPLETED, and ran to completion exactly once, except
-  that a run whose agent was killed after the run started (while it ran, or before its exit
-  reached the controller) may be followed by another: the controller cannot know how such a
-  run ended, and requeues it;
+  that a run whose agent was killed after the run started (while it ran, or before the agent
+  had reaped its shell and recorded its exit in the spool) may be followed by another: the
+  controller cannot know how such a run ended, and requeues it;
 - no two runs of a job ever overlapped;
 - every sbatch that failed either left no job or left one that running sbatch again with its
   request id (DROVER_REQUEST_ID) finds, and no job exists that no submission accounts for;
