@@ -40,13 +40,6 @@ bool write_all(int fd, const std::string& s) {
   return true;
 }
 
-bool fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
 }  // namespace
 
 void ExitStore::open() const {
@@ -66,14 +59,10 @@ bool ExitStore::save(uint64_t job_id, const ExitRecord& e) const {
     spdlog::error("job {}: cannot record its exit in {}: {}", job_id, dir_, std::strerror(errno));
     return false;
   }
-  bool ok = write_all(fd, j.dump() + "\n") && ::fsync(fd) == 0;
+  bool ok = write_all(fd, j.dump() + "\n");
   int err = errno;
   ok = ::close(fd) == 0 && ok;
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ok = false;
-    err = errno;
-  }
-  if (ok && !fsync_dir(dir_)) {
     ok = false;
     err = errno;
   }
