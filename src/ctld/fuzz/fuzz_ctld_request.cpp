@@ -11,39 +11,15 @@
 #include <string_view>
 
 #include "ctld/client_request.hpp"
+#include "ctld/tests/two_node_config.hpp"
 #include "proto/decode.hpp"
 
 using namespace drover;
 using namespace drover::ctld;
 
-namespace {
-
-Config two_nodes() {
-  Config c;
-  c.cluster_name = "fuzz";
-  c.kill_wait_s = 5;
-  c.slurmd_timeout_s = 60;
-  c.def_mem_per_cpu_mb = 100;
-  for (const char* name : {"node1", "node2"}) {
-    core::NodeConf n;
-    n.name = name;
-    n.cpus = 2;
-    n.real_memory_mb = 1000;
-    c.conf.nodes.push_back(n);
-  }
-  core::PartitionConf p;
-  p.name = "debug";
-  p.nodes = {"node1", "node2"};
-  p.is_default = true;
-  c.conf.partitions.push_back(p);
-  return c;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > 64 * 1024) return 0;  // per-input work stays small
-  static const Config config = two_nodes();
+  static const Config config = testing::two_node_config();
   StateMachine m(config, sched::make_scheduler());
   int64_t now = 1000;
   m.restore(1, {}, now);
