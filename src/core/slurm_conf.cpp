@@ -628,33 +628,44 @@ class Parser {
       if (!typed.count(k)) base.other[k] = v;
     }
 
-    auto per_node = [&](const char* key) {
+    // One value for the whole range, or one per node, as Slurm (built with multiple-slurmd)
+    // takes them; the messages are Slurm's own, typo included.
+    auto per_node = [&](const char* key, const char* slurm_key) {
       std::vector<std::string> vals;
       if (!has(key)) return vals;
       vals = expand(a[key], key, where);
-      if (vals.size() != names.size()) {
-        fail(where, std::string(key) + " count must equal that of NodeName records");
+      if (vals.size() != 1 && vals.size() != names.size()) {
+        fail(where, std::string(slurm_key) +
+                        " count must equal that of NodeName records of there must be no more "
+                        "than one");
       }
       return vals;
     };
-    std::vector<std::string> addrs = per_node("NodeAddr");
-    std::vector<std::string> hosts = per_node("NodeHostname");
+    // NodeAddr defaults to NodeHostname, so Slurm names NodeAddr when only NodeHostname is off.
+    std::vector<std::string> hosts =
+        per_node("NodeHostname", has("NodeAddr") ? "NodeHostname" : "NodeAddr");
+    std::vector<std::string> addrs = per_node("NodeAddr", "NodeAddr");
+    if (addrs.empty()) addrs = hosts;
     std::vector<std::string> ports;
     if (has("Port")) {
       ports = expand(a["Port"], "Port", where);
-      if (ports.size() != 1 && ports.size() != names.size())
-        fail(where, "Port count must be one or equal that of NodeName records");
+      if (ports.size() != 1 && ports.size() != names.size()) {
+        fail(where,
+             "Port count must equal that of NodeName records or there must be no more than one (" +
+                 std::to_string(ports.size()) + " != " + std::to_string(names.size()) + ")");
+      }
     }
+    auto pick = [](const std::vector<std::string>& v, std::size_t i) -> const std::string& {
+      return v.size() == 1 ? v[0] : v[i];
+    };
 
     for (std::size_t i = 0; i < names.size(); ++i) {
       NodeConf n = base;
       n.name = names[i];
-      n.node_addr = addrs.empty() ? n.name : addrs[i];
-      n.node_hostname = hosts.empty() ? n.name : hosts[i];
-      if (!ports.empty()) {
-        const std::string& p = ports.size() == 1 ? ports[0] : ports[i];
-        n.port = static_cast<int>(to_int(p, "Port", where, 0, 65535));
-      }
+      n.node_addr = addrs.empty() ? n.name : pick(addrs, i);
+      n.node_hostname = hosts.empty() ? n.name : pick(hosts, i);
+      if (!ports.empty())
+        n.port = static_cast<int>(to_int(pick(ports, i), "Port", where, 0, 65535));
       if (!node_index_.emplace(n.name, conf_.nodes.size()).second)
         fail(where, "duplicate node '" + n.name + "'");
       conf_.nodes.push_back(std::move(n));

@@ -22,7 +22,8 @@ struct NodeConf {
   std::string gres;                      // raw "gpu:a100:4,gpu:1g.10gb:2"
   std::vector<std::string> features;     // Features=a,b (also Feature, AvailableFeatures)
   std::string state = "UNKNOWN";         // State=, upper-cased; DownNodes= lines apply here too
-  std::string node_addr, node_hostname;  // default to the node name, as in Slurm
+  std::string node_addr, node_hostname;  // as in Slurm: NodeAddr defaults to NodeHostname,
+                                         // which defaults to the node name
   int port = 0;                          // 0: SlurmdPort applies
   int weight = 1;
   // Other recognised node attributes by canonical name (Reason, TmpDisk, CpuSpecList, ...).

@@ -175,8 +175,6 @@ TEST(SlurmConf, Errors) {
             "slurm.conf:1: invalid value 'maybe' for Default (expected YES or NO)");
   EXPECT_EQ(error_of("PartitionName=p State=SIDEWAYS"),
             "slurm.conf:1: invalid partition State 'SIDEWAYS'");
-  EXPECT_EQ(error_of("NodeName=n[1-2] NodeAddr=10.0.0.1"),
-            "slurm.conf:1: NodeAddr count must equal that of NodeName records");
   EXPECT_EQ(error_of("PartitionName=p OverSubscribe=sometimes"),
             "slurm.conf:1: invalid value 'sometimes' for OverSubscribe");
 }
@@ -215,6 +213,73 @@ TEST(SlurmConf, PerNodeAddressesAndPorts) {
   EXPECT_EQ(c.find_node("n3")->node_hostname, "h3");
   EXPECT_EQ(c.find_node("n3")->port, 17003);
   EXPECT_EQ(c.find_node("m2")->port, 7000);
+}
+
+// Debian's Slurm 22.05 (multiple-slurmd): one address for a node range, a port per node.
+TEST(SlurmConf, OneAddressForANodeRange) {
+  SlurmConf c = parse_slurm_conf(
+      "NodeName=node[1-9] NodeAddr=127.0.0.1 Port=[17001-17009]\n"
+      "NodeName=m[1-3] NodeHostname=box Port=[7001,7003-7004]\n"
+      "NodeName=k[1-2] NodeHostname=h[1-2] NodeAddr=10.0.0.9\n");
+  ASSERT_EQ(c.nodes.size(), 14u);
+  for (int i = 1; i <= 9; ++i) {
+    const NodeConf* n = c.find_node("node" + std::to_string(i));
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->node_addr, "127.0.0.1");
+    EXPECT_EQ(n->node_hostname, n->name);
+    EXPECT_EQ(n->port, 17000 + i);
+  }
+  EXPECT_EQ(c.find_node("m2")->node_hostname, "box");
+  EXPECT_EQ(c.find_node("m2")->node_addr, "box");  // NodeAddr defaults to NodeHostname
+  EXPECT_EQ(c.find_node("m1")->port, 7001);
+  EXPECT_EQ(c.find_node("m2")->port, 7003);
+  EXPECT_EQ(c.find_node("m3")->port, 7004);
+  EXPECT_EQ(c.find_node("k2")->node_hostname, "h2");
+  EXPECT_EQ(c.find_node("k2")->node_addr, "10.0.0.9");
+}
+
+// The messages are slurmctld 22.05's, checked against it (its typo "of there" included).
+TEST(SlurmConf, AddressAndPortCountsRefusedInSlurmsWords) {
+  const std::string addr =
+      "slurm.conf:1: NodeAddr count must equal that of NodeName records of there must be no "
+      "more than one";
+  EXPECT_EQ(error_of("NodeName=n[1-3] NodeAddr=10.0.0.[1-2]"), addr);
+  EXPECT_EQ(error_of("NodeName=n[1-3] NodeAddr=10.0.0.[1-4]"), addr);
+  EXPECT_EQ(error_of("NodeName=n[1-3] NodeHostname=h[1-2]"), addr);
+  EXPECT_EQ(error_of("NodeName=n[1-3] NodeHostname=h[1-4] NodeAddr=a[1-3]"),
+            "slurm.conf:1: NodeHostname count must equal that of NodeName records of there must "
+            "be no more than one");
+  EXPECT_EQ(error_of("NodeName=n[1-3] Port=[17001-17002]"),
+            "slurm.conf:1: Port count must equal that of NodeName records or there must be no "
+            "more than one (2 != 3)");
+  EXPECT_EQ(error_of("NodeName=n[1-3] Port=[17001-17004]"),
+            "slurm.conf:1: Port count must equal that of NodeName records or there must be no "
+            "more than one (4 != 3)");
+  EXPECT_EQ(error_of("NodeName=n1 Port=70000"), "slurm.conf:1: invalid value '70000' for Port");
+}
+
+// Other forms Debian's Slurm takes: defaults lines, keys in any case, comments after values,
+// quoted values, Include.
+TEST(SlurmConf, DebianForms) {
+  IncludeResolver files = [](std::string_view path) -> std::optional<std::string> {
+    if (path == "/etc/slurm/nodes.conf") return "nodename=n[1-2] port=\"[7001-7002]\"\n";
+    return std::nullopt;
+  };
+  SlurmConf c = parse_slurm_conf(
+      "NODENAME=DEFAULT cpus=4 RealMemory=\"2000\" # defaults\n"
+      "partitionname=DEFAULT maxtime=30 # default limit\n"
+      "include /etc/slurm/nodes.conf\n"
+      "PartitionName=\"p\" Nodes=\"n[1-2]\" Default=YES   # the only one\n",
+      "slurm.conf", files);
+  ASSERT_EQ(c.nodes.size(), 2u);
+  EXPECT_EQ(c.nodes[1].cpus, 4);
+  EXPECT_EQ(c.nodes[1].real_memory_mb, 2000);
+  EXPECT_EQ(c.nodes[1].port, 7002);
+  ASSERT_EQ(c.partitions.size(), 1u);
+  EXPECT_EQ(c.partitions[0].name, "p");
+  EXPECT_EQ(c.partitions[0].max_time_min, 30);
+  EXPECT_EQ(c.partitions[0].nodes, (V{"n1", "n2"}));
+  EXPECT_TRUE(c.warnings.empty());
 }
 
 TEST(SlurmConf, PartitionDetails) {
