@@ -30,6 +30,25 @@ def test_unknown_config_keys_are_reported(make_cluster):
     assert "BogusKey" in open(os.path.join(c.state_dir, "ctld.log")).read()
 
 
+def test_debian_node_range_with_one_address_comes_up(make_cluster):
+    # Debian's Slurm (multiple-slurmd) takes one NodeAddr for a node range and a Port per node.
+    c = make_cluster(up=False)
+    with open(os.path.join(c.state_dir, "slurm.conf"), "w") as f:
+        f.write("ClusterName=x\nSlurmctldPort=%d\n"
+                "NodeName=node[1-2] NodeAddr=127.0.0.1 Port=[17001-17002] CPUs=1 RealMemory=100\n"
+                "PartitionName=p Nodes=ALL Default=YES\n" % _free_port())
+    c.up("--timeout", "60")
+    out = c.ok("scontrol", "show", "node", "node2")
+    assert "NodeAddr=127.0.0.1 NodeHostName=node2" in out
+    with open(os.path.join(c.state_dir, "slurm.conf"), "a") as f:
+        f.write("NodeName=node[3-5] Port=[17003-17004]\n")
+    c.down()
+    p = c.drover("up", "--state-dir", c.state_dir, check=False)
+    assert p.returncode == 1
+    assert ("Port count must equal that of NodeName records or there must be no more than one"
+            " (2 != 3)") in p.stderr
+
+
 def test_down_without_cluster_fails(tmp_path):
     from conftest import BIN
     p = subprocess.run([os.path.join(BIN, "drover"), "down", "--state-dir", str(tmp_path / "none")],
