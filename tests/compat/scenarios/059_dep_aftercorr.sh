@@ -12,5 +12,7 @@ wait_field "${B}_2" Reason DependencyNeverSatisfied 20
 wait_state "${B}_1" COMPLETED
 wait_state "${B}_3" COMPLETED
 run squeue -h -o '%i %T %r' -j "$B"
-fields "$B" ArrayTaskId JobState Reason Dependency
+# One task at a time: which record keeps the array's id (and so the order scontrol lists the
+# tasks in) depends on whether first.sh's task 2 or task 3 ends first, on either system.
+for t in 1 2 3; do fields "${B}_$t" ArrayTaskId JobState Reason Dependency; done
 show_outputs
