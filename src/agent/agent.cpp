@@ -37,9 +37,8 @@ json node_health() {
 // How a job ended, in an exit report or a registration: OOM kills and its peak memory
 // (bytes) when known.
 json exit_json(uint64_t job_id, const Agent::Finished& f) {
-  json j = {{"type", "exited"}, {"job_id", job_id}, {"status", f.status}, {"run", f.run}};
-  if (f.usage.oom_kills > 0) j["oom_kills"] = f.usage.oom_kills;
-  if (f.usage.max_rss_bytes >= 0) j["max_rss"] = f.usage.max_rss_bytes;
+  json j = exit_record_json(job_id, f);
+  j["type"] = "exited";
   return j;
 }
 

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "proto/decode.hpp"
+
 namespace drover::agent {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -42,15 +44,20 @@ bool write_all(int fd, const std::string& s) {
 
 }  // namespace
 
+json exit_record_json(uint64_t job_id, const ExitRecord& e) {
+  json j = {{"job_id", job_id}, {"status", e.status}, {"run", e.run}};
+  if (e.usage.oom_kills > 0) j["oom_kills"] = e.usage.oom_kills;
+  if (e.usage.max_rss_bytes >= 0) j["max_rss"] = e.usage.max_rss_bytes;
+  return j;
+}
+
 void ExitStore::open() const {
   fs::create_directories(dir_);
   fs::permissions(dir_, fs::perms::owner_all);
 }
 
 bool ExitStore::save(uint64_t job_id, const ExitRecord& e) const {
-  json j = {{"job_id", job_id}, {"status", e.status}, {"run", e.run}};
-  if (e.usage.oom_kills > 0) j["oom_kills"] = e.usage.oom_kills;
-  if (e.usage.max_rss_bytes >= 0) j["max_rss"] = e.usage.max_rss_bytes;
+  const json j = exit_record_json(job_id, e);
   const std::string name = std::to_string(job_id);
   const std::string tmp = dir_ + "/." + name + ".tmp";
   const std::string path = dir_ + "/" + name;
@@ -122,12 +129,14 @@ std::map<uint64_t, ExitRecord> ExitStore::load() const {
       }
       ::close(fd);
       if (text.size() > kMaxRecord) throw std::runtime_error("too large");
-      const json j = json::parse(text);
-      if (!j.is_object() || j.at("job_id").get<uint64_t>() != id)
-        throw std::runtime_error("not this job's record");
-      ExitRecord e{j.at("status").get<int>(), j.at("run").get<uint32_t>(), {}};
-      e.usage.oom_kills = j.value("oom_kills", int64_t{0});
-      e.usage.max_rss_bytes = j.value("max_rss", int64_t{-1});
+      const json j = proto::decode_object(text);
+      if (proto::need_uint(j, "job_id") != id) throw std::runtime_error("not this job's record");
+      if (!j.contains("status")) throw std::runtime_error("no status");
+      ExitRecord e{static_cast<int>(proto::get_int(j, "status")),
+                   static_cast<uint32_t>(proto::need_uint(j, "run")),
+                   {}};
+      e.usage.oom_kills = proto::get_int(j, "oom_kills");
+      e.usage.max_rss_bytes = proto::get_int(j, "max_rss", -1);
       out[id] = e;
     } catch (const std::exception& e) {
       spdlog::error("exit record {} unreadable, skipped: {}", path, e.what());

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "agent/proctrack.hpp"
@@ -13,6 +14,10 @@ struct ExitRecord {
   uint32_t run;
   ProcTrack::Usage usage;  // OOM kills and peak memory, when the host tells them
 };
+
+// A record's fields, as the agent stores them and sends them (an exit report adds its type):
+// OOM kills and peak memory (bytes) only when known.
+nlohmann::json exit_record_json(uint64_t job_id, const ExitRecord& e);
 
 // The exits an agent has not yet seen acknowledged, on disk (<spool>/exits/<job id>, 0600),
 // so that they outlive the agent: a job whose shell ended just before its agent was killed is
