@@ -125,7 +125,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   void refuse(const std::string& why) {
     if (uint64_t more = 0; server.refusal_log_.allow(more))
       spdlog::warn("srun from {} refused: {}{}", conn->peer(), why,
-                   more ? " (and " + std::to_string(more) + " more since the last such line)" : "");
+                   net::LogLimiter::held_back_suffix(more));
     conn->send(proto::dump({{"type", "error"}, {"error", why}}), false);
     conn->close();
   }

@@ -81,10 +81,6 @@ net::Connection::Limits command_limits() {
   return l;
 }
 
-std::string held_back(uint64_t n) {
-  return n == 0 ? "" : " (and " + std::to_string(n) + " more since the last such line)";
-}
-
 net::Connection::Limits agent_limits() {
   net::Connection::Limits l;
   l.max_frame_unauthenticated = 1u << 20;  // a registration, with its running and finished jobs
@@ -369,7 +365,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           if (uint64_t more = 0; link->authenticated || impl_->handshake_log.allow(more))
             spdlog::warn("{} from {}: {}{}",
                          link->authenticated ? "agent " + link->node : "connection", c->peer(),
-                         e.what(), held_back(more));
+                         e.what(), net::LogLimiter::held_back_suffix(more));
           return c->close();
         }
         if (!link->authenticated) {
@@ -377,7 +373,8 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
               !net::constant_time_equal(mac,
                                         net::agent_proof(key_, link->nonce_c, nonce_a, node))) {
             if (uint64_t more = 0; impl_->handshake_log.allow(more))
-              spdlog::warn("agent from {} failed authentication{}", c->peer(), held_back(more));
+              spdlog::warn("agent from {} failed authentication{}", c->peer(),
+                           net::LogLimiter::held_back_suffix(more));
             c->send(json{{"type", "error"}, {"error", "authentication failed"}}.dump(), false);
             return c->close();
           }

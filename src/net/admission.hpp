@@ -52,6 +52,12 @@ class LogLimiter {
     logged_ = true;
     return true;
   }
+  // What to append to the line allow() let through: how many were held back before it.
+  static std::string held_back_suffix(uint64_t held_back) {
+    return held_back == 0
+               ? ""
+               : " (and " + std::to_string(held_back) + " more since the last such line)";
+  }
 
  private:
   std::chrono::seconds interval_;
