@@ -112,6 +112,13 @@ bool route_slurmdb(const std::vector<std::string>& p, Call& call) {
 
 }  // namespace rest
 
+bool rest_reads_accounting(const RestRequest& req) {
+  const std::string slurmdb = std::string("/slurmdb/") + kRestVersion + "/";
+  if (req.method != "GET" || req.path.rfind(slurmdb, 0) != 0) return false;
+  const auto parts = segments(std::string_view(req.path).substr(slurmdb.size()));
+  return (parts.size() == 1 && parts[0] == "jobs") || (parts.size() == 2 && parts[0] == "job");
+}
+
 std::map<std::string, std::string> parse_query_string(const std::string& text) {
   std::map<std::string, std::string> out;
   std::size_t start = 0;

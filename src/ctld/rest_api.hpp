@@ -54,6 +54,10 @@ struct RestContext {
 };
 
 RestResponse rest_handle(const RestRequest& req, RestContext& ctx);
+// Whether answering `req` reads the accounting store's job records (GET /slurmdb/.../jobs and
+// .../job/ID): the server answers those on its accounting thread, with a backend whose only
+// use is acct_jobs.
+bool rest_reads_accounting(const RestRequest& req);
 
 // The envelope every answer carries: meta (plugin, client, command, slurm version and
 // cluster), errors and warnings. `slurmdb` picks the plugin that slurmrestd names.

@@ -107,32 +107,45 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
   if (storage.type == store::AccountingStorage::Type::Sqlite && storage.sqlite_path.empty())
     storage.sqlite_path = state_dir_ + "/accounting.db";
   spdlog::info("accounting storage: {}", storage.describe());
-  acct_ = store::open_accounting(storage);
-  acct_backlog_ = std::make_unique<store::AccountingBacklog>(*acct_);
+  acct_ = std::make_unique<AccountingWorker>(store::open_accounting(storage));
   {
+    const uint64_t seq = ++acct_seq_;
     std::vector<store::JobRecord> records;
     records.reserve(loaded.jobs.size());
-    for (const auto& job : loaded.jobs) records.push_back(acct_record(job));
+    for (const auto& job : loaded.jobs) {
+      records.push_back(acct_record(job));
+      acct_unwritten_[job.id] = {seq, records.back()};
+      acct_unwritten_order_.emplace_back(seq, job.id);
+    }
     for (const auto& [name, data] : loaded.records["acct_pending"]) {
       try {
         records.push_back(acct_record_from_json(data));
-        acct_journaled_.push_back(name);
+        acct_journaled_.emplace_back(seq, name);
       } catch (const std::exception& e) {
         spdlog::error("journal: accounting record {} unreadable: {}", name, e.what());
       }
     }
-    log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
+    acct_->post_records(seq, std::move(records));
   }
   // A store that could not be read is not tried again here (each try may wait for a timeout).
   if (load_accounting_data(std::move(accounts_file), loaded)) {
     try {
-      acct_->register_cluster_tres({wall_now(), cluster_tres(config_)});
-      for (auto& e : acct_->node_events(0, std::numeric_limits<int64_t>::max()))
+      store::AccountingStore& store = acct_->store_before_start();
+      store.register_cluster_tres({wall_now(), cluster_tres(config_)});
+      for (auto& e : store.node_events(0, std::numeric_limits<int64_t>::max()))
         if (e.until == 0) node_events_open_[e.node] = std::move(e);
     } catch (const std::exception& e) {
       spdlog::error("accounting: cannot register the cluster's TRES: {}", e.what());
     }
   }
+  acct_->start([this](uint64_t seq) {
+    Event ev{Event::Task, nullptr, {}, {}, {}};
+    ev.apply = [this, seq](Effects&) -> std::function<void()> {
+      accounting_written(seq);
+      return nullptr;
+    };
+    post(std::move(ev));
+  });
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   machine_.restore_submit_ids(loaded.records["submit_id"]);
   std::vector<core::Reservation> resvs;
@@ -160,14 +173,14 @@ bool Server::load_accounting_data(std::optional<AccountsFile> file,
   };
   auto store = [&](const core::AcctData& d, const std::string& seeded_from) {
     try {
-      acct_->store_assoc_data({d, seeded_from});
+      acct_->store_before_start().store_assoc_data({d, seeded_from});
       acct_seeded_from_ = seeded_from;
     } catch (const std::exception& e) {
       spdlog::error("accounting: cannot store the accounts, users and QOS: {}", e.what());
     }
   };
   try {
-    std::optional<store::StoredAssocData> stored = acct_->load_assoc_data();
+    std::optional<store::StoredAssocData> stored = acct_->store_before_start().load_assoc_data();
     if (stored && (!file || stored->seeded_from == file->digest)) {
       data = std::move(stored->data);
       acct_seeded_from_ = stored->seeded_from;
@@ -214,24 +227,50 @@ bool Server::load_accounting_data(std::optional<AccountsFile> file,
   return reachable;
 }
 
-json Server::acct_change(const json& req, const Caller& who, Effects& fx) {
-  std::optional<core::AcctData> to_store;
-  json reply = machine_.acct_change(req, who, to_store);
-  if (!to_store) return reply;
-  try {
-    acct_->store_assoc_data({*to_store, acct_seeded_from_});
-  } catch (const std::exception& e) {
-    spdlog::error("sacctmgr: {}", e.what());
-    return {{"ok", true},
-            {"out", ""},
-            {"err",
-             std::string("sacctmgr: error: Problem talking to the database: ") + e.what() + "\n"},
-            {"rc", 1}};
+std::optional<json> Server::acct_change(Event& ev, Effects&) {
+  if (acct_change_busy_) {
+    acct_change_parked_.push_back(std::move(ev));
+    return std::nullopt;
   }
-  machine_.install_accounting(std::move(*to_store), fx);
-  spdlog::info("accounting: {} {} by {}", req["request"].value("action", ""),
-               req["request"].value("entity", ""), who.user);
-  return reply;
+  std::optional<core::AcctData> to_store;
+  json reply = machine_.acct_change(ev.msg, ev.caller, to_store);
+  if (!to_store) return reply;
+  acct_change_busy_ = true;
+  // Stored on the worker; installed and answered back on this thread, after which the
+  // requests parked meanwhile are handled again, in their order.
+  auto data = std::make_shared<core::AcctData>(std::move(*to_store));
+  acct_->post_query([this, data, seeded = acct_seeded_from_, reply = std::move(reply),
+                     request = ev.msg["request"], who = ev.caller,
+                     conn = ev.conn](store::AccountingStore& store) mutable {
+    std::string error;
+    try {
+      store.store_assoc_data({*data, seeded});
+    } catch (const std::exception& e) {
+      spdlog::error("sacctmgr: {}", e.what());
+      error = e.what();
+    }
+    Event back{Event::Task, nullptr, {}, {}, {}};
+    back.apply = [this, data, error, reply = std::move(reply), request, who,
+                  conn](Effects& fx) -> std::function<void()> {
+      json answer = reply;
+      if (error.empty()) {
+        machine_.install_accounting(std::move(*data), fx);
+        spdlog::info("accounting: {} {} by {}", request.value("action", ""),
+                     request.value("entity", ""), who.user);
+      } else {
+        answer = {{"ok", true},
+                  {"out", ""},
+                  {"err", "sacctmgr: error: Problem talking to the database: " + error + "\n"},
+                  {"rc", 1}};
+      }
+      acct_change_busy_ = false;
+      for (Event& parked : acct_change_parked_) post(std::move(parked));
+      acct_change_parked_.clear();
+      return [conn, text = proto::dump(answer)] { conn->send(text); };
+    };
+    post(std::move(back));
+  });
+  return std::nullopt;
 }
 
 void Server::post(Event ev) {
@@ -410,13 +449,17 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       try {
         const std::string op = proto::get_string(ev.msg, "op");
         const std::string what = op == "query" ? proto::get_string(ev.msg, "what") : "";
-        if (what == "acct_jobs")
-          reply = acct_query(ev.msg, ev.caller);
-        else if (what == "usage")
-          reply = usage_query(ev.msg);
-        else if (op == "acct_change")
-          reply = acct_change(ev.msg, ev.caller, fx);
-        else if (op == "token")
+        if (what == "acct_jobs") {
+          acct_query(ev.msg, ev.caller, ev.conn);
+          break;  // answered by the accounting worker
+        } else if (what == "usage") {
+          usage_query(ev.msg, ev.conn);
+          break;
+        } else if (op == "acct_change") {
+          auto r = acct_change(ev, fx);
+          if (!r) break;  // answered once stored
+          reply = std::move(*r);
+        } else if (op == "token")
           reply =
               issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
         // Job lists also say when the queue was last planned whole and when a job last changed
@@ -472,7 +515,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       break;
     }
     case Event::Rest:
-      after_commit_.push_back(ev.apply(fx));
+    case Event::Task:
+      if (auto answer = ev.apply(fx)) after_commit_.push_back(std::move(answer));
       break;
     case Event::AgentClosed: {
       auto it = agents_.find(ev.node);
@@ -637,15 +681,16 @@ void Server::state_loop() {
         const std::string key = std::to_string(run.value("job_id", uint64_t{0})) + "." +
                                 std::to_string(run.value("submit_time", int64_t{0}));
         journal_.put_record("acct_pending", key, run);
-        acct_journaled_.push_back(key);
+        acct_journaled_.emplace_back(acct_seq_ + 1, key);  // posted with this batch's records
       }
       for (uint64_t id : fx.erased_jobs) {
         spdlog::info("job {} purged (MinJobAge)", id);
         journal_.erase_job(id);
         // Its last record is not in the accounting store yet: the journal keeps it till then.
-        if (const store::JobRecord* r = acct_backlog_->pending(id)) {
-          journal_.put_record("acct_pending", std::to_string(id), acct_record_json(*r));
-          acct_journaled_.push_back(std::to_string(id));
+        if (auto it = acct_unwritten_.find(id); it != acct_unwritten_.end()) {
+          journal_.put_record("acct_pending", std::to_string(id),
+                              acct_record_json(it->second.second));
+          acct_journaled_.emplace_back(it->second.first, std::to_string(id));
         }
       }
       if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
@@ -674,7 +719,7 @@ void Server::state_loop() {
       spdlog::critical("journal commit failed: {}", e.what());
       std::_Exit(70);
     }
-    record_accounting(fx);
+    record_accounting(fx, ++acct_seq_);
     if (ticked) record_node_events(now);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(std::move(reply));
@@ -699,20 +744,39 @@ void Server::state_loop() {
   }
 }
 
-// After the journal commit: the jobs this batch touched, in one accounting transaction, with
-// whatever earlier writes left in the backlog. Records of purged jobs stay. A failure loses
-// nothing the journal holds, so it is logged, not fatal; the backlog retries (and is tried
-// on every pass through here, at least once a second).
-void Server::record_accounting(const Effects& fx) {
+// After the journal commit: the jobs this batch touched, and the runs requeues ended, to the
+// accounting worker, which writes them with whatever earlier writes left in its backlog. A
+// failure loses nothing the journal holds; the worker retries.
+void Server::record_accounting(const Effects& fx, uint64_t seq) {
   std::vector<store::JobRecord> records;
-  records.reserve(fx.dirty_jobs.size());
+  records.reserve(fx.dirty_jobs.size() + fx.requeued_runs.size());
   for (const json& run : fx.requeued_runs) records.push_back(acct_record_from_json(run));
   for (uint64_t id : fx.dirty_jobs)
-    if (const core::Job* job = machine_.find_job(id)) records.push_back(acct_record(*job));
-  log_accounting(acct_backlog_->write(std::move(records), std::chrono::steady_clock::now()));
+    if (const core::Job* job = machine_.find_job(id)) {
+      records.push_back(acct_record(*job));
+      acct_unwritten_[id] = {seq, records.back()};
+      acct_unwritten_order_.emplace_back(seq, id);
+    }
+  acct_->post_records(seq, std::move(records));
+}
+
+void Server::accounting_written(uint64_t seq) {
+  while (!acct_unwritten_order_.empty() && acct_unwritten_order_.front().first <= seq) {
+    const auto [posted, id] = acct_unwritten_order_.front();
+    acct_unwritten_order_.pop_front();
+    auto it = acct_unwritten_.find(id);
+    if (it != acct_unwritten_.end() && it->second.first == posted) acct_unwritten_.erase(it);
+  }
+  // Their journal copies go with the next commit.
+  std::erase_if(acct_journaled_, [&](const auto& entry) {
+    if (entry.first > seq) return false;
+    acct_unjournal_.push_back(entry.second);
+    return true;
+  });
 }
 
 void Server::record_node_events(int64_t now) {
+  std::vector<store::NodeEventRecord> events;
   for (const auto& conf : config_.conf.nodes) {
     const core::Node* n = machine_.find_node(conf.name);
     if (!n) continue;
@@ -722,79 +786,57 @@ void Server::record_node_events(int64_t now) {
     if (it == node_events_open_.end() && state.empty()) continue;
     if (it != node_events_open_.end()) {
       it->second.until = now;
-      node_events_unwritten_.push_back(it->second);
+      events.push_back(it->second);
       node_events_open_.erase(it);
     }
     if (!state.empty()) {
       store::NodeEventRecord e{conf.name, now, 0, state, n->reason, node_tres(conf)};
-      node_events_unwritten_.push_back(e);
+      events.push_back(e);
       node_events_open_[conf.name] = std::move(e);
     }
   }
-  if (node_events_unwritten_.empty()) return;
-  try {
-    acct_->put_node_events(node_events_unwritten_);
-    node_events_unwritten_.clear();
-  } catch (const std::exception& e) {
-    // Tried again a second later (a bounded list).
-    spdlog::error("accounting: cannot record node events ({} waiting): {}",
-                  node_events_unwritten_.size(), e.what());
-    if (node_events_unwritten_.size() > 10000)
-      node_events_unwritten_.erase(node_events_unwritten_.begin(),
-                                   node_events_unwritten_.begin() + 5000);
-  }
+  acct_->post_node_events(std::move(events));
 }
 
-void Server::log_accounting(const store::AccountingBacklog::Attempt& a) {
-  if (!a.tried) return;
-  if (!a.error.empty()) {
-    spdlog::error("accounting write failed ({} job records waiting, retrying): {}",
-                  acct_backlog_->size(), a.error);
-    return;
-  }
-  if (a.failures > 0)
-    spdlog::info("accounting: {} job records written after {} failed attempts", a.written,
-                 a.failures);
-  // Everything queued is in the store now, the journal's copies too.
-  acct_unjournal_.insert(acct_unjournal_.end(), acct_journaled_.begin(), acct_journaled_.end());
-  acct_journaled_.clear();
-}
-
-json Server::usage_query(const json& req) {
-  if (acct_backlog_->size() > 0)
-    log_accounting(acct_backlog_->write({}, std::chrono::steady_clock::now(), true));
+void Server::usage_query(const json& req, std::shared_ptr<net::Connection> conn) {
   const int64_t start = req.at("start"), end = req.at("end");
   store::JobFilter filter;
   filter.window_start = start;
   filter.window_end = end;
-  try {
-    const auto jobs = acct_->query(filter);
-    const auto tres = acct_->cluster_tres();
-    const auto events = acct_->node_events(start, end);
-    const core::AcctData data =
-        machine_.acct_data() ? *machine_.acct_data() : core::new_acct_data(config_.cluster_name);
-    return usage_reply(config_.cluster_name, jobs, tres, events, data, start, end, wall_now());
-  } catch (const std::exception& e) {
-    spdlog::error("sreport: {}", e.what());
-    return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};
-  }
+  auto data = std::make_shared<const core::AcctData>(
+      machine_.acct_data() ? *machine_.acct_data() : core::new_acct_data(config_.cluster_name));
+  acct_->post_query([cluster = config_.cluster_name, filter, data, start, end,
+                     conn](store::AccountingStore& store) {
+    json reply;
+    try {
+      const auto jobs = store.query(filter);
+      const auto tres = store.cluster_tres();
+      const auto events = store.node_events(start, end);
+      reply = usage_reply(cluster, jobs, tres, events, *data, start, end, wall_now());
+    } catch (const std::exception& e) {
+      spdlog::error("sreport: {}", e.what());
+      reply = {{"ok", false},
+               {"error", std::string("Problem talking to the database: ") + e.what()}};
+    }
+    conn->send(proto::dump(reply));
+  });
 }
 
-json Server::acct_query(const json& req, const Caller& who) {
-  // sacct sees every record the controller has: what waits in the backlog goes first.
-  if (acct_backlog_->size() > 0)
-    log_accounting(acct_backlog_->write({}, std::chrono::steady_clock::now(), true));
+void Server::acct_query(const json& req, const Caller& who, std::shared_ptr<net::Connection> conn) {
   const store::JobFilter filter = acct_filter(req, who.uid);
-  std::vector<store::JobRecord> found;
-  try {
-    found = acct_->query(filter);
-  } catch (const std::exception& e) {
-    spdlog::error("sacct: {}", e.what());
-    return {{"ok", false}, {"error", std::string("Problem talking to the database: ") + e.what()}};
-  }
-  json jobs = json::array();
-  for (const auto& r : found) jobs.push_back(acct_record_json(r));
-  return {{"ok", true}, {"cluster_name", config_.cluster_name}, {"jobs", std::move(jobs)}};
+  acct_->post_query([cluster = config_.cluster_name, filter, conn](store::AccountingStore& store) {
+    json reply;
+    try {
+      json jobs = json::array();
+      for (const auto& r : store.query(filter)) jobs.push_back(acct_record_json(r));
+      reply = {{"ok", true}, {"cluster_name", cluster}, {"jobs", std::move(jobs)}};
+    } catch (const std::exception& e) {
+      spdlog::error("sacct: {}", e.what());
+      reply = {{"ok", false},
+               {"error", std::string("Problem talking to the database: ") + e.what()}};
+    }
+    conn->send(proto::dump(reply));
+  });
 }
 
 }  // namespace drover::ctld

@@ -8,12 +8,13 @@
 #include <string>
 #include <unordered_map>
 
+#include "ctld/accounting_worker.hpp"
 #include "ctld/metrics.hpp"
+#include "ctld/rest_api.hpp"
 #include "ctld/state_machine.hpp"
 #include "net/connection.hpp"
 #include "net/http_server.hpp"
 #include "store/accounting.hpp"
-#include "store/accounting_backlog.hpp"
 #include "store/journal.hpp"
 
 namespace drover::ctld {
@@ -34,12 +35,14 @@ class Server {
 
  private:
   struct Event {
-    enum Kind { Client, AgentRegister, AgentMessage, AgentClosed, Rest } kind;
+    // Task: work handed back to the state thread (the accounting worker's results).
+    enum Kind { Client, AgentRegister, AgentMessage, AgentClosed, Rest, Task } kind;
     std::shared_ptr<net::Connection> conn;
     json msg;
     Caller caller;
     std::string node;
-    // Rest: runs in the batch; what it returns runs after the batch is committed (the answer).
+    // Rest, Task: runs in the batch; what it returns (if anything) runs after the batch is
+    // committed (the answer).
     std::function<std::function<void()>(Effects&)> apply = {};
   };
   void post(Event ev);
@@ -47,19 +50,25 @@ class Server {
   // Replies are kept as the text to send (a big one as a json document costs far more).
   using Replies = std::vector<std::pair<std::shared_ptr<net::Connection>, std::string>>;
   void handle(Event& ev, Effects& fx, Replies& replies);
-  void record_accounting(const Effects& fx);
-  void log_accounting(const store::AccountingBacklog::Attempt& a);
-  json acct_query(const json& req, const Caller& who);
+  // After the commit: the batch's job records to the accounting worker (`seq`: the batch's).
+  void record_accounting(const Effects& fx, uint64_t seq);
+  // The worker has written every record up to `seq` (a Task).
+  void accounting_written(uint64_t seq);
+  // sacct: answered on the accounting worker.
+  void acct_query(const json& req, const Caller& who, std::shared_ptr<net::Connection> conn);
   // The accounts, users, associations and QOS at startup: the store's; accounts.cfg's when
   // the store has none yet or the file changed since it was last loaded (then stored); the
   // journal's copy when the store cannot be reached; a new cluster's when accounts are
   // enforced and there are none anywhere.
   // Returns whether the store could be read.
   bool load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
-  // sacctmgr's changes: previewed by the state machine, stored, then installed.
-  json acct_change(const json& req, const Caller& who, Effects& fx);
-  // sreport: usage in a window from the job records and the cluster's registered TRES.
-  json usage_query(const json& req);
+  // sacctmgr's changes: previewed by the state machine, stored by the accounting worker, then
+  // installed (on the state thread again) and answered. Returns the reply when there is one
+  // now (previews, refusals), nullopt when the answer comes later.
+  std::optional<json> acct_change(Event& ev, Effects& fx);
+  // sreport: usage in a window from the job records and the cluster's registered TRES,
+  // answered on the accounting worker.
+  void usage_query(const json& req, std::shared_ptr<net::Connection> conn);
   // Nodes out of service as sreport counts them (ctld/usage.hpp node_service_state): an event
   // opens in the accounting store when one goes out and is closed when it comes back. Checked
   // once a second; writes the store could not take are tried again.
@@ -74,6 +83,10 @@ class Server {
   // The REST API (server_rest.cpp) on the HTTP server: /slurm/ and /slurmdb/ requests are
   // authenticated on the I/O thread and answered in the state thread's batches.
   void start_rest(net::HttpServer& http);
+  // A REST request that reads job records (rest_reads_accounting), answered on the accounting
+  // worker (server_rest.cpp).
+  void answer_from_accounting(const RestRequest& req, const Caller& caller, int64_t now,
+                              std::function<void(const RestResponse&)> send);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -83,19 +96,28 @@ class Server {
   StateMachine machine_;
   store::Journal journal_;
   // Job accounting (AccountingStorageType: SQLite, by default <state dir>/accounting.db, or
-  // PostgreSQL), written after each journal commit through the backlog, which keeps what the
-  // store did not take (a database down) and retries. State thread only.
-  std::unique_ptr<store::AccountingStore> acct_;
-  std::unique_ptr<store::AccountingBacklog> acct_backlog_;
-  // Records the journal keeps ("acct_pending", by key) until the store has them: the last
-  // record of a job purged while it was still in the backlog (key: the job id), and the runs
-  // requeues ended (key: "<job id>.<submit time>"), which no journaled job holds any more.
-  std::vector<std::string> acct_journaled_;
+  // PostgreSQL) on a thread of its own: records go there after each journal commit, and sacct,
+  // sreport, REST and sacctmgr's writes run there, so the database never stalls this thread.
+  std::unique_ptr<AccountingWorker> acct_;
+  // State thread only: the sequence number of the last batch of records posted, and the last
+  // record of each job the worker has not yet said is written (in posting order), so that a
+  // job purged before its record is in the store leaves that record in the journal.
+  uint64_t acct_seq_ = 0;
+  std::unordered_map<uint64_t, std::pair<uint64_t, store::JobRecord>> acct_unwritten_;
+  std::deque<std::pair<uint64_t, uint64_t>> acct_unwritten_order_;  // (seq, job id)
+  // Records the journal keeps ("acct_pending", by key) until the store has them, with the
+  // batch after which they are written: the last record of a job purged while unwritten (key:
+  // the job id), and the runs requeues ended (key: "<job id>.<submit time>"), which no
+  // journaled job holds any more.
+  std::vector<std::pair<uint64_t, std::string>> acct_journaled_;
   std::vector<std::string> acct_unjournal_;  // written since: their journal records can go
   std::string acct_seeded_from_;       // digest of the accounts.cfg the store's data came from
   bool acct_journal_pending_ = false;  // the journal's copy of the accounting data is behind
+  // A sacctmgr change being stored: further sacctmgr requests wait for it (parked), so that
+  // none is previewed on data about to change.
+  bool acct_change_busy_ = false;
+  std::vector<Event> acct_change_parked_;
   std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
-  std::vector<store::NodeEventRecord> node_events_unwritten_;
 
   std::mutex mu_;
   std::condition_variable cv_;

@@ -217,3 +217,45 @@ def test_sacctmgr_on_postgresql_and_while_it_is_down(make_cluster, pg):
     c.ok("sacctmgr", "-i", "modify", "user", "where", "name=root", "account=physics", "set",
          "MaxJobs=3")
     assert c.ok(*listing) == expected.replace("physics|root||2", "physics|root||3")
+
+
+def postgres_pids(pg):
+    """The server's processes: the postmaster (first line of postmaster.pid) and its children."""
+    with open(os.path.join(pg.data, "postmaster.pid")) as f:
+        master = int(f.readline())
+    children = subprocess.run(["ps", "-o", "pid=", "--ppid", str(master)], capture_output=True,
+                              text=True).stdout.split()
+    return [master] + [int(p) for p in children]
+
+
+@requires_root
+def test_a_stalled_database_holds_up_neither_submissions_nor_scheduling(make_cluster, pg):
+    """Accounting runs on its own thread: with every PostgreSQL process stopped (a stall, as
+    in a failover), jobs are still submitted, scheduled, run and listed; their records reach
+    the database once it answers again."""
+    c = make_cluster(nodes=1, cpus=2, mem=1000, settings=pg.settings())
+    first = c.sbatch("-J", "first", "--wrap", "true")
+    c.wait_all_done([first])
+    assert sacct_rows(c, "-j", str(first))[0][2] == "COMPLETED"  # the store's connection is up
+
+    pids = postgres_pids(pg)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        latencies, ids = [], []
+        for i in range(8):
+            t0 = time.monotonic()
+            ids.append(c.sbatch("-J", f"stall{i}", "--wrap", "true"))
+            latencies.append(time.monotonic() - t0)
+        # Scheduled, run and ended while the database is still stopped.
+        c.wait_all_done(ids, timeout=60)
+        assert all(open(f"/proc/{pid}/stat").read().split()[2] == "T" for pid in pids)
+        assert c.ok("squeue", "-h", "-o", "%i").strip() == ""
+        print(f"sbatch during the stall: max {max(latencies) * 1000:.0f} ms, "
+              f"median {sorted(latencies)[len(latencies) // 2] * 1000:.0f} ms")
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    rows = sacct_rows(c, "-X")
+    assert sorted(r[1] for r in rows) == sorted(["first"] + [f"stall{i}" for i in range(8)])
+    assert all(r[2] == "COMPLETED" for r in rows)
