@@ -76,7 +76,10 @@ Config load_config_text(const std::string& text, const std::string& source_name)
       c.bf_interval_s = std::max<int64_t>(1, number());
     else if (key == "max_script_size")
       c.max_script_size = number();
+    else if (key == "bf_max_time")
+      c.bf_max_time_s = std::max<int64_t>(1, number());
   }
+  if (c.bf_max_time_s <= 0) c.bf_max_time_s = c.bf_interval_s;  // Slurm's default
   const std::string preempt_type = s.get("PreemptType", "preempt/none");
   if (preempt_type == "preempt/partition_prio")
     c.preemption.type = sched::PreemptionView::Type::PartitionPrio;

@@ -41,6 +41,9 @@ struct Config {
   // bf_interval: without events, the whole queue is re-planned this often (reasons, start
   // times); events that free resources re-plan at once.
   int64_t bf_interval_s = 30;
+  // bf_max_time: a scheduling pass considers no more jobs after this long (default:
+  // bf_interval); those it did not reach keep their reasons and planned starts until the next.
+  int64_t bf_max_time_s = 0;
   // A requeued job that was running becomes eligible again only after this long, as Slurm
   // (its launch credentials must expire first): shown as reason BeginTime.
   int64_t requeue_delay_s = 121;

@@ -496,6 +496,9 @@ std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFor
     w.sample("drover_sched_cycles_total", static_cast<double>(st.cycles));
     w.gauge1("drover_sched_backlog", "Pending jobs the last scheduling pass considered",
              static_cast<double>(st.last_backlog));
+    w.counter("drover_sched_passes_out_of_time",
+              "Scheduling passes bf_max_time ended before every pending job was considered");
+    w.sample("drover_sched_passes_out_of_time_total", static_cast<double>(st.passes_out_of_time));
   }
   return w.finish();
 }

@@ -18,6 +18,7 @@ struct SchedStats {
   uint64_t last_backlog = 0;  // pending jobs the last pass considered
   uint64_t jobs_submitted = 0;
   uint64_t jobs_started = 0;
+  uint64_t passes_out_of_time = 0;  // passes bf_max_time ended before every job was considered
   void record_pass(double seconds, uint64_t backlog) {
     ++cycles;
     last_s = seconds;

@@ -108,7 +108,7 @@ void get_diag(Call& call) {
        {{"end_job_queue", 0},
         {"bf_max_job_start", 0},
         {"bf_max_job_test", 0},
-        {"bf_max_time", 0},
+        {"bf_max_time", static_cast<int64_t>(s.passes_out_of_time)},
         {"bf_node_space_size", 0},
         {"state_changed", 0}}},
       {"bf_last_depth", 0},

@@ -72,6 +72,8 @@ struct Server::Impl {
   net::Admission tcp_admission{"controller port", 16384};
   net::Admission handshake_admission{"controller port (not authenticated)", 256};
   net::LogLimiter handshake_log;  // failed handshakes: anyone can make one per connection
+  net::LogLimiter pass_time_log{
+      std::chrono::seconds(60)};  // state thread: passes bf_max_time ended
 };
 
 namespace {
@@ -659,9 +661,17 @@ void Server::state_loop() {
       const bool full = machine_.full_pass_pending();
       const uint64_t backlog = pending_backlog(machine_);
       const auto started = clock::now();
-      machine_.schedule(now, fx);
+      const auto deadline = started + std::chrono::seconds(machine_.config().bf_max_time_s);
+      machine_.schedule(now, fx, [deadline] { return clock::now() >= deadline; });
       sched_stats_.record_pass(std::chrono::duration<double>(clock::now() - started).count(),
                                backlog);
+      if (const size_t left = machine_.last_pass_not_considered()) {
+        ++sched_stats_.passes_out_of_time;
+        if (uint64_t more = 0; impl_->pass_time_log.allow(more))
+          spdlog::warn("scheduling pass stopped at bf_max_time={}s with {} jobs not considered{}",
+                       machine_.config().bf_max_time_s, left,
+                       net::LogLimiter::held_back_suffix(more));
+      }
       if (full) {
         last_full_pass_at_ = now;
         last_full_pass = clock::now();

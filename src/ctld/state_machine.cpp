@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <unordered_set>
 
 #include "core/constraint.hpp"
 #include "core/duration.hpp"
@@ -914,8 +915,10 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   }
 }
 
-void StateMachine::schedule(int64_t now, Effects& fx) {
+void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time) {
   sched::ClusterView v = view();
+  v.out_of_time = std::move(out_of_time);
+  last_pass_not_considered_ = 0;
   std::vector<core::Job*> candidates;
   if (full_pass_needed_) {
     std::vector<core::Job*> remainders;
@@ -970,6 +973,10 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
   if (v.pending.empty()) return;
   sched::Decisions d = scheduler_->schedule(v, now);
   blocked_partitions_ = std::move(d.blocked_partitions);
+  last_pass_not_considered_ = d.not_considered.size();
+  // Jobs a pass cut short by bf_max_time did not reach keep the plan an earlier pass made.
+  const std::unordered_set<uint64_t> not_considered(d.not_considered.begin(),
+                                                    d.not_considered.end());
   for (const auto& start : d.starts) {
     auto it = jobs_.find(start.job_id);
     if (it == jobs_.end()) continue;
@@ -984,7 +991,7 @@ void StateMachine::schedule(int64_t now, Effects& fx) {
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
     // A full pass plans every job it can: the others have no expected start (any more).
-    if (full_pass) {
+    if (full_pass && !not_considered.count(r.job_id)) {
       it->second.start_time = core::kNoTime;
       it->second.sched_nodes.clear();
       it->second.sched_shares.clear();

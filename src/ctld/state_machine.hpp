@@ -166,7 +166,10 @@ class StateMachine {
   // by bf_interval and by how long passes take).
   void tick(int64_t now, Effects& fx, bool full_pass = true);
   bool full_pass_pending() const { return full_pass_needed_; }
-  void schedule(int64_t now, Effects& fx);
+  // `out_of_time`: bf_max_time's deadline (ClusterView::out_of_time); unset: none.
+  void schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time = {});
+  // Pending jobs the last pass did not get to (bf_max_time).
+  size_t last_pass_not_considered() const { return last_pass_not_considered_; }
 
   // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
   bool is_operator(const Caller& who) const;
@@ -390,6 +393,7 @@ class StateMachine {
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.
   bool full_pass_needed_ = true;
   std::vector<uint64_t> new_pending_;
+  size_t last_pass_not_considered_ = 0;
   std::set<std::string> blocked_partitions_;
 };
 

@@ -250,6 +250,7 @@ class Engine final : public Scheduler {
     };
     std::vector<Feasible> feasible;  // scratch
     bool out_of_budget = false;
+    bool timed_out = false;  // bf_max_time (view.out_of_time) ended the pass
 
     // Reservation windows on each node (slot): only a reservation's members may run there
     // during [start, end).
@@ -928,6 +929,8 @@ class Engine final : public Scheduler {
 
     bool budget_left() {
       if (view.params.work_budget > 0 && d.work >= view.params.work_budget) out_of_budget = true;
+      if (!out_of_budget && view.out_of_time && view.out_of_time())
+        timed_out = out_of_budget = true;
       return !out_of_budget;
     }
 
@@ -1055,6 +1058,7 @@ class Engine final : public Scheduler {
         if (!budget_left() ||
             (view.params.bf_max_job_test > 0 && tested >= view.params.bf_max_job_test)) {
           d.reasons.push_back({job.id, job.reason == "None" ? "Priority" : job.reason});
+          if (timed_out) d.not_considered.push_back(job.id);
           continue;
         }
         if (view.params.bf_max_job_user > 0 &&

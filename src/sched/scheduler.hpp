@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -102,6 +103,11 @@ struct ClusterView {
   // back gets the limit's reason and no reservation, and does not hold up the jobs behind it.
   const Limits* limits = nullptr;
   PreemptionView preemption;
+  // bf_max_time: asked before each pending job is considered; once it says yes, the pass
+  // considers no more (they keep their reasons, and the controller their planned starts).
+  // The controller gives it a wall-clock deadline; unset (the simulator, tests): never, so
+  // the engine stays deterministic.
+  std::function<bool()> out_of_time;
 };
 
 struct Start {
@@ -141,6 +147,8 @@ struct Decisions {
   std::vector<Preemption> preempted;         // running jobs to stop
   std::set<std::string> blocked_partitions;  // where a job could not start, so none behind it may
   uint64_t work = 0;                         // node timeline examinations this pass
+  // Pending jobs the pass did not get to because out_of_time said so, in priority order.
+  std::vector<uint64_t> not_considered;
 };
 
 // The scheduling engine's interface: state and time in, decisions out. No I/O, no clock.

@@ -45,6 +45,37 @@ TEST(Scheduling, BackfillStartsShortJobAndPlansTheBlockedOne) {
   EXPECT_GT(w->start_time, b->start_time);
 }
 
+// A full pass bf_max_time cut short leaves the jobs it did not reach as the last pass planned
+// them (expected start and nodes), and says how many it left.
+TEST(Scheduling, APassOutOfTimeKeepsThePlansOfTheJobsItDidNotReach) {
+  Harness h;
+  Effects fx;
+  json first = h.spec(4, 1);
+  first["time_limit_min"] = 10;
+  const uint64_t running = h.submit(h.alice, first, fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
+  std::vector<uint64_t> waiting;
+  for (int i = 0; i < 3; ++i) {
+    json j = h.spec(4, 1);
+    j["time_limit_min"] = 10;
+    waiting.push_back(h.submit(h.alice, j, fx));
+  }
+  Effects tick;
+  h.sm.tick(h.now, tick);
+  h.sm.schedule(h.now, fx);
+  const int64_t last_start = h.sm.find_job(waiting[2])->start_time;
+  ASSERT_NE(last_start, core::kNoTime);
+  EXPECT_EQ(h.sm.last_pass_not_considered(), 0u);
+
+  h.sm.tick(h.now, tick);
+  int asked = 0;
+  h.sm.schedule(h.now, fx, [&asked] { return ++asked > 1; });  // time for one job
+  EXPECT_EQ(h.sm.last_pass_not_considered(), 2u);
+  EXPECT_EQ(h.sm.find_job(waiting[2])->start_time, last_start);
+  EXPECT_EQ(h.sm.find_job(waiting[2])->sched_nodes, "node[1-2]");
+}
+
 TEST(Scheduling, BuiltinSchedulerDoesNotBackfill) {
   Config c = two_node_config();
   c.sched_params.policy = sched::Policy::Fifo;

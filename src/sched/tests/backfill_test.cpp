@@ -110,6 +110,26 @@ TEST(Backfill, WindowLimitsReservations) {
   EXPECT_EQ(reasons(d).at(3), "Priority");
 }
 
+// bf_max_time: the pass asks before each job; once out of time it considers no more, and says
+// which it left, in priority order, with their reasons unchanged.
+TEST(Backfill, OutOfTimeStopsThePassAndSaysWhichJobsWereLeft) {
+  Cluster c = textbook(sched::Policy::Conservative);
+  auto v = c.view();
+  int asked = 0;
+  v.out_of_time = [&asked] { return ++asked > 2; };  // time for two jobs
+  auto d = sched::make_scheduler()->schedule(v, 0);
+  EXPECT_EQ(started(d), std::vector<uint64_t>{3});
+  EXPECT_EQ(planned(d), (std::map<uint64_t, int64_t>{{2, 600}}));
+  EXPECT_EQ(d.not_considered, (std::vector<uint64_t>{4, 5}));
+  EXPECT_EQ(reasons(d).at(4), "Priority");
+  EXPECT_EQ(asked, 3);  // not asked again once it said so
+  // With time enough, the same pass as without a deadline.
+  v.out_of_time = [] { return false; };
+  auto full = sched::make_scheduler()->schedule(v, 0);
+  EXPECT_TRUE(full.not_considered.empty());
+  EXPECT_EQ(planned(full), (std::map<uint64_t, int64_t>{{2, 600}, {4, 900}, {5, 900}}));
+}
+
 TEST(Backfill, UnlimitedJobsNeverEndInThePlan) {
   Cluster c;
   c.add_nodes(1, 1, 100);
