@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/json_output.hpp"
 #include "cli/print_fields.hpp"
 #include "core/duration.hpp"
@@ -683,7 +684,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         break;
       }
       case 'V':
-        res.out = "slurm 22.05.8 (drover)\n";
+        res.out = version_text();
         return res;
       case 'X':
         allocations = true;

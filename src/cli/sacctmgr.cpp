@@ -8,6 +8,7 @@
 
 #include "cli/client.hpp"
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "core/acct_admin.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -416,7 +417,7 @@ CommandResult run_sacctmgr(const std::vector<std::string>& args, const CommandEn
         opt.with_assoc = true;
         break;
       case 'V':
-        res.out = "slurm 22.05.8 (drover)\n";
+        res.out = version_text();
         return res;
       default:
         break;
@@ -439,7 +440,7 @@ CommandResult run_sacctmgr(const std::vector<std::string>& args, const CommandEn
   else if (is(command, "show", 3) || is(command, "list", 3))
     cmd = Cmd::Show;
   else if (is(command, "version", 4)) {
-    res.out = "slurm 22.05.8 (drover)\n";
+    res.out = version_text();
     return res;
   } else if (is(command, "help", 2)) {
     res.out = kUsage;

@@ -12,6 +12,7 @@
 
 #include "cli/allocation.hpp"
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "cli/run_options.hpp"
 #include "core/text.hpp"
 
@@ -28,7 +29,7 @@ int salloc_main(const std::vector<std::string>& args) {
     return 0;
   }
   if (o.version) {
-    std::cout << "slurm 22.05.8\n";
+    std::cout << version_text();
     return 0;
   }
   std::vector<std::string> command = o.command;

@@ -17,6 +17,7 @@
 
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/export_env.hpp"
@@ -128,7 +129,7 @@ int sbatch_main(const std::vector<std::string>& args) {
     return 0;
   }
   if (cmdline.version) {
-    std::cout << "slurm 22.05.8 (drover)\n";
+    std::cout << version_text();
     return 0;
   }
 

@@ -13,6 +13,8 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
+#include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/job_info.hpp"
 #include "cli/json_output.hpp"
 #include "cli/scontrol_config.hpp"
@@ -377,6 +379,78 @@ std::string show_partition(const json& p, bool one_liner) {
   return r.str(false);
 }
 
+// --help, -h, --usage and the help command: Slurm 22.05's layout, drover's words, and only the
+// commands drover has.
+constexpr const char* kHelpText =
+    "scontrol [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a, --all      show hidden partitions too (drover: none are hidden)\n"
+    "     -d, --details  more detail in \"show\"\n"
+    "     --federation   federated view (drover: one cluster)\n"
+    "     -F, --future   nodes in the FUTURE state too\n"
+    "     -h, --help     this help\n"
+    "     --hide         leave out hidden partitions\n"
+    "     --json         \"show\" as a data_parser JSON document\n"
+    "     --local        this cluster only (the default)\n"
+    "     -M, --cluster  ask another cluster (needs slurmdbd)\n"
+    "     -o, --oneliner one line per record\n"
+    "     -Q, --quiet    errors only\n"
+    "     --sibling      federated sibling jobs (drover: none)\n"
+    "     -u,--uid       act as another user (drover: refused; the OS says who you are)\n"
+    "     -v, --verbose  more detail about what scontrol does\n"
+    "     -V, --version  print the version and exit\n"
+    "\n"
+    "  drover's scontrol runs one command from its command line; it has no\n"
+    "  interactive mode.\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     create <SPECIFICATIONS>  create a reservation\n"
+    "     delete <SPECIFICATIONS>  delete a reservation\n"
+    "     help                     this help\n"
+    "     hold <job_list>          keep jobs from starting (priority 0)\n"
+    "     ping                     is the controller up\n"
+    "     release <job_list>       let held jobs start\n"
+    "     requeue <job_id>         stop a batch job and queue it again\n"
+    "     requeuehold <job_id>     requeue a batch job and hold it\n"
+    "     show <ENTITY> [<ID>]     show records, all of them without an ID\n"
+    "     token [lifespan=] [username=] a JWT for the REST API\n"
+    "     uhold <job_list>         a hold the job's user may release\n"
+    "     update <SPECIFICATIONS>  change a job, node, partition or reservation\n"
+    "     version                  print the version\n"
+    "\n"
+    "  <ENTITY> may be \"config\", \"hostlist\", \"hostlistsorted\", \"hostnames\", \"job\",\n"
+    "       \"node\", \"partition\", \"reservation\" or \"step\".\n"
+    "\n"
+    "  <SPECIFICATIONS> take slurm.conf's Key=Value form, as \"show\" prints records.\n"
+    "  Node names may be given as ranges (\"lx[10-20]\"); a step id is the job id, a\n"
+    "  period and the step number.\n"
+    "\n"
+    "drover's scontrol, compatible with Slurm 22.05's.\n";
+
+enum LongOnly { kFederation = 0x100, kHide, kJson, kLocal, kSibling, kUsage, kYaml };
+
+// scontrol 22.05's long options (getopt_long: any unique prefix is taken too).
+const std::vector<LongOption> kLongOptions = {
+    {"all", ArgKind::None, 'a'},
+    {"cluster", ArgKind::Required, 'M'},
+    {"clusters", ArgKind::Required, 'M'},
+    {"details", ArgKind::None, 'd'},
+    {"federation", ArgKind::None, kFederation},
+    {"future", ArgKind::None, 'F'},
+    {"help", ArgKind::None, 'h'},
+    {"hide", ArgKind::None, kHide},
+    {"json", ArgKind::Optional, kJson},
+    {"local", ArgKind::None, kLocal},
+    {"oneliner", ArgKind::None, 'o'},
+    {"quiet", ArgKind::None, 'Q'},
+    {"sibling", ArgKind::None, kSibling},
+    {"uid", ArgKind::Required, 'u'},
+    {"usage", ArgKind::None, kUsage},
+    {"verbose", ArgKind::None, 'v'},
+    {"version", ArgKind::None, 'V'},
+    {"yaml", ArgKind::Optional, kYaml},
+};
+
 int usage_error(const std::string& msg) {
   std::cerr << "scontrol: error: " << msg << '\n';
   return 1;
@@ -514,16 +588,53 @@ int node_update(const std::vector<std::string>& args) {
 int scontrol_main(const std::vector<std::string>& all_args) {
   bool one_liner = false, details = false;
   JsonRequest json_req;
-  std::vector<std::string> args;
-  for (const auto& a : all_args) {
-    if (a == "-o" || a == "--oneliner")
-      one_liner = true;
-    else if (take_json_option(a, json_req))
-      continue;
-    else if (a == "-d" || a == "-dd" || a == "--details")
-      details = true;
-    else
-      args.push_back(a);
+  const ParsedArgs parsed = parse_options("scontrol", all_args, "adFhM:oQu:vV", kLongOptions);
+  for (const ParsedOption& o : parsed.options) {
+    switch (o.id) {
+      case 'o':
+        one_liner = true;
+        break;
+      case 'd':
+        details = true;
+        break;
+      case kJson:
+      case kYaml:
+        (o.id == kJson ? json_req.json : json_req.yaml) = true;
+        if (o.value) json_req.parser = *o.value;
+        break;
+      case 'h':
+      case kUsage:
+        std::cout << kHelpText;
+        return 0;
+      case 'V':
+        std::cout << version_text();
+        return 0;
+      case 'M':
+        std::cerr << "scontrol: error: Problem talking to database\n"
+                  << "scontrol: error: '" << o.value.value_or("")
+                  << "' can't be reached now, or it is an invalid entry for --cluster.  Use "
+                     "'sacctmgr list clusters' to see available clusters.\n";
+        return 1;
+      case 'u':
+        return usage_error(
+            "-u/--uid is not supported by drover: a request acts as the user "
+            "the operating system says sent it");
+      default:  // -a, -F, -Q, -v, --hide, --local, --federation, --sibling: nothing to change
+        break;  // on one cluster without hidden partitions or FUTURE nodes
+    }
+  }
+  if (!parsed.error.empty()) {
+    std::cerr << parsed.error << '\n' << try_help("scontrol");
+    return 1;
+  }
+  std::vector<std::string> args = parsed.operands;
+  if (!args.empty() && core::iequals(args[0], "help")) {
+    std::cout << kHelpText;
+    return 0;
+  }
+  if (!args.empty() && core::iequals(args[0], "version")) {
+    std::cout << version_text();
+    return 0;
   }
   if (auto done = json_preamble("scontrol", json_req)) {
     std::cerr << done->err;

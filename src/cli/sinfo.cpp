@@ -13,6 +13,8 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
+#include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/iterate.hpp"
 #include "cli/json_output.hpp"
 #include "cli/sinfo_fields.hpp"
@@ -24,6 +26,67 @@
 
 namespace drover::cli {
 namespace {
+
+// --usage and --help: Slurm 22.05's layout and option set, drover's words.
+constexpr const char* kUsageText =
+    "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+    "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n";
+
+constexpr const char* kHelpText =
+    "Usage: sinfo [OPTIONS]\n"
+    "  -a, --all                  every partition, hidden ones too\n"
+    "  -d, --dead                 only nodes that do not respond\n"
+    "  -e, --exact                group nodes only when their configuration is the same\n"
+    "      --federation           federated view (drover: one cluster)\n"
+    "  -h, --noheader             leave out the header line\n"
+    "  --hide                     leave out hidden partitions\n"
+    "  -i, --iterate=seconds      report again every so many seconds\n"
+    "      --json                 print a data_parser JSON document\n"
+    "      --local                this cluster only (the default)\n"
+    "  -l, --long                 the long report\n"
+    "  -M, --clusters=names       ask other clusters (needs slurmdbd)\n"
+    "  -n, --nodes=NODES          only these nodes\n"
+    "  --noconvert                print sizes in the units they were given\n"
+    "  -N, --Node                 one line per node\n"
+    "  -o, --format=format        output format (%-codes)\n"
+    "  -O, --Format=format        output format (field names)\n"
+    "  -p, --partition=PARTITION  only this partition\n"
+    "  -r, --responding           only nodes that respond\n"
+    "  -R, --list-reasons         why nodes are down or drained\n"
+    "  -s, --summarize            node counts by state only\n"
+    "  -S, --sort=fields          sort by these fields (drover: not yet)\n"
+    "  -t, --states=node_state    only nodes in these states\n"
+    "  -T, --reservation          reservations (drover: not yet)\n"
+    "  -v, --verbose              more detail about what sinfo does\n"
+    "  -V, --version              print the version and exit\n"
+    "      --yaml                 YAML output (drover: not supported)\n"
+    "\n"
+    "Help options:\n"
+    "  --help                     print this help\n"
+    "  --usage                    print a short synopsis\n"
+    "\n"
+    "drover's sinfo, compatible with Slurm 22.05's.\n";
+
+enum LongOnly { kFederation = 0x100, kHelp, kHide, kJson, kLocal, kNoConvert, kUsage, kYaml };
+
+// sinfo 22.05's long options (getopt_long: any unique prefix is taken too).
+const std::vector<LongOption> kLongOptions = {
+    {"all", ArgKind::None, 'a'},           {"dead", ArgKind::None, 'd'},
+    {"exact", ArgKind::None, 'e'},         {"federation", ArgKind::None, kFederation},
+    {"help", ArgKind::None, kHelp},        {"hide", ArgKind::None, kHide},
+    {"iterate", ArgKind::Required, 'i'},   {"json", ArgKind::Optional, kJson},
+    {"local", ArgKind::None, kLocal},      {"long", ArgKind::None, 'l'},
+    {"cluster", ArgKind::Required, 'M'},   {"clusters", ArgKind::Required, 'M'},
+    {"nodes", ArgKind::Required, 'n'},     {"noconvert", ArgKind::None, kNoConvert},
+    {"Node", ArgKind::None, 'N'},          {"noheader", ArgKind::None, 'h'},
+    {"format", ArgKind::Required, 'o'},    {"Format", ArgKind::Required, 'O'},
+    {"partition", ArgKind::Required, 'p'}, {"responding", ArgKind::None, 'r'},
+    {"list-reasons", ArgKind::None, 'R'},  {"summarize", ArgKind::None, 's'},
+    {"sort", ArgKind::Required, 'S'},      {"states", ArgKind::Required, 't'},
+    {"reservation", ArgKind::None, 'T'},   {"usage", ArgKind::None, kUsage},
+    {"verbose", ArgKind::None, 'v'},       {"version", ArgKind::None, 'V'},
+    {"yaml", ArgKind::Optional, kYaml},
+};
 
 constexpr const char* kDefaultFormat = "%#P %.5a %.10l %.6D %.6t %N";
 constexpr const char* kLongFormat = "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N";
@@ -85,54 +148,94 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
   std::set<std::string> want_partitions, want_states;
   std::set<std::string> want_nodes;
   JsonRequest json_req;
-  ArgReader r("sinfo", args);
-  while (r.next()) {
-    const std::string& a = r.arg();
-    if (r.is("-h", "--noheader"))
-      header = false;
-    else if (take_json_option(a, json_req))
-      continue;
-    else if (r.is("-l", "--long"))
-      long_format = true;
-    else if (r.is("-N", "--Node"))
-      node_oriented = true;
-    else if (r.is("-s", "--summarize"))
-      summarize = true;
-    else if (r.is("-R", "--list-reasons"))
-      reasons = true;
-    else if (r.is("-r", "--responding"))
-      responding_only = true;
-    else if (r.is("-d", "--dead"))
-      dead_only = true;
-    else if (r.is("-e", "--exact"))
-      exact = true;
-    else if (r.is("-a", "--all") || a == "--noconvert")
-      continue;
-    else if (r.take("-o", "--format"))
-      letters = r.value();
-    else if (r.take("-O", "--Format"))
-      names = r.value();
-    else if (r.take("-i", "--iterate")) {
-      iterate_s = iterate_seconds(r.value());
-      if (iterate_s <= 0) {
-        res.err = "sinfo: error: Error: invalid entry for --iterate=" + r.value() + "\n";
-        res.rc = 1;
+  const ParsedArgs parsed =
+      parse_options("sinfo", args, "adehi:lM:n:No:O:p:rRsS:t:TvV", kLongOptions);
+  auto fail = [&res](const std::string& text) {
+    res.err = text;
+    res.rc = 1;
+    return res;
+  };
+  for (const ParsedOption& o : parsed.options) {
+    const std::string value = o.value.value_or("");
+    switch (o.id) {
+      case 'h':
+        header = false;
+        break;
+      case kJson:
+      case kYaml:
+        (o.id == kJson ? json_req.json : json_req.yaml) = true;
+        if (o.value) json_req.parser = value;
+        break;
+      case 'l':
+        long_format = true;
+        break;
+      case 'N':
+        node_oriented = true;
+        break;
+      case 's':
+        summarize = true;
+        break;
+      case 'R':
+        reasons = true;
+        break;
+      case 'r':
+        responding_only = true;
+        break;
+      case 'd':
+        dead_only = true;
+        break;
+      case 'e':
+        exact = true;
+        break;
+      case 'o':
+        letters = value;
+        break;
+      case 'O':
+        names = value;
+        break;
+      case 'i':
+        iterate_s = iterate_seconds(value);
+        if (iterate_s <= 0)
+          return fail("sinfo: error: Error: invalid entry for --iterate=" + value + "\n");
+        break;
+      case 'p':
+        want_partitions = split_set(value);
+        break;
+      case 't':
+        for (const auto& st : split_set(value)) want_states.insert(core::to_lower(st));
+        break;
+      case 'n':
+        for (const auto& item : split_set(value))
+          for (auto& n : core::expand_hostlist(item)) want_nodes.insert(std::move(n));
+        break;
+      case 'M':
+        return fail(
+            "sinfo: error: Problem talking to database\n"
+            "sinfo: error: '" +
+            value +
+            "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr list "
+            "clusters' to see available clusters.\n");
+      case 'S':
+        return fail("sinfo: error: -S/--sort is not supported by drover yet\n");
+      case 'T':
+        return fail(
+            "sinfo: error: -T/--reservation is not supported by drover yet (scontrol "
+            "show reservation lists them)\n");
+      case 'V':
+        res.out = version_text();
         return res;
-      }
-    } else if (r.take("-p", "--partition"))
-      want_partitions = split_set(r.value());
-    else if (r.take("-t", "--states"))
-      for (const auto& s : split_set(r.value())) want_states.insert(core::to_lower(s));
-    else if (r.take("-n", "--nodes")) {
-      for (const auto& item : split_set(r.value()))
-        for (auto& n : core::expand_hostlist(item)) want_nodes.insert(std::move(n));
-    } else {
-      res.err =
-          "sinfo: unrecognized option '" + a + "'\nTry \"sinfo --help\" for more information\n";
-      res.rc = 1;
-      return res;
+      case kHelp:
+        res.out = kHelpText;
+        return res;
+      case kUsage:
+        res.out = kUsageText;
+        return res;
+      default:  // -a, -v, --hide, --noconvert, --federation, --local: nothing to change
+        break;  // on one cluster without hidden partitions
     }
   }
+  if (!parsed.error.empty()) return fail(parsed.error + "\n" + try_help("sinfo"));
+  // Words that are not options are ignored, as Slurm's sinfo ignores them.
   if (auto done = json_preamble("sinfo", json_req)) return *done;
   if (long_format && (letters || names)) {
     res.err =

@@ -6,6 +6,7 @@
 
 #include "cli/client.hpp"
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/report_cmds.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -266,7 +267,7 @@ CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& 
         ++verbose;
         break;
       case 'V':
-        res.out = "slurm 22.05.8 (drover)\n";
+        res.out = version_text();
         return res;
       case 'w':
         opt.weights = true;

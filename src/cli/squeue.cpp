@@ -16,6 +16,8 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/format.hpp"
+#include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/iterate.hpp"
 #include "cli/job_info.hpp"
 #include "cli/json_output.hpp"
@@ -30,6 +32,118 @@
 
 namespace drover::cli {
 namespace {
+
+// --usage and --help: Slurm 22.05's layout and option set, drover's words.
+constexpr const char* kUsageText =
+    "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+    "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+    "              [--reservation reservation] [--sort fields] [--start]\n"
+    "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+    "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+    "\t      [-ahjlrsv]\n";
+
+constexpr const char* kHelpText =
+    "Usage: squeue [OPTIONS]\n"
+    "  -A, --account=account(s)        only jobs charged to these accounts\n"
+    "  -a, --all                       include jobs of hidden partitions\n"
+    "      --array-unique              one line per unique pending array task\n"
+    "      --federation                federated view (drover: one cluster)\n"
+    "  -h, --noheader                  leave out the header line\n"
+    "      --hide                      leave out jobs of hidden partitions\n"
+    "  -i, --iterate=seconds           report again every so many seconds\n"
+    "  -j, --job=job(s)                only these jobs (comma separated)\n"
+    "      --json                      print a data_parser JSON document\n"
+    "      --local                     this cluster only (the default)\n"
+    "  -l, --long                      the long report\n"
+    "  -L, --licenses=(license names)  only jobs using these licenses\n"
+    "  -M, --clusters=cluster_name     ask another cluster (needs slurmdbd)\n"
+    "      --me                        only my jobs\n"
+    "  -n, --name=job_name(s)          only jobs with these names\n"
+    "      --noconvert                 print sizes in the units they were given\n"
+    "  -o, --format=format             output format (%-codes)\n"
+    "  -O, --Format=format             output format (field names)\n"
+    "  -p, --partition=partition(s)    only jobs in these partitions\n"
+    "  -q, --qos=qos(s)                only jobs with these QOS\n"
+    "  -R, --reservation=name          only jobs in this reservation\n"
+    "  -r, --array                     one line per array task\n"
+    "      --sibling                   federated sibling jobs (drover: none)\n"
+    "  -s, --step=step(s)              list job steps (these, or all)\n"
+    "  -S, --sort=fields               sort by these fields\n"
+    "      --start                     expected start times of pending jobs\n"
+    "  -t, --states=states             only jobs in these states (default: pending\n"
+    "                                  and running; 'all' for every state)\n"
+    "  -u, --user=user_name(s)         only jobs of these users\n"
+    "      --name=job_name(s)          only jobs with these names\n"
+    "  -v, --verbose                   more detail about what squeue does\n"
+    "  -V, --version                   print the version and exit\n"
+    "  -w, --nodelist=hostlist         only jobs on these nodes\n"
+    "      --yaml                      YAML output (drover: not supported)\n"
+    "\n"
+    "Help options:\n"
+    "  --help                          print this help\n"
+    "  --usage                         print a short synopsis\n"
+    "\n"
+    "drover's squeue, compatible with Slurm 22.05's.\n";
+
+enum LongOnly {
+  kArrayUnique = 0x100,
+  kFederation,
+  kHelp,
+  kHide,
+  kJson,
+  kLocal,
+  kMe,
+  kNoConvert,
+  kSibling,
+  kStart,
+  kUsage,
+  kYaml
+};
+
+// squeue 22.05's long options (getopt_long: any unique prefix is taken too).
+const std::vector<LongOption> kLongOptions = {
+    {"accounts", ArgKind::Required, 'A'},
+    {"account", ArgKind::Required, 'A'},
+    {"all", ArgKind::None, 'a'},
+    {"array", ArgKind::None, 'r'},
+    {"array-unique", ArgKind::None, kArrayUnique},
+    {"Format", ArgKind::Required, 'O'},
+    {"format", ArgKind::Required, 'o'},
+    {"federation", ArgKind::None, kFederation},
+    {"help", ArgKind::None, kHelp},
+    {"hide", ArgKind::None, kHide},
+    {"iterate", ArgKind::Required, 'i'},
+    {"jobs", ArgKind::Optional, 'j'},
+    {"json", ArgKind::Optional, kJson},
+    {"local", ArgKind::None, kLocal},
+    {"long", ArgKind::None, 'l'},
+    {"licenses", ArgKind::Required, 'L'},
+    {"cluster", ArgKind::Required, 'M'},
+    {"clusters", ArgKind::Required, 'M'},
+    {"me", ArgKind::None, kMe},
+    {"name", ArgKind::Required, 'n'},
+    {"noconvert", ArgKind::None, kNoConvert},
+    {"node", ArgKind::Required, 'w'},
+    {"nodes", ArgKind::Required, 'w'},
+    {"nodelist", ArgKind::Required, 'w'},
+    {"noheader", ArgKind::None, 'h'},
+    {"partitions", ArgKind::Required, 'p'},
+    {"priority", ArgKind::None, 'P'},
+    {"qos", ArgKind::Required, 'q'},
+    {"reservation", ArgKind::Required, 'R'},
+    {"sib", ArgKind::None, kSibling},
+    {"sibling", ArgKind::None, kSibling},
+    {"sort", ArgKind::Required, 'S'},
+    {"start", ArgKind::None, kStart},
+    {"steps", ArgKind::Optional, 's'},
+    {"states", ArgKind::Required, 't'},
+    {"usage", ArgKind::None, kUsage},
+    {"user", ArgKind::Required, 'u'},
+    {"users", ArgKind::Required, 'u'},
+    {"verbose", ArgKind::None, 'v'},
+    {"version", ArgKind::None, 'V'},
+    {"yaml", ArgKind::Optional, kYaml},
+};
 
 constexpr const char* kDefaultFormat = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
 // --start: pending jobs with their expected start and the nodes planned for them.
@@ -379,75 +493,125 @@ int squeue_main(const std::vector<std::string>& args) {
   if (auto e = env("SQUEUE_QOS")) filter.qos = split_set(*e);
   if (auto e = env("SQUEUE_NAMES")) filter.names = split_set(*e);
   if (env("SQUEUE_ARRAY")) expand_arrays = true;
-  ArgReader r("squeue", args);
-  while (r.next()) {
-    const std::string& a = r.arg();
-    const std::string& value = r.value();
-    if (a == "-h" || a == "--noheader")
-      header = false;
-    else if (take_json_option(a, json_req))
-      continue;
-    else if (a == "-l" || a == "--long")
-      long_format = true;
-    else if (a == "--start")
-      start_format = true;
-    else if (a == "-a" || a == "--all")
-      continue;
-    else if (a == "--me")
-      filter.users.insert(std::getenv("USER") ? std::getenv("USER") : "");
-    else if (r.take("-u", "--user"))
-      for (auto& u : split_set(value)) filter.users.insert(u);
-    else if (r.take("-p", "--partition"))
-      filter.partitions = split_set(value);
-    else if (r.take("-t", "--states"))
-      filter.states = split_set(value);
-    else if (r.take("-n", "--name"))
-      filter.names = split_set(value);
-    else if (r.take("-o", "--format")) {
-      format = value;
-      named_format.clear();
-      format_given = true;
-    } else if (r.take("-O", "--Format")) {
-      named_format = value;
-      format_given = true;
-    } else if (r.take("-A", "--account"))
-      filter.accounts = split_set(value);
-    else if (r.take("-q", "--qos"))
-      filter.qos = split_set(value);
-    else if (r.take("-w", "--nodelist")) {
-      for (const auto& item : split_set(value))
-        for (auto& n : core::expand_hostlist(item)) filter.nodes.push_back(std::move(n));
-    } else if (a == "-s" || a == "--steps" || a.rfind("--steps=", 0) == 0 ||
-               (a.size() > 2 && a.rfind("-s", 0) == 0)) {
-      // -s[LIST], --steps[=LIST]; a LIST may also follow as an operand.
-      steps = true;
-      if (a != "-s" && a != "--steps") step_list = a.substr(a[1] == '-' ? 8 : 2);
-    } else if (steps && step_list.empty() && !a.empty() && a[0] != '-')
-      step_list = a;
-    else if (a == "--noconvert" || a == "-v" || a == "--verbose")
-      continue;
-    else if (r.take("-i", "--iterate")) {
-      iterate_s = iterate_seconds(value);
-      if (iterate_s <= 0) {
-        std::cerr << "squeue: error: --iterate=" << value << "\n\n";
-        return 1;
+  bool jobs_flag = false;
+  auto add_jobs = [&](const std::string& list) {
+    for (const auto& id : split_set(list)) {
+      try {
+        filter.jobs.push_back(core::parse_job_ref(id));
+      } catch (const core::ParseError&) {
+        std::cerr << "squeue: error: Invalid job id: " << id << '\n';
+        return false;
       }
-    } else if (a == "-r" || a == "--array")
-      expand_arrays = true;
-    else if (r.take("-S", "--sort"))
-      sort_spec = value;
-    else if (r.take("-j", "--jobs")) {
-      for (const auto& id : split_set(value)) {
-        try {
-          filter.jobs.push_back(core::parse_job_ref(id));
-        } catch (const core::ParseError&) {
-          std::cerr << "squeue: error: Invalid job id: " << id << '\n';
+    }
+    return true;
+  };
+  const ParsedArgs parsed =
+      parse_options("squeue", args, "A:ahi:j::lL:M:n:o:O:p:Pq:R:rs::S:t:u:vVw:", kLongOptions);
+  for (const ParsedOption& o : parsed.options) {
+    const std::string value = o.value.value_or("");
+    switch (o.id) {
+      case 'h':
+        header = false;
+        break;
+      case kJson:
+      case kYaml:
+        (o.id == kJson ? json_req.json : json_req.yaml) = true;
+        if (o.value) json_req.parser = value;
+        break;
+      case 'l':
+        long_format = true;
+        break;
+      case kStart:
+        start_format = true;
+        break;
+      case kMe:
+        filter.users.insert(std::getenv("USER") ? std::getenv("USER") : "");
+        break;
+      case 'u':
+        for (auto& u : split_set(value)) filter.users.insert(u);
+        break;
+      case 'p':
+        filter.partitions = split_set(value);
+        break;
+      case 't':
+        filter.states = split_set(value);
+        break;
+      case 'n':
+        filter.names = split_set(value);
+        break;
+      case 'o':
+        format = value;
+        named_format.clear();
+        format_given = true;
+        break;
+      case 'O':
+        named_format = value;
+        format_given = true;
+        break;
+      case 'A':
+        filter.accounts = split_set(value);
+        break;
+      case 'q':
+        filter.qos = split_set(value);
+        break;
+      case 'w':
+        for (const auto& item : split_set(value))
+          for (auto& n : core::expand_hostlist(item)) filter.nodes.push_back(std::move(n));
+        break;
+      case 's':  // -s[LIST], --steps[=LIST]; a LIST may also follow as an operand
+        steps = true;
+        if (o.value) step_list = value;
+        break;
+      case 'i':
+        iterate_s = iterate_seconds(value);
+        if (iterate_s <= 0) {
+          std::cerr << "squeue: error: --iterate=" << value << "\n\n";
           return 1;
         }
-      }
-    } else {
-      std::cerr << "squeue: unrecognized option '" << a << "'\n"
-                << "Try \"squeue --help\" for more information\n";
+        break;
+      case 'r':
+        expand_arrays = true;
+        break;
+      case 'S':
+        sort_spec = value;
+        break;
+      case 'j':  // -j[LIST], --jobs[=LIST]; a LIST may also follow as an operand
+        jobs_flag = true;
+        if (o.value && !add_jobs(value)) return 1;
+        break;
+      case 'M':
+        std::cerr << "squeue: error: Problem talking to database\n"
+                  << "squeue: error: '" << value
+                  << "' can't be reached now, or it is an invalid entry for --cluster.  Use "
+                     "'sacctmgr list clusters' to see available clusters.\n";
+        return 1;
+      case 'V':
+        std::cout << version_text();
+        return 0;
+      case kHelp:
+        std::cout << kHelpText;
+        return 0;
+      case kUsage:
+        std::cout << kUsageText;
+        return 0;
+      default:  // -a, -v, -P, -L, -R, --hide, --noconvert, --federation, --local, --sibling,
+        break;  // --array-unique: nothing to change on one cluster without those features
+    }
+  }
+  if (!parsed.error.empty()) {
+    std::cerr << parsed.error << '\n' << try_help("squeue");
+    return 1;
+  }
+  {
+    size_t next = 0;
+    // An operand is the list of an optional-argument -j or -s given without one, -j's first.
+    if (jobs_flag && filter.jobs.empty() && next < parsed.operands.size()) {
+      if (!add_jobs(parsed.operands[next++])) return 1;
+    } else if (steps && step_list.empty() && next < parsed.operands.size())
+      step_list = parsed.operands[next++];
+    if (next < parsed.operands.size()) {
+      std::cerr << "squeue: error: Unrecognized option: " << parsed.operands[next] << '\n'
+                << kUsageText;
       return 1;
     }
   }

@@ -11,6 +11,7 @@
 
 #include "cli/client.hpp"
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/print_fields.hpp"
 #include "cli/sacct.hpp"
 #include "core/duration.hpp"
@@ -405,7 +406,7 @@ CommandResult run_sreport(const std::vector<std::string>& args, const CommandEnv
         o.tres_given = true;
         break;
       case 'V':
-        res.out = "slurm 22.05.8 (drover)\n";
+        res.out = version_text();
         return res;
       default:
         break;

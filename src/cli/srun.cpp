@@ -16,6 +16,7 @@
 #include "cli/allocation.hpp"
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
+#include "cli/help.hpp"
 #include "cli/run_options.hpp"
 #include "cli/step_launch.hpp"
 #include "core/hostlist.hpp"
@@ -176,7 +177,7 @@ int srun_main(const std::vector<std::string>& args) {
     return 0;
   }
   if (o.version) {
-    std::cout << "slurm 22.05.8\n";
+    std::cout << version_text();
     return 0;
   }
   if (o.command.empty()) return fatal("No command given to execute.");

@@ -7,6 +7,7 @@
 
 #include "cli/client.hpp"
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "cli/report_cmds.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
@@ -201,7 +202,7 @@ CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv&
         ++verbose;
         break;
       case 'V':
-        res.out = "slurm 22.05.8 (drover)\n";
+        res.out = version_text();
         return res;
       case kHelpOpt:
       case kUsageOpt:

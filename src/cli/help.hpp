@@ -1,0 +1,15 @@
+#pragma once
+// What the commands share for --help, --usage, -V and option errors.
+#include <string>
+
+namespace drover::cli {
+
+// -V/--version: Slurm's release line ("slurm 22.05.8"), the form scripts parse; --help says
+// that the command is drover's.
+std::string version_text();
+
+// The line after an option error, as getopt-based Slurm commands print it:
+// `Try "PROGRAM --help" for more information`.
+std::string try_help(const std::string& program);
+
+}  // namespace drover::cli
