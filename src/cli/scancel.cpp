@@ -124,6 +124,7 @@ int scancel_main(const std::vector<std::string>& args) {
   json ids = json::array();
   json steps = json::array();
   bool verbose = false, quiet = false;
+  int unsupported = 0;  // the first option given that drover does not act on yet
   const ParsedArgs parsed =
       parse_options("scancel", args, "A:bfHiM:n:p:Qq:R:s:t:u:vVw:", kLongOptions);
   for (const ParsedOption& o : parsed.options) {
@@ -198,8 +199,8 @@ int scancel_main(const std::vector<std::string>& args) {
       case 'i':
       case kWckey:
       case kSibling:
-        std::cerr << "scancel: error: " << option_name(o.id) << " is not supported by drover yet\n";
-        return 1;
+        if (unsupported == 0) unsupported = o.id;
+        break;
       case 'V':
         std::cout << version_text();
         return 0;
@@ -215,6 +216,12 @@ int scancel_main(const std::vector<std::string>& args) {
   }
   if (!parsed.error.empty()) {
     std::cerr << parsed.error << '\n' << try_help("scancel");
+    return 1;
+  }
+  // Options drover does not act on yet, said once the whole line is known good.
+  if (unsupported != 0) {
+    std::cerr << "scancel: error: " << option_name(unsupported)
+              << " is not supported by drover yet\n";
     return 1;
   }
   for (const std::string& a : parsed.operands) {

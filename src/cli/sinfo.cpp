@@ -150,6 +150,7 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
   JsonRequest json_req;
   const ParsedArgs parsed =
       parse_options("sinfo", args, "adehi:lM:n:No:O:p:rRsS:t:TvV", kLongOptions);
+  int unsupported = 0;  // the first option given that drover does not act on yet
   auto fail = [&res](const std::string& text) {
     res.err = text;
     res.rc = 1;
@@ -216,11 +217,9 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
             "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr list "
             "clusters' to see available clusters.\n");
       case 'S':
-        return fail("sinfo: error: -S/--sort is not supported by drover yet\n");
       case 'T':
-        return fail(
-            "sinfo: error: -T/--reservation is not supported by drover yet (scontrol "
-            "show reservation lists them)\n");
+        if (unsupported == 0) unsupported = o.id;
+        break;
       case 'V':
         res.out = version_text();
         return res;
@@ -235,6 +234,12 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
     }
   }
   if (!parsed.error.empty()) return fail(parsed.error + "\n" + try_help("sinfo"));
+  // Options drover does not act on yet, said once the whole line is known good.
+  if (unsupported == 'S') return fail("sinfo: error: -S/--sort is not supported by drover yet\n");
+  if (unsupported == 'T')
+    return fail(
+        "sinfo: error: -T/--reservation is not supported by drover yet (scontrol show "
+        "reservation lists them)\n");
   // Words that are not options are ignored, as Slurm's sinfo ignores them.
   if (auto done = json_preamble("sinfo", json_req)) return *done;
   if (long_format && (letters || names)) {

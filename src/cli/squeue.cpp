@@ -610,8 +610,8 @@ int squeue_main(const std::vector<std::string>& args) {
     } else if (steps && step_list.empty() && next < parsed.operands.size())
       step_list = parsed.operands[next++];
     if (next < parsed.operands.size()) {
-      std::cerr << "squeue: error: Unrecognized option: " << parsed.operands[next] << '\n'
-                << kUsageText;
+      std::cerr << "squeue: error: Unrecognized option: " << parsed.operands[next] << '\n';
+      std::cout << kUsageText;
       return 1;
     }
   }

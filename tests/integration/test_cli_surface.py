@@ -88,7 +88,8 @@ def test_unique_prefixes_and_ambiguity_as_getopt_long():
 def test_squeue_operand_that_is_not_a_list():
     p = run("squeue", "foo")
     assert p.returncode == 1
-    assert p.stderr.startswith("squeue: error: Unrecognized option: foo\nUsage: squeue ")
+    assert p.stderr == "squeue: error: Unrecognized option: foo\n"
+    assert p.stdout.startswith("Usage: squeue ")
 
 
 def test_scancel_checks_states_itself():
