@@ -17,6 +17,7 @@
 #include "core/node.hpp"
 #include "core/reservation.hpp"
 #include "ctld/config.hpp"
+#include "ctld/node_table.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
@@ -170,7 +171,7 @@ class StateMachine {
 
   // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
   bool is_operator(const Caller& who) const;
-  bool knows_node(const std::string& name) const { return node_index_.count(name) > 0; }
+  bool knows_node(const std::string& name) const { return nodes_.contains(name); }
   const Config& config() const { return config_; }
   const core::Job* find_job(uint64_t id) const;
   const core::Node* find_node(const std::string& name) const;
@@ -187,7 +188,7 @@ class StateMachine {
   static constexpr size_t kMaxTextField = 1024;
   struct Partition {
     std::string name;
-    std::vector<int> nodes;
+    std::vector<NodeId> nodes;  // in Slurm's order
     bool is_default = false;
     std::string not_running_reason;  // see sched::PartitionView
     std::string state = "UP";
@@ -348,8 +349,7 @@ class StateMachine {
   std::unique_ptr<sched::Scheduler> scheduler_;
   uint64_t next_job_id_ = 1;
   std::map<uint64_t, core::Job> jobs_;
-  std::vector<core::Node> nodes_;
-  std::unordered_map<std::string, int> node_index_;
+  NodeTable nodes_;
   // The agent process each node last registered from (its "instance", new at each start), and
   // the agent process each running job's launch went to: a registration that does not list a
   // launch sent to that same process may have been written before the launch arrived (in
