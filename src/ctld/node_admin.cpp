@@ -88,14 +88,20 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
 }
 
 json StateMachine::node_admin_record(const std::string& name) const {
-  const core::Node* found = nodes_.get(name);
-  if (found == nullptr) return json::object();
-  const core::Node& n = *found;
-  return {{"drain", n.drain},
-          {"down", n.down && !n.not_responding},
-          {"reason", n.reason},
-          {"reason_uid", n.reason_uid},
-          {"reason_time", n.reason_time}};
+  const NodeId id = nodes_.find(name);
+  if (id == kNoNode) return json::object();
+  const core::Node& n = *nodes_.get(id);
+  json r = {{"drain", n.drain},
+            {"down", n.down && !n.not_responding},
+            {"reason", n.reason},
+            {"reason_uid", n.reason_uid},
+            {"reason_time", n.reason_time}};
+  if (nodes_.dynamic(id)) {
+    r["definition"] = nodes_.definition(id);
+    r["id"] = id;
+    r["future"] = nodes_.future(id);
+  }
+  return r;
 }
 
 void StateMachine::restore_node_admin(const std::string& name, const json& record) {

@@ -1,6 +1,34 @@
 #include "ctld/node_table.hpp"
 
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "core/gres.hpp"
+
 namespace drover::ctld {
+
+core::Node node_from_conf(const core::NodeConf& nc) {
+  core::Node n;
+  n.name = nc.name;
+  n.cpus = nc.cpus;
+  n.sockets = nc.sockets;
+  n.cores_per_socket = nc.cores_per_socket;
+  n.threads_per_core = nc.threads_per_core;
+  n.real_memory_mb = nc.real_memory_mb;
+  n.gres = nc.gres;
+  if (!nc.gres.empty()) {
+    try {
+      n.gres_total = core::parse_gres_list(nc.gres);
+    } catch (const core::ParseError&) {
+      // slurm.conf validation reports it; the node offers no GRES.
+    }
+  }
+  n.features = nc.features;
+  n.weight = nc.weight;
+  if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
+    n.tmp_disk_mb = std::atoll(it->second.c_str());
+  return n;
+}
 
 NodeId NodeTable::add(core::Node node, bool dynamic) {
   if (by_name_.count(node.name)) return kNoNode;
@@ -17,10 +45,10 @@ NodeId NodeTable::add(core::Node node, bool dynamic) {
   }
   if (at == slots_.size()) {
     slots_.emplace_back();
-    dynamic_.push_back(false);
+    meta_.emplace_back();
   }
   slots_[at] = std::make_unique<core::Node>(std::move(node));
-  dynamic_[at] = dynamic;
+  meta_[at] = Meta{dynamic, false, {}};
   by_name_.emplace(slots_[at]->name, static_cast<NodeId>(at));
   ++count_;
   if (dynamic) ++dynamic_count_;
@@ -32,12 +60,12 @@ bool NodeTable::remove(NodeId id) {
   const auto i = static_cast<size_t>(id);
   by_name_.erase(slots_[i]->name);
   slots_[i].reset();
-  if (dynamic_[i]) --dynamic_count_;
-  dynamic_[i] = false;
+  if (meta_[i].dynamic) --dynamic_count_;
+  meta_[i] = Meta{};
   --count_;
   while (!slots_.empty() && !slots_.back() && slots_.size() > static_end_) {
     slots_.pop_back();
-    dynamic_.pop_back();
+    meta_.pop_back();
   }
   return true;
 }

@@ -8,8 +8,12 @@
 #include <vector>
 
 #include "core/node.hpp"
+#include "core/slurm_conf.hpp"
 
 namespace drover::ctld {
+
+// A node as slurm.conf (or a dynamic node's definition, in the same syntax) describes it.
+core::Node node_from_conf(const core::NodeConf& nc);
 
 // A node's id for as long as it exists in this controller: other nodes joining or leaving do
 // not change it. It is also the node's index in sched::ClusterView::nodes, so partitions,
@@ -37,7 +41,19 @@ class NodeTable {
   }
   core::Node* get(std::string_view name) { return get(find(name)); }
   const core::Node* get(std::string_view name) const { return get(find(name)); }
-  bool dynamic(NodeId id) const { return valid(id) && dynamic_[static_cast<size_t>(id)]; }
+  bool dynamic(NodeId id) const { return valid(id) && meta_[static_cast<size_t>(id)].dynamic; }
+  // A dynamic node's State=FUTURE (created by scontrol, no agent has registered as it yet;
+  // Slurm lists such nodes only when asked to), and its definition as a slurm.conf node line.
+  bool future(NodeId id) const { return valid(id) && meta_[static_cast<size_t>(id)].future; }
+  void set_future(NodeId id, bool future) {
+    if (valid(id)) meta_[static_cast<size_t>(id)].future = future;
+  }
+  const std::string& definition(NodeId id) const {
+    return meta_.at(static_cast<size_t>(id)).definition;
+  }
+  void set_definition(NodeId id, std::string line) {
+    if (valid(id)) meta_[static_cast<size_t>(id)].definition = std::move(line);
+  }
 
   size_t size() const { return count_; }  // nodes that exist
   size_t dynamic_count() const { return dynamic_count_; }
@@ -84,7 +100,11 @@ class NodeTable {
     return id >= 0 && static_cast<size_t>(id) < slots_.size() && slots_[static_cast<size_t>(id)];
   }
   Slots slots_;
-  std::vector<bool> dynamic_;
+  struct Meta {
+    bool dynamic = false, future = false;
+    std::string definition;
+  };
+  std::vector<Meta> meta_;  // by id
   // Keys are views of the names held in slots_ (records do not move).
   std::unordered_map<std::string_view, NodeId> by_name_;
   size_t count_ = 0, dynamic_count_ = 0;

@@ -31,28 +31,7 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
 
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
     : config_(std::move(config)), scheduler_(std::move(scheduler)) {
-  for (const auto& nc : config_.conf.nodes) {
-    core::Node n;
-    n.name = nc.name;
-    n.cpus = nc.cpus;
-    n.sockets = nc.sockets;
-    n.cores_per_socket = nc.cores_per_socket;
-    n.threads_per_core = nc.threads_per_core;
-    n.real_memory_mb = nc.real_memory_mb;
-    n.gres = nc.gres;
-    if (!nc.gres.empty()) {
-      try {
-        n.gres_total = core::parse_gres_list(nc.gres);
-      } catch (const core::ParseError&) {
-        // slurm.conf validation reports it; the node offers no GRES.
-      }
-    }
-    n.features = nc.features;
-    n.weight = nc.weight;
-    if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
-      n.tmp_disk_mb = std::atoll(it->second.c_str());
-    nodes_.add(std::move(n));
-  }
+  for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
   for (const auto& pc : config_.conf.partitions) {
     Partition p;
     p.name = pc.name;
@@ -694,9 +673,18 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
 
 json StateMachine::agent_register(const std::string& node_name, const json& msg, int64_t now,
                                   Effects& fx) {
-  core::Node* found = nodes_.get(node_name);
-  if (found == nullptr) return error_reply("Invalid node name specified");
-  core::Node& node = *found;
+  NodeId id = nodes_.find(node_name);
+  if (id == kNoNode) {
+    if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
+      return error_reply(why);
+    id = nodes_.find(node_name);
+  }
+  core::Node& node = *nodes_.get(id);
+  // A node created by scontrol State=FUTURE is in service once its agent registers.
+  if (nodes_.future(id)) {
+    nodes_.set_future(id, false);
+    fx.dirty_nodes.insert(node_name);
+  }
   full_pass_needed_ = true;
   node.registered = true;
   node.not_responding = false;
@@ -742,7 +730,10 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   };
   // Reconcile: jobs we believe run there but the agent does not know never started (the
   // launch was lost) or vanished with an agent restart: requeue them so they run once.
+  // Such a job is charged to the node: a node holding nothing (a node joining) skips the
+  // walk over every job.
   for (auto& [id, job] : jobs_) {
+    if (node.running_jobs == 0) break;
     if (job.batch_host != node_name || !holds_resources(job) || job.spec.interactive) continue;
     if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
@@ -1197,6 +1188,12 @@ json StateMachine::node_view(const core::Node& node) const {
   for (const auto& p : partitions_)
     if (std::find(p.nodes.begin(), p.nodes.end(), self) != p.nodes.end()) parts.push_back(p.name);
   j["partitions"] = parts;
+  if (nodes_.dynamic(self)) j["dynamic"] = true;
+  if (nodes_.future(self)) {
+    j["state_long"] = "FUTURE";
+    j["state_short"] = "futr";
+    j["future"] = true;
+  }
   return j;
 }
 
@@ -1327,7 +1324,10 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["jobs"] = std::move(jobs);
   } else if (what == "nodes") {
     json nodes = json::array();
-    for (const auto& n : nodes_) nodes.push_back(node_view(n));
+    // FUTURE nodes only when asked for (scontrol -F), as Slurm lists them.
+    const bool future = req.value("future", false);
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+      if (future || !nodes_.future(it.id())) nodes.push_back(node_view(*it));
     reply["nodes"] = std::move(nodes);
   } else if (what == "partitions") {
     json parts = json::array();
@@ -1344,10 +1344,15 @@ json StateMachine::query(const json& req, int64_t now) const {
         config_, {start_time_, next_job_id_, nodes_.size(), std::string(core::kSlurmVersion)});
     reply["config"] = {{"main", report.main}, {"mpi", report.mpi}};
   } else if (what == "ping") {
-    int registered = 0;
-    for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;
+    // slurm.conf's nodes (what `drover up` starts agents for and waits on); dynamic ones apart.
+    int registered = 0, dynamic_registered = 0;
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+      (nodes_.dynamic(it.id()) ? dynamic_registered : registered) +=
+          it->registered && !it->down ? 1 : 0;
     reply["nodes_registered"] = registered;
-    reply["nodes_total"] = nodes_.size();
+    reply["nodes_total"] = nodes_.size() - nodes_.dynamic_count();
+    reply["dynamic_nodes_registered"] = dynamic_registered;
+    reply["dynamic_nodes_total"] = nodes_.dynamic_count();
   } else {
     return error_reply("Unknown query");
   }
