@@ -1341,7 +1341,8 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["reservations"] = std::move(list);
   } else if (what == "config") {
     const ConfigReport report = config_report(
-        config_, {start_time_, next_job_id_, nodes_.size(), std::string(core::kSlurmVersion)});
+        config_, {start_time_, next_job_id_, std::max(nodes_.size(), max_node_count()),
+                  std::string(core::kSlurmVersion)});
     reply["config"] = {{"main", report.main}, {"mpi", report.mpi}};
   } else if (what == "ping") {
     // slurm.conf's nodes (what `drover up` starts agents for and waits on); dynamic ones apart.

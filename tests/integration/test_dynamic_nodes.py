@@ -1,5 +1,6 @@
 """Nodes that join and leave: droverd -Z registering a node slurm.conf does not list,
 scontrol create/delete NodeName=..., MaxNodeCount, and a controller restart keeping them."""
+import json
 import os
 import re
 import signal
@@ -56,6 +57,18 @@ def metrics_text(c):
         return r.read().decode()
 
 
+def rest_node_names(c):
+    """GET /slurm/v0.0.44/nodes with a token, as a REST client sees the nodes."""
+    with open(os.path.join(c.state_dir, "env.sh")) as f:
+        base = re.search(r"^export DROVER_API=(\S+)$", f.read(), re.M).group(1)
+    tok = c.ok("scontrol", "token").strip().split("=", 1)[1]
+    user = os.environ.get("USER") or "root"
+    req = urllib.request.Request(base + "/slurm/v0.0.44/nodes",
+                                 headers={"X-SLURM-USER-TOKEN": tok, "X-SLURM-USER-NAME": user})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return [n["name"] for n in json.loads(r.read())["nodes"]]
+
+
 def wait_for(pred, timeout=30, what="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -80,6 +93,7 @@ def test_dynamic_agent_joins_runs_jobs_and_survives_a_restart(make_cluster):
         # sinfo, the REST-shaped JSON and metrics see it without a restart.
         assert "dyn1" in c.ok("sinfo", "-h", "-N", "-o", "%N %P")
         assert 'node="dyn1"' in metrics_text(c)
+        assert rest_node_names(c) == ["node1", "dyn1"]
         # A job only dyn1 can hold (2 CPUs) runs there through Nodes=ALL.
         jid = c.sbatch("-p", "all", "-N", "1", "-n", "2", "--mem=100", "--wrap", "hostname; sleep 3")
         info = c.wait_state(jid, "RUNNING", timeout=30)
@@ -115,6 +129,7 @@ def test_dynamic_agent_joins_runs_jobs_and_survives_a_restart(make_cluster):
         assert node_fields(c, "dyn1") is None
         assert "dyn1" not in c.ok("sinfo", "-h", "-N", "-o", "%N")
         assert 'node="dyn1"' not in metrics_text(c)
+        assert rest_node_names(c) == ["node1"]
     finally:
         stop(agent)
 

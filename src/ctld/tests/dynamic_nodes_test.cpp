@@ -100,6 +100,12 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
 TEST(DynamicNodes, MaxNodeCountBoundsTheTable) {
   Harness h(dynamic_config());
   Effects fx;
+  // scontrol show config shows the bound as set (two nodes so far).
+  const json config = h.sm.query({{"what", "config"}}, h.now);
+  bool shown = false;
+  for (const auto& kv : config["config"]["main"])
+    shown = shown || (kv[0] == "MaxNodeCount" && kv[1] == "4");
+  EXPECT_TRUE(shown) << config["config"]["main"].dump();
   // Two fit (4 in all); a request that would pass the bound adds none of its nodes.
   EXPECT_EQ(create(h, "NodeName=d[1-3] CPUs=1 State=CLOUD", fx)["error"],
             "Unable to add node 'd3', node table is full");
