@@ -96,7 +96,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
 std::string StateMachine::part_limits_error(const core::JobSpec& spec, const Partition& p) const {
   if (core::to_upper(config_.conf.get("EnforcePartLimits", "NO")) == "NO") return "";
   int64_t cpus = 0;
-  for (int idx : p.nodes) cpus += nodes_.get(idx)->cpus;
+  for (NodeId idx : p.nodes) cpus += nodes_.get(idx)->cpus;
   if (int64_t{spec.ntasks} * std::max(1, spec.cpus_per_task) > cpus)
     return "More processors requested than permitted";
   if (spec.nodes_min > static_cast<int>(p.nodes.size()) ||

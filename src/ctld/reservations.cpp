@@ -126,7 +126,7 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
       }
       if (part == nullptr) return "Invalid partition name specified";
       r.partition = part->name;
-      for (int idx : part->nodes) {
+      for (NodeId idx : part->nodes) {
         if (static_cast<int>(r.nodes.size()) >= *req.node_cnt) break;
         const core::Node& n = *nodes_.get(idx);
         if (!n.schedulable() || busy(n.name) || clashes(n.name)) continue;

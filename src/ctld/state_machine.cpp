@@ -219,7 +219,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   if (spec.nice < 0 && !is_operator(who)) return error_reply("Invalid --nice value");
   int max_node_cpus = 0;  // the partition's biggest node
-  for (int idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_.get(idx)->cpus);
+  for (NodeId idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_.get(idx)->cpus);
   // Slurm shows (and plans with) the fewest nodes the tasks can fit on.
   if (!spec.nodes_set) {
     const int per_node = std::max(1, std::max(1, max_node_cpus) / std::max(1, spec.cpus_per_task));
@@ -260,7 +260,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     // --gpus=N over nodes of M GPUs: Slurm plans at least N/M nodes.
     if (!spec.gpus.empty() && !spec.nodes_set) {
       int64_t per_node_max = 0;
-      for (int idx : part->nodes) {
+      for (NodeId idx : part->nodes) {
         int64_t n = 0;
         for (const auto& g : nodes_.get(idx)->gres_total)
           if (g.name == "gpu") n += g.count;
@@ -283,7 +283,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.tmp_disk_mb > 0) {
     // --tmp more than any of the partition's nodes has (TmpDisk, 0 unless configured).
     int64_t most = 0;
-    for (int i : part->nodes) most = std::max(most, nodes_.get(i)->tmp_disk_mb);
+    for (NodeId i : part->nodes) most = std::max(most, nodes_.get(i)->tmp_disk_mb);
     if (spec.tmp_disk_mb > most)
       return {{"ok", false},
               {"error", "Requested node configuration is not available"},
@@ -351,7 +351,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       core::Constraint c = core::Constraint::parse(spec.constraint);
       for (const auto& f : c.features()) {
         bool known = false;
-        for (int idx : part->nodes)
+        for (NodeId idx : part->nodes)
           for (const auto& nf : nodes_.get(idx)->features) known = known || nf == f;
         if (!known) return error_reply("Invalid feature specification");
       }
@@ -861,7 +861,10 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
       }
     }
   }
-  for (auto& node : nodes_) {
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+    core::Node& node = *it;
+    // A FUTURE node has no agent yet: nothing to miss (Slurm does not ping it).
+    if (nodes_.future(it.id())) continue;
     // Two heartbeats missed: not responding (as a failed ping in Slurm), no new work there.
     if (node.registered && !node.not_responding &&
         now - node.last_heartbeat > 2 * config_.heartbeat_interval_s()) {
@@ -1134,7 +1137,7 @@ void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detai
                  std::max(1, job.spec.ntasks / std::max(1, job.spec.nodes_min));
     if (per_node <= 0)
       if (const Partition* p = find_partition(job.partition))
-        for (int idx : p->nodes) per_node = std::max(per_node, nodes_.get(idx)->real_memory_mb);
+        for (NodeId idx : p->nodes) per_node = std::max(per_node, nodes_.get(idx)->real_memory_mb);
     put("default_mem_mb", per_node * job.spec.nodes_min);
   }
   // Running srun steps, as squeue -s and scontrol show step list them (ended ones are sacct's).

@@ -89,6 +89,10 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   EXPECT_EQ(partition_nodes(h, "all"), (std::vector<std::string>{"node1", "node2", "d1"}));
   EXPECT_EQ(partition_nodes(h, "big"), (std::vector<std::string>{"d1"}));
   EXPECT_EQ(partition_nodes(h, "debug"), (std::vector<std::string>{"node1", "node2"}));
+  // Silence is no failure while no agent is expected yet.
+  Effects later;
+  h.sm.tick(h.now + 10 * 3600, later);
+  EXPECT_FALSE(h.sm.find_node("d1")->down);
   // Its agent registers (a plain droverd --node d1): it is in service.
   Effects reg;
   ASSERT_TRUE(h.sm.agent_register("d1", agent("", false), h.now, reg)["ok"]);
