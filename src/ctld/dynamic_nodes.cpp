@@ -95,9 +95,7 @@ json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) 
       return r;
     }
     if (++count > max_node_count()) {
-      json r = error_reply("Unable to add node '" + nc.name + "', node table is full");
-      r["detail"] = r["error"];
-      return r;
+      return error_reply("Unable to add node '" + nc.name + "', node table is full");
     }
   }
   for (const auto& nc : confs) add_dynamic_node(nc, true, fx);
@@ -107,7 +105,7 @@ json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) 
 std::string StateMachine::node_definition(const core::NodeConf& nc) {
   std::string s = "NodeName=" + nc.name + " CPUs=" + std::to_string(nc.cpus) +
                   " Boards=" + std::to_string(nc.boards) +
-                  " Sockets=" + std::to_string(nc.sockets) +
+                  " SocketsPerBoard=" + std::to_string(nc.sockets / std::max(1, nc.boards)) +
                   " CoresPerSocket=" + std::to_string(nc.cores_per_socket) +
                   " ThreadsPerCore=" + std::to_string(nc.threads_per_core) +
                   " RealMemory=" + std::to_string(nc.real_memory_mb);

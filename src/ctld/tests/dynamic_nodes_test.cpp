@@ -197,28 +197,36 @@ TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) 
 }
 
 TEST(DynamicNodes, JournalRecordsBringThemBackInOrder) {
-  Harness h(dynamic_config());
+  Config config = dynamic_config();
+  config.conf.options["MaxNodeCount"] = "8";
+  Harness h(config);
   Effects fx;
   ASSERT_TRUE(create(h, "NodeName=zz CPUs=3 RealMemory=300 Feature=big State=FUTURE", fx)["ok"]);
   ASSERT_TRUE(h.sm.agent_register("aa", agent("CPUs=5"), h.now, fx)["ok"]);
+  // A shape over boards comes back the same from its definition.
+  ASSERT_TRUE(
+      create(h, "NodeName=bb Boards=2 SocketsPerBoard=2 CoresPerSocket=2 State=FUTURE", fx)["ok"]);
   std::map<std::string, json> records;
   for (const auto& name : fx.dirty_nodes) records[name] = h.sm.node_admin_record(name);
   EXPECT_EQ(records["zz"]["future"], true);
   EXPECT_EQ(records["aa"]["future"], false);
   EXPECT_EQ(h.sm.node_admin_record("node1").count("definition"), 0u);
 
-  StateMachine fresh(dynamic_config(), sched::make_scheduler());
+  StateMachine fresh(config, sched::make_scheduler());
   fresh.restore_dynamic_nodes(records);
   fresh.restore(1, {}, h.now);
   for (const auto& [name, r] : records) fresh.restore_node_admin(name, r);
   std::vector<std::string> names;
   const json reply = fresh.query({{"what", "nodes"}, {"future", true}}, h.now);
   for (const auto& n : reply["nodes"]) names.push_back(n["name"]);
-  EXPECT_EQ(names, (std::vector<std::string>{"node1", "node2", "zz", "aa"}));  // as they joined
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"node1", "node2", "zz", "aa", "bb"}));  // as they joined
   EXPECT_EQ(fresh.find_node("zz")->cpus, 3);
   EXPECT_EQ(fresh.find_node("zz")->real_memory_mb, 300);
   EXPECT_EQ(fresh.find_node("aa")->cpus, 5);
-  EXPECT_EQ(fresh.query({{"what", "nodes"}}, h.now)["nodes"].size(), 3u);  // zz still FUTURE
+  EXPECT_EQ(fresh.find_node("bb")->sockets, 4);
+  EXPECT_EQ(fresh.find_node("bb")->cpus, 8);
+  EXPECT_EQ(fresh.query({{"what", "nodes"}}, h.now)["nodes"].size(), 3u);  // zz, bb still FUTURE
   EXPECT_TRUE(fresh.knows_node("aa"));
 }
 
