@@ -183,6 +183,10 @@ void Agent::handshake(const std::string& type, const json& msg) {
                 {"running", running},
                 {"finished", finished},
                 {"instance", instance_}};
+    if (opts_.dynamic) {
+      reg["dynamic"] = true;
+      reg["conf"] = opts_.dynamic_conf;
+    }
     reg.update(node_health());
     struct sysinfo si {};
     if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;

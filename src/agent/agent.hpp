@@ -28,6 +28,10 @@ struct AgentOptions {
   std::string listen_address = "127.0.0.1";  // where srun reaches this agent (any free port)
   int cpus = 0;                              // reported resources (0: this machine's)
   int64_t real_memory_mb = 0;
+  // -Z: a dynamic node, one slurm.conf need not list; `dynamic_conf` (--conf) is its node
+  // line's attributes ("CPUs=.. RealMemory=.. Gres=.. Feature=..") over what was found.
+  bool dynamic = false;
+  std::string dynamic_conf;
 };
 
 // The node agent: keeps one authenticated connection to the controller, runs batch shells,

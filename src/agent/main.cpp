@@ -11,7 +11,7 @@
 namespace {
 int usage() {
   std::cerr << "usage: droverd --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
-               "               [--listen ADDR] [--cpus N] [--mem MB]\n";
+               "               [--listen ADDR] [--cpus N] [--mem MB] [-Z [--conf \"K=V ...\"]]\n";
   return 2;
 }
 }  // namespace
@@ -39,11 +39,19 @@ int main(int argc, char** argv) {
       opts.cpus = std::stoi(next());
     else if (a == "--mem")
       opts.real_memory_mb = std::stoll(next());
+    else if (a == "-Z" || a == "--dynamic")
+      opts.dynamic = true;
+    else if (a == "--conf")
+      opts.dynamic_conf = next();
     else
       return usage();
   }
   if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty())
     return usage();
+  if (!opts.dynamic_conf.empty() && !opts.dynamic) {
+    std::cerr << "droverd: --conf is only valid with -Z\n";
+    return 2;
+  }
   auto colon = controller.rfind(':');
   if (colon == std::string::npos) return usage();
   opts.controller_host = controller.substr(0, colon);

@@ -311,7 +311,9 @@ std::string show_node(const json& n, bool one_liner, bool details) {
     r.line({std::string("OS=") + u.sysname + " " + u.release + " " + u.version + " "});
   r.line({"RealMemory=" + std::to_string(mem), "AllocMem=" + std::to_string(alloc_mem),
           "FreeMem=" + free_mem, "Sockets=" + std::to_string(n.value("sockets", 1)), "Boards=1"});
-  r.line({"State=" + n.value("state_long", "UNKNOWN"),
+  // Dynamic nodes carry Slurm's DYNAMIC_NORM flag.
+  const std::string flags = n.value("dynamic", false) ? "+DYNAMIC_NORM" : "";
+  r.line({"State=" + n.value("state_long", "UNKNOWN") + flags,
           "ThreadsPerCore=" + std::to_string(n.value("threads_per_core", 1)),
           "TmpDisk=" + std::to_string(n.value("tmp_disk_mb", int64_t{0})),
           "Weight=" + std::to_string(n.value("weight", 1)), "Owner=N/A", "MCS_label=N/A"});
@@ -404,8 +406,8 @@ constexpr const char* kHelpText =
     "  interactive mode.\n"
     "\n"
     "    Valid <COMMAND> values are:\n"
-    "     create <SPECIFICATIONS>  create a reservation\n"
-    "     delete <SPECIFICATIONS>  delete a reservation\n"
+    "     create <SPECIFICATIONS>  create a node or a reservation\n"
+    "     delete <SPECIFICATIONS>  delete a node or a reservation\n"
     "     help                     this help\n"
     "     hold <job_list>          keep jobs from starting (priority 0)\n"
     "     ping                     is the controller up\n"
@@ -583,10 +585,32 @@ int node_update(const std::vector<std::string>& args) {
   return 0;
 }
 
+// create NodeName=... State=FUTURE|CLOUD ...: the words are the node's slurm.conf line.
+int node_create(const std::vector<std::string>& args) {
+  std::string line;
+  for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
+  json r = call_controller({{"op", "node_create"}, {"line", line}});
+  if (r.value("ok", false)) return 0;
+  if (!r.value("detail", "").empty())
+    std::cerr << "scontrol: error: " << r.value("detail", "") << '\n';
+  std::cerr << "Error creating the node(s): " << r.value("error", "Unknown error") << '\n';
+  return 1;
+}
+
+// delete NodeName=LIST.
+int node_delete(const std::string& nodes) {
+  json r = call_controller({{"op", "node_delete"}, {"nodes", nodes}});
+  if (r.value("ok", false)) return 0;
+  std::cerr << "scontrol: error: failed to delete nodes " << nodes << '\n'
+            << "delete_node NodeName=" << nodes << ": " << r.value("error", "Unknown error")
+            << '\n';
+  return 1;
+}
+
 }  // namespace
 
 int scontrol_main(const std::vector<std::string>& all_args) {
-  bool one_liner = false, details = false;
+  bool one_liner = false, details = false, future = false;
   JsonRequest json_req;
   const ParsedArgs parsed = parse_options("scontrol", all_args, "adFhM:oQu:vV", kLongOptions);
   for (const ParsedOption& o : parsed.options) {
@@ -596,6 +620,9 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         break;
       case 'd':
         details = true;
+        break;
+      case 'F':
+        future = true;
         break;
       case kJson:
       case kYaml:
@@ -619,8 +646,8 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         return usage_error(
             "-u/--uid is not supported by drover: a request acts as the user "
             "the operating system says sent it");
-      default:  // -a, -F, -Q, -v, --hide, --local, --federation, --sibling: nothing to change
-        break;  // on one cluster without hidden partitions or FUTURE nodes
+      default:  // -a, -Q, -v, --hide, --local, --federation, --sibling: nothing to change
+        break;  // on one cluster without hidden partitions
     }
   }
   if (!parsed.error.empty()) {
@@ -695,6 +722,14 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         return scontrol_partition_update({args.begin() + 1, args.end()});
       return job_update({args.begin() + 1, args.end()});
     }
+    auto names_node = [](const std::string& word) {
+      return core::iequals(word.substr(0, word.find('=')), "NodeName");
+    };
+    if (cmd == "create" && args.size() > 1 && names_node(args[1]))
+      return node_create({args.begin() + 1, args.end()});
+    if (cmd == "delete" && args.size() > 1 && names_node(args[1]) &&
+        args[1].find('=') != std::string::npos)
+      return node_delete(args[1].substr(args[1].find('=') + 1));
     if (cmd == "create") {
       if (args.size() < 2 || !names_reservation(args[1]))
         return usage_error("invalid entity: " + (args.size() > 1 ? args[1] : "") +
@@ -766,7 +801,9 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       return r.rc;
     }
     if (what == "node" || what == "nodes") {
-      json r = call_controller({{"op", "query"}, {"what", "nodes"}});
+      json req = {{"op", "query"}, {"what", "nodes"}};
+      if (future) req["future"] = true;  // FUTURE nodes too
+      json r = call_controller(req);
       bool found = false;
       for (const auto& n : r.at("nodes")) {
         if (!id.empty() && n.value("name", "") != id) continue;

@@ -815,6 +815,12 @@ class Parser {
 
   void resolve_partitions() {
     for (auto& pp : parts_) {
+      if (to_upper(pp.nodes_expr) == "ALL") pp.conf.all_nodes = true;
+      for (const auto& item : split_list(pp.nodes_expr)) {
+        auto set = node_sets_.find(item);
+        if (set != node_sets_.end() && !set->second.feature.empty() && !node_index_.count(item))
+          pp.conf.node_set_features.push_back(set->second.feature);
+      }
       if (!pp.nodes_expr.empty()) {
         std::vector<std::string> names =
             node_names(pp.nodes_expr, pp.where, "partition '" + pp.conf.name + "'");

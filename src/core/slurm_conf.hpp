@@ -33,6 +33,10 @@ struct NodeConf {
 struct PartitionConf {
   std::string name;
   std::vector<std::string> nodes;  // expanded; "ALL" -> all nodes defined; NodeSet names expanded
+  // Which nodes that join later (dynamic nodes) it takes: all (Nodes=ALL), or those with a
+  // feature of a NodeSet (Feature=) that Nodes= names.
+  bool all_nodes = false;
+  std::vector<std::string> node_set_features;
   bool is_default = false;
   int64_t max_time_min = kInfinite;
   int64_t default_time_min = kInfinite;  // kInfinite here means unset

@@ -15,6 +15,8 @@ std::optional<json> apply_client_request(StateMachine& m, const std::string& op,
   if (op == "update") return m.update(req, who, now, fx);
   if (op == "reservation") return m.reservation(req, who, now, fx);
   if (op == "node_update") return m.node_update(req, who, now, fx);
+  if (op == "node_create") return m.node_create(req, who, fx);
+  if (op == "node_delete") return m.node_delete(req, who, fx);
   if (op == "partition_update") return m.partition_update(req, who, fx);
   if (op == "step_create") return m.step_create(req, who, now, fx);
   if (op == "step_complete") return m.step_complete(req, who, now, fx);

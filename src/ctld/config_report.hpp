@@ -14,8 +14,8 @@ namespace drover::ctld {
 struct ConfigFacts {
   int64_t boot_time = 0;
   uint64_t next_job_id = 1;
-  size_t node_count = 0;
-  std::string version;  // SLURM_VERSION
+  size_t node_count = 0;  // MaxNodeCount: as set, or the nodes there are when more
+  std::string version;    // SLURM_VERSION
 };
 
 using ConfigLines = std::vector<std::pair<std::string, std::string>>;

@@ -274,12 +274,12 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
       } else if (key == "reqnodelist" || key == "nodelist") {
         if (!pending) return "Job is no longer pending execution";
         for (const auto& n : core::expand_hostlist(value))
-          if (!node_index_.count(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return "Invalid node name specified";
         next.spec.nodelist = value;
       } else if (key == "excnodelist") {
         if (!pending) return "Job is no longer pending execution";
         for (const auto& n : core::expand_hostlist(value))
-          if (!node_index_.count(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return "Invalid node name specified";
         next.spec.exclude = value;
       } else if (key == "arraytaskthrottle") {
         const long long v = std::stoll(value);

@@ -17,10 +17,10 @@ namespace drover::ctld {
 class MetricsReader {
  public:
   static const std::map<uint64_t, core::Job>& jobs(const StateMachine& m) { return m.jobs_; }
-  static const std::vector<core::Node>& nodes(const StateMachine& m) { return m.nodes_; }
-  static std::vector<std::pair<std::string, const std::vector<int>*>> partitions(
+  static const NodeTable& nodes(const StateMachine& m) { return m.nodes_; }
+  static std::vector<std::pair<std::string, const std::vector<NodeId>*>> partitions(
       const StateMachine& m) {
-    std::vector<std::pair<std::string, const std::vector<int>*>> out;
+    std::vector<std::pair<std::string, const std::vector<NodeId>*>> out;
     for (const auto& p : m.partitions_) out.emplace_back(p.name, &p.nodes);
     return out;
   }
@@ -317,15 +317,16 @@ std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFor
     }
   }
   NodeCounts cluster;
-  std::vector<NodeCounts> node_counts(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    node_counts[i].add(nodes[i]);
-    cluster.add(nodes[i]);
+  // By node id (a hole where a node left).
+  std::vector<NodeCounts> node_counts(static_cast<size_t>(nodes.id_end()));
+  for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+    node_counts[static_cast<size_t>(it.id())].add(*it);
+    cluster.add(*it);
   }
   std::unordered_map<std::string, NodeCounts> part_nodes;
   for (const auto& [name, idx] : parts) {
     auto& pc = part_nodes[name];
-    for (int i : *idx) pc.add(nodes[static_cast<size_t>(i)]);
+    for (NodeId i : *idx) pc.add(*nodes.get(i));
   }
 
   Writer w(f);
@@ -388,7 +389,8 @@ std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFor
     w.gauge1("drover_memory_alloc_bytes", "Memory allocated to jobs",
              static_cast<double>(cluster.mem_alloc_mb * kMiB), "bytes");
     std::vector<std::pair<std::string, const NodeCounts*>> per_node;
-    for (size_t i = 0; i < nodes.size(); ++i) per_node.emplace_back(nodes[i].name, &node_counts[i]);
+    for (auto it = nodes.begin(); it != nodes.end(); ++it)
+      per_node.emplace_back(it->name, &node_counts[static_cast<size_t>(it.id())]);
     labelled(w, "slurm_node_cpus", "CPUs of the node", "node", per_node,
              [](const NodeCounts* c) { return c->cpus; });
     labelled(w, "slurm_node_cpus_alloc", "CPUs of the node allocated to jobs", "node", per_node,

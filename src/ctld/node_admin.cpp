@@ -16,9 +16,9 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
   if (names.empty()) return error_reply("Invalid node name specified");
   std::vector<core::Node*> targets;
   for (const auto& name : names) {
-    auto it = node_index_.find(name);
-    if (it == node_index_.end()) return error_reply("Invalid node name specified");
-    targets.push_back(&nodes_[it->second]);
+    core::Node* n = nodes_.get(name);
+    if (n == nullptr) return error_reply("Invalid node name specified");
+    targets.push_back(n);
   }
   const std::string state = req.value("state", "");
   const std::string reason = req.value("reason", "");
@@ -88,20 +88,26 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
 }
 
 json StateMachine::node_admin_record(const std::string& name) const {
-  auto it = node_index_.find(name);
-  if (it == node_index_.end()) return json::object();
-  const core::Node& n = nodes_[it->second];
-  return {{"drain", n.drain},
-          {"down", n.down && !n.not_responding},
-          {"reason", n.reason},
-          {"reason_uid", n.reason_uid},
-          {"reason_time", n.reason_time}};
+  const NodeId id = nodes_.find(name);
+  if (id == kNoNode) return json::object();
+  const core::Node& n = *nodes_.get(id);
+  json r = {{"drain", n.drain},
+            {"down", n.down && !n.not_responding},
+            {"reason", n.reason},
+            {"reason_uid", n.reason_uid},
+            {"reason_time", n.reason_time}};
+  if (nodes_.dynamic(id)) {
+    r["definition"] = nodes_.definition(id);
+    r["id"] = id;
+    r["future"] = nodes_.future(id);
+  }
+  return r;
 }
 
 void StateMachine::restore_node_admin(const std::string& name, const json& record) {
-  auto it = node_index_.find(name);
-  if (it == node_index_.end()) return;
-  core::Node& n = nodes_[it->second];
+  core::Node* found = nodes_.get(name);
+  if (found == nullptr) return;
+  core::Node& n = *found;
   n.drain = record.value("drain", false);
   n.down = record.value("down", false);
   n.reason = record.value("reason", "");

@@ -11,11 +11,11 @@ namespace drover::ctld {
 
 bool StateMachine::apply_partition_settings(Partition& p, const json& set) {
   if (set.contains("nodes")) {
-    std::vector<int> idx;
+    std::vector<NodeId> idx;
     for (const auto& name : set["nodes"]) {
-      auto it = node_index_.find(name.get<std::string>());
-      if (it == node_index_.end()) return false;
-      idx.push_back(it->second);
+      const NodeId id = nodes_.find(name.get<std::string>());
+      if (id == kNoNode) return false;
+      idx.push_back(id);
     }
     p.nodes = std::move(idx);
     p.conf.nodes = set["nodes"].get<std::vector<std::string>>();
@@ -57,7 +57,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
     if (set.contains("nodes")) {
       if (!set["nodes"].is_array()) return error_reply("Invalid node name specified");
       for (const auto& n : set["nodes"])
-        if (!n.is_string() || !node_index_.count(n.get<std::string>()))
+        if (!n.is_string() || !nodes_.contains(n.get<std::string>()))
           return error_reply("Invalid node name specified");
     }
     if (set.contains("state")) {
@@ -96,7 +96,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
 std::string StateMachine::part_limits_error(const core::JobSpec& spec, const Partition& p) const {
   if (core::to_upper(config_.conf.get("EnforcePartLimits", "NO")) == "NO") return "";
   int64_t cpus = 0;
-  for (int idx : p.nodes) cpus += nodes_[idx].cpus;
+  for (NodeId idx : p.nodes) cpus += nodes_.get(idx)->cpus;
   if (int64_t{spec.ntasks} * std::max(1, spec.cpus_per_task) > cpus)
     return "More processors requested than permitted";
   if (spec.nodes_min > static_cast<int>(p.nodes.size()) ||

@@ -108,7 +108,7 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
           return "Invalid node name specified";
         }
         for (const auto& n : r.nodes)
-          if (!node_index_.count(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return "Invalid node name specified";
         r.flags |= core::kResvSpecNodes;
       }
       r.partition.clear();
@@ -126,9 +126,9 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
       }
       if (part == nullptr) return "Invalid partition name specified";
       r.partition = part->name;
-      for (int idx : part->nodes) {
+      for (NodeId idx : part->nodes) {
         if (static_cast<int>(r.nodes.size()) >= *req.node_cnt) break;
-        const core::Node& n = nodes_[idx];
+        const core::Node& n = *nodes_.get(idx);
         if (!n.schedulable() || busy(n.name) || clashes(n.name)) continue;
         r.nodes.push_back(n.name);
       }
@@ -275,9 +275,9 @@ void StateMachine::mark_reserved_nodes(int64_t now) {
   for (const auto& [name, r] : reservations_) {
     if (!r.active(now)) continue;
     for (const auto& node : r.nodes)
-      if (auto it = node_index_.find(node); it != node_index_.end()) {
-        nodes_[it->second].reserved = true;
-        if (r.flags & core::kResvMaint) nodes_[it->second].maint = true;
+      if (core::Node* n = nodes_.get(node)) {
+        n->reserved = true;
+        if (r.flags & core::kResvMaint) n->maint = true;
       }
   }
 }

@@ -148,6 +148,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
     };
     post(std::move(ev));
   });
+  machine_.restore_dynamic_nodes(loaded.records["node"]);
   machine_.restore(loaded.next_job_id, std::move(loaded.jobs), wall_now());
   machine_.restore_submit_ids(loaded.records["submit_id"]);
   std::vector<core::Reservation> resvs;
@@ -713,6 +714,7 @@ void Server::state_loop() {
       for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
       for (const auto& name : fx.dirty_nodes)
         journal_.put_record("node", name, machine_.node_admin_record(name));
+      for (const auto& name : fx.erased_nodes) journal_.erase_record("node", name);
       for (const auto& name : fx.dirty_partitions)
         journal_.put_record("partition", name, machine_.partition_admin_record(name));
       for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);

@@ -32,29 +32,7 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
 
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
     : config_(std::move(config)), scheduler_(std::move(scheduler)) {
-  for (const auto& nc : config_.conf.nodes) {
-    core::Node n;
-    n.name = nc.name;
-    n.cpus = nc.cpus;
-    n.sockets = nc.sockets;
-    n.cores_per_socket = nc.cores_per_socket;
-    n.threads_per_core = nc.threads_per_core;
-    n.real_memory_mb = nc.real_memory_mb;
-    n.gres = nc.gres;
-    if (!nc.gres.empty()) {
-      try {
-        n.gres_total = core::parse_gres_list(nc.gres);
-      } catch (const core::ParseError&) {
-        // slurm.conf validation reports it; the node offers no GRES.
-      }
-    }
-    n.features = nc.features;
-    n.weight = nc.weight;
-    if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
-      n.tmp_disk_mb = std::atoll(it->second.c_str());
-    node_index_[n.name] = static_cast<int>(nodes_.size());
-    nodes_.push_back(std::move(n));
-  }
+  for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
   for (const auto& pc : config_.conf.partitions) {
     Partition p;
     p.name = pc.name;
@@ -72,7 +50,7 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
       p.grace_time_s = std::atoll(it->second.c_str());
     p.conf = pc;
     for (const auto& name : pc.nodes)
-      if (auto it = node_index_.find(name); it != node_index_.end()) p.nodes.push_back(it->second);
+      if (const NodeId id = nodes_.find(name); id != kNoNode) p.nodes.push_back(id);
     partitions_.push_back(std::move(p));
   }
   if (config_.limits) {
@@ -90,9 +68,7 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
     uint64_t id = job.id;
     if (holds_resources(job)) {
       for (const auto& a : job.alloc) {
-        auto it = node_index_.find(a.node);
-        if (it == node_index_.end()) continue;
-        nodes_[it->second].charge(a);
+        if (core::Node* n = nodes_.get(a.node)) n->charge(a);
       }
     }
     if (job.priority != 0)
@@ -162,8 +138,7 @@ const core::Job* StateMachine::find_job(uint64_t id) const {
 }
 
 const core::Node* StateMachine::find_node(const std::string& name) const {
-  auto it = node_index_.find(name);
-  return it == node_index_.end() ? nullptr : &nodes_[it->second];
+  return nodes_.get(name);
 }
 
 void StateMachine::add_running(sched::ClusterView& v) const {
@@ -173,7 +148,7 @@ void StateMachine::add_running(sched::ClusterView& v) const {
 
 sched::ClusterView StateMachine::view(bool with_running) const {
   sched::ClusterView v;
-  for (const auto& n : nodes_) v.nodes.push_back(&n);
+  v.nodes = nodes_.by_id();
   for (const auto& p : partitions_)
     v.partitions.push_back({p.name, p.nodes, p.not_running_reason, p.max_time_min, p.max_nodes,
                             p.conf.priority_tier, p.preempt_mode, p.grace_time_s});
@@ -184,7 +159,7 @@ sched::ClusterView StateMachine::view(bool with_running) const {
   for (const auto& [name, r] : reservations_) {
     sched::ReservationView rv{r.name, r.start, r.end, {}, (r.flags & core::kResvFlex) != 0};
     for (const auto& n : r.nodes)
-      if (auto it = node_index_.find(n); it != node_index_.end()) rv.nodes.push_back(it->second);
+      if (const NodeId id = nodes_.find(n); id != kNoNode) rv.nodes.push_back(id);
     v.reservations.push_back(std::move(rv));
   }
   v.def_mem_per_cpu_mb = config_.def_mem_per_cpu_mb;
@@ -245,7 +220,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   if (spec.nice < 0 && !is_operator(who)) return error_reply("Invalid --nice value");
   int max_node_cpus = 0;  // the partition's biggest node
-  for (int idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_[idx].cpus);
+  for (NodeId idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_.get(idx)->cpus);
   // Slurm shows (and plans with) the fewest nodes the tasks can fit on.
   if (!spec.nodes_set) {
     const int per_node = std::max(1, std::max(1, max_node_cpus) / std::max(1, spec.cpus_per_task));
@@ -286,9 +261,9 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     // --gpus=N over nodes of M GPUs: Slurm plans at least N/M nodes.
     if (!spec.gpus.empty() && !spec.nodes_set) {
       int64_t per_node_max = 0;
-      for (int idx : part->nodes) {
+      for (NodeId idx : part->nodes) {
         int64_t n = 0;
-        for (const auto& g : nodes_[idx].gres_total)
+        for (const auto& g : nodes_.get(idx)->gres_total)
           if (g.name == "gpu") n += g.count;
         per_node_max = std::max(per_node_max, n);
       }
@@ -309,7 +284,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.tmp_disk_mb > 0) {
     // --tmp more than any of the partition's nodes has (TmpDisk, 0 unless configured).
     int64_t most = 0;
-    for (int i : part->nodes) most = std::max(most, nodes_[i].tmp_disk_mb);
+    for (NodeId i : part->nodes) most = std::max(most, nodes_.get(i)->tmp_disk_mb);
     if (spec.tmp_disk_mb > most)
       return {{"ok", false},
               {"error", "Requested node configuration is not available"},
@@ -367,7 +342,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     if (list->empty()) continue;
     try {
       for (const auto& name : core::expand_hostlist(*list))
-        if (!node_index_.count(name)) return error_reply("Invalid node name specified");
+        if (!nodes_.contains(name)) return error_reply("Invalid node name specified");
     } catch (const core::ParseError&) {
       return error_reply("Invalid node name specified");
     }
@@ -377,8 +352,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       core::Constraint c = core::Constraint::parse(spec.constraint);
       for (const auto& f : c.features()) {
         bool known = false;
-        for (int idx : part->nodes)
-          for (const auto& nf : nodes_[idx].features) known = known || nf == f;
+        for (NodeId idx : part->nodes)
+          for (const auto& nf : nodes_.get(idx)->features) known = known || nf == f;
         if (!known) return error_reply("Invalid feature specification");
       }
     } catch (const core::ParseError&) {
@@ -618,9 +593,7 @@ void StateMachine::release(core::Job& job) {
   full_pass_needed_ = true;
   launched_to_.erase(job.id);
   for (const auto& a : job.alloc) {
-    auto it = node_index_.find(a.node);
-    if (it == node_index_.end()) continue;
-    nodes_[it->second].discharge(a);
+    if (core::Node* n = nodes_.get(a.node)) n->discharge(a);
   }
 }
 
@@ -701,9 +674,18 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
 
 json StateMachine::agent_register(const std::string& node_name, const json& msg, int64_t now,
                                   Effects& fx) {
-  auto it = node_index_.find(node_name);
-  if (it == node_index_.end()) return error_reply("Invalid node name specified");
-  core::Node& node = nodes_[it->second];
+  NodeId id = nodes_.find(node_name);
+  if (id == kNoNode) {
+    if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
+      return error_reply(why);
+    id = nodes_.find(node_name);
+  }
+  core::Node& node = *nodes_.get(id);
+  // A node created by scontrol State=FUTURE is in service once its agent registers.
+  if (nodes_.future(id)) {
+    nodes_.set_future(id, false);
+    fx.dirty_nodes.insert(node_name);
+  }
   full_pass_needed_ = true;
   node.registered = true;
   node.not_responding = false;
@@ -749,7 +731,10 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
   };
   // Reconcile: jobs we believe run there but the agent does not know never started (the
   // launch was lost) or vanished with an agent restart: requeue them so they run once.
+  // Such a job is charged to the node: a node holding nothing (a node joining) skips the
+  // walk over every job.
   for (auto& [id, job] : jobs_) {
+    if (node.running_jobs == 0) break;
     if (job.batch_host != node_name || !holds_resources(job) || job.spec.interactive) continue;
     if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
@@ -805,9 +790,9 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
 }
 
 void StateMachine::agent_heartbeat(const std::string& node_name, const json& msg, int64_t now) {
-  auto it = node_index_.find(node_name);
-  if (it == node_index_.end()) return;
-  core::Node& node = nodes_[it->second];
+  core::Node* found = nodes_.get(node_name);
+  if (found == nullptr) return;
+  core::Node& node = *found;
   node.last_heartbeat = now;
   node.not_responding = false;
   node.cpu_load = msg.value("cpu_load", node.cpu_load);
@@ -815,9 +800,7 @@ void StateMachine::agent_heartbeat(const std::string& node_name, const json& msg
 }
 
 void StateMachine::agent_disconnected(const std::string& node_name, int64_t /*now*/) {
-  auto it = node_index_.find(node_name);
-  if (it == node_index_.end()) return;
-  nodes_[it->second].not_responding = true;
+  if (core::Node* n = nodes_.get(node_name)) n->not_responding = true;
   full_pass_needed_ = true;  // plans that counted on the node are made again
 }
 
@@ -879,7 +862,10 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
       }
     }
   }
-  for (auto& node : nodes_) {
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+    core::Node& node = *it;
+    // A FUTURE node has no agent yet: nothing to miss (Slurm does not ping it).
+    if (nodes_.future(it.id())) continue;
     // Two heartbeats missed: not responding (as a failed ping in Slurm), no new work there.
     if (node.registered && !node.not_responding &&
         now - node.last_heartbeat > 2 * config_.heartbeat_interval_s()) {
@@ -1022,7 +1008,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.alloc = start.alloc;
   job.batch_host = job.alloc.front().node;
   for (const auto& a : job.alloc) {
-    nodes_[node_index_.at(a.node)].charge(a);
+    nodes_.get(a.node)->charge(a);
   }
   job.steps.clear();
   job.next_step_id = 0;
@@ -1158,7 +1144,7 @@ void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detai
                  std::max(1, job.spec.ntasks / std::max(1, job.spec.nodes_min));
     if (per_node <= 0)
       if (const Partition* p = find_partition(job.partition))
-        for (int idx : p->nodes) per_node = std::max(per_node, nodes_[idx].real_memory_mb);
+        for (NodeId idx : p->nodes) per_node = std::max(per_node, nodes_.get(idx)->real_memory_mb);
     put("default_mem_mb", per_node * job.spec.nodes_min);
   }
   // Running srun steps, as squeue -s and scontrol show step list them (ended ones are sacct's).
@@ -1197,11 +1183,11 @@ json StateMachine::node_view(const core::Node& node) const {
   j["state_short"] = node.state_short();
   j["tmp_disk_mb"] = node.tmp_disk_mb;
   // What slurm.conf says of the node (the controller's node table follows its order).
-  const auto it = node_index_.find(node.name);
+  const NodeId self = nodes_.find(node.name);
   const auto& confs = config_.conf.nodes;
-  if (it != node_index_.end() && static_cast<size_t>(it->second) < confs.size() &&
-      confs[it->second].name == node.name) {
-    const core::NodeConf& nc = confs[it->second];
+  if (self != kNoNode && static_cast<size_t>(self) < confs.size() &&
+      confs[static_cast<size_t>(self)].name == node.name) {
+    const core::NodeConf& nc = confs[static_cast<size_t>(self)];
     j["hostname"] = nc.node_hostname;
     j["weight"] = nc.weight;
     j["port"] = nc.port > 0 ? nc.port : config_.conf.get_int("SlurmdPort", 6818);
@@ -1210,9 +1196,14 @@ json StateMachine::node_view(const core::Node& node) const {
   j["version"] = node.registered ? std::string(core::kSlurmVersion) : std::string();
   json parts = json::array();
   for (const auto& p : partitions_)
-    for (int idx : p.nodes)
-      if (nodes_[idx].name == node.name) parts.push_back(p.name);
+    if (std::find(p.nodes.begin(), p.nodes.end(), self) != p.nodes.end()) parts.push_back(p.name);
   j["partitions"] = parts;
+  if (nodes_.dynamic(self)) j["dynamic"] = true;
+  if (nodes_.future(self)) {
+    j["state_long"] = "FUTURE";
+    j["state_short"] = "futr";
+    j["future"] = true;
+  }
   return j;
 }
 
@@ -1220,10 +1211,11 @@ json StateMachine::partition_view(const Partition& p) const {
   std::vector<std::string> names;
   int cpus = 0;
   int64_t mem = 0;
-  for (int idx : p.nodes) {
-    names.push_back(nodes_[idx].name);
-    cpus += nodes_[idx].cpus;
-    mem += nodes_[idx].real_memory_mb;
+  for (NodeId id : p.nodes) {
+    const core::Node& n = *nodes_.get(id);
+    names.push_back(n.name);
+    cpus += n.cpus;
+    mem += n.real_memory_mb;
   }
   const auto& c = p.conf;
   // Settings the controller keeps as written; ALL (or nothing) means anyone or anything.
@@ -1342,7 +1334,10 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["jobs"] = std::move(jobs);
   } else if (what == "nodes") {
     json nodes = json::array();
-    for (const auto& n : nodes_) nodes.push_back(node_view(n));
+    // FUTURE nodes only when asked for (scontrol -F), as Slurm lists them.
+    const bool future = req.value("future", false);
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+      if (future || !nodes_.future(it.id())) nodes.push_back(node_view(*it));
     reply["nodes"] = std::move(nodes);
   } else if (what == "partitions") {
     json parts = json::array();
@@ -1356,13 +1351,19 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["reservations"] = std::move(list);
   } else if (what == "config") {
     const ConfigReport report = config_report(
-        config_, {start_time_, next_job_id_, nodes_.size(), std::string(core::kSlurmVersion)});
+        config_, {start_time_, next_job_id_, std::max(nodes_.size(), max_node_count()),
+                  std::string(core::kSlurmVersion)});
     reply["config"] = {{"main", report.main}, {"mpi", report.mpi}};
   } else if (what == "ping") {
-    int registered = 0;
-    for (const auto& n : nodes_) registered += n.registered && !n.down ? 1 : 0;
+    // slurm.conf's nodes (what `drover up` starts agents for and waits on); dynamic ones apart.
+    int registered = 0, dynamic_registered = 0;
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+      (nodes_.dynamic(it.id()) ? dynamic_registered : registered) +=
+          it->registered && !it->down ? 1 : 0;
     reply["nodes_registered"] = registered;
-    reply["nodes_total"] = nodes_.size();
+    reply["nodes_total"] = nodes_.size() - nodes_.dynamic_count();
+    reply["dynamic_nodes_registered"] = dynamic_registered;
+    reply["dynamic_nodes_total"] = nodes_.dynamic_count();
   } else {
     return error_reply("Unknown query");
   }

@@ -17,6 +17,7 @@
 #include "core/node.hpp"
 #include "core/reservation.hpp"
 #include "ctld/config.hpp"
+#include "ctld/node_table.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
@@ -47,6 +48,7 @@ struct Effects {
   bool next_id_dirty = false;
   std::set<std::string> dirty_resvs;       // reservations to write
   std::set<std::string> dirty_nodes;       // nodes whose operator-set state to write
+  std::set<std::string> erased_nodes;      // nodes deleted (their records go)
   std::set<std::string> dirty_partitions;  // partitions whose operator-set settings to write
   std::set<std::string> erased_resvs;      // reservations to remove
   bool next_resv_id_dirty = false;
@@ -101,8 +103,19 @@ class StateMachine {
   json reservation(const json& req, const Caller& who, int64_t now, Effects& fx);
   // scontrol update NodeName=... State=DRAIN|DOWN|RESUME|UNDRAIN Reason=...
   json node_update(const json& req, const Caller& who, int64_t now, Effects& fx);
-  json node_admin_record(const std::string& name) const;  // what node_update set, to journal
+  // What node_update set, to journal; a dynamic node's record also holds its definition.
+  json node_admin_record(const std::string& name) const;
   void restore_node_admin(const std::string& name, const json& record);
+  // Nodes that join and leave (dynamic_nodes.cpp). scontrol create NodeName=... ({"line": the
+  // node's slurm.conf line; State=FUTURE or CLOUD}) and scontrol delete NodeName=... ({"nodes":
+  // a hostlist; refused while a node runs jobs or is in a reservation}); operators only.
+  // MaxNodeCount bounds how many nodes there may be in all.
+  json node_create(const json& req, const Caller& who, Effects& fx);
+  json node_delete(const json& req, const Caller& who, Effects& fx);
+  // The journal's node records that define dynamic nodes, recreated in the order they joined;
+  // before the jobs are restored (their allocations are charged to them).
+  void restore_dynamic_nodes(const std::map<std::string, json>& records);
+  size_t max_node_count() const;
   // scontrol update PartitionName=... with typed settings ("set": {"state", "max_time_min",
   // ...}) checked by scontrol; operators only (partition_admin.cpp).
   json partition_update(const json& req, const Caller& who, Effects& fx);
@@ -173,7 +186,7 @@ class StateMachine {
 
   // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
   bool is_operator(const Caller& who) const;
-  bool knows_node(const std::string& name) const { return node_index_.count(name) > 0; }
+  bool knows_node(const std::string& name) const { return nodes_.contains(name); }
   const Config& config() const { return config_; }
   const core::Job* find_job(uint64_t id) const;
   const core::Node* find_node(const std::string& name) const;
@@ -190,7 +203,7 @@ class StateMachine {
   static constexpr size_t kMaxTextField = 1024;
   struct Partition {
     std::string name;
-    std::vector<int> nodes;
+    std::vector<NodeId> nodes;  // in Slurm's order
     bool is_default = false;
     std::string not_running_reason;  // see sched::PartitionView
     std::string state = "UP";
@@ -345,14 +358,22 @@ class StateMachine {
   template <class Put>
   void job_view_extras(const core::Job& job, int64_t now, bool detail, Put&& put) const;
   json node_view(const core::Node& node) const;
+  // Dynamic nodes (dynamic_nodes.cpp). A registration from an agent no node is known for:
+  // "" when it became a node (droverd -Z), else why not.
+  std::string register_dynamic(const std::string& name, const json& msg, Effects& fx);
+  NodeId add_dynamic_node(const core::NodeConf& nc, bool future, Effects& fx);
+  // Whether a node joining later belongs to the partition (Nodes=ALL, or a NodeSet's feature).
+  bool partition_takes(const Partition& p, const core::Node& n) const;
+  // One node line (slurm.conf syntax) into `out`; the error text, "" when it parses.
+  std::string parse_node_line(const std::string& line, std::vector<core::NodeConf>& out) const;
+  static std::string node_definition(const core::NodeConf& nc);
   json partition_view(const Partition& p) const;
 
   Config config_;
   std::unique_ptr<sched::Scheduler> scheduler_;
   uint64_t next_job_id_ = 1;
   std::map<uint64_t, core::Job> jobs_;
-  std::vector<core::Node> nodes_;
-  std::unordered_map<std::string, int> node_index_;
+  NodeTable nodes_;
   // The agent process each node last registered from (its "instance", new at each start), and
   // the agent process each running job's launch went to: a registration that does not list a
   // launch sent to that same process may have been written before the launch arrived (in

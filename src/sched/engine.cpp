@@ -9,6 +9,7 @@
 // FIFO the first blocked job stops its partition.
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -159,29 +160,40 @@ class Engine final : public Scheduler {
 
   // Kept from pass to pass: compiled requests by what they are compiled from (while the
   // GRES kinds and default memory stay the same), their filters and shapes numbered; the
-  // nodes' index by name (while the nodes stay the same); the memory of the node slots and
-  // the profile.
+  // nodes' index by name, kept up to date node by node as nodes come and go (a node's slot is
+  // its id in ClusterView::nodes); the memory of the node slots and the profile.
   struct Memo {
     std::vector<const core::Node*> nodes;
-    std::vector<std::string> node_names;
-    std::unordered_map<std::string_view, int> slot_of_node;  // views of node_names
+    std::deque<std::string> node_names;  // a deque: slot_of_node keeps views of them
+    std::unordered_map<std::string_view, int> slot_of_node;
+
+    void index_nodes(const std::vector<const core::Node*>& now) {
+      // Only the slots whose node changed are looked at again.
+      auto forget = [&](size_t i) {
+        if (nodes[i] != nullptr) {
+          auto it = slot_of_node.find(node_names[i]);
+          if (it != slot_of_node.end() && it->second == static_cast<int>(i)) slot_of_node.erase(it);
+        }
+        nodes[i] = nullptr;
+        node_names[i].clear();
+      };
+      for (size_t i = now.size(); i < nodes.size(); ++i) forget(i);
+      nodes.resize(now.size(), nullptr);
+      node_names.resize(now.size());
+      for (size_t i = 0; i < now.size(); ++i) {
+        if (now[i] == nodes[i] && (now[i] == nullptr || now[i]->name == node_names[i])) continue;
+        forget(i);
+        if (now[i] == nullptr) continue;
+        nodes[i] = now[i];
+        node_names[i] = now[i]->name;
+        // The name may still be keyed by a view of the slot it had before.
+        slot_of_node.erase(node_names[i]);
+        slot_of_node.emplace(node_names[i], static_cast<int>(i));
+      }
+    }
     std::vector<NodeSlot> slots;
     Profile profile;
     PassArena bounds_memory;  // the pass's NodeBounds (reset as each pass starts)
-
-    void index_nodes(const std::vector<const core::Node*>& now) {
-      bool same = now == nodes;
-      for (size_t i = 0; same && i < now.size(); ++i) same = now[i]->name == node_names[i];
-      if (same) return;
-      nodes = now;
-      slot_of_node.clear();
-      node_names.clear();
-      node_names.reserve(now.size());
-      for (const core::Node* n : now) node_names.push_back(n->name);
-      slot_of_node.reserve(now.size());
-      for (size_t i = 0; i < now.size(); ++i)
-        slot_of_node.emplace(node_names[i], static_cast<int>(i));
-    }
 
     static constexpr size_t kMaxRequests = 1 << 16;
     std::unordered_map<SpecKey, Request, SpecKeyHash, SpecKeyEqual> requests;

@@ -74,7 +74,8 @@ std::vector<NodeSlot> build_slots(const std::vector<const core::Node*>& nodes,
                                   const std::vector<const core::Job*>& running, GresKinds& kinds) {
   std::unordered_map<std::string_view, int> by_name;
   by_name.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) by_name.emplace(nodes[i]->name, static_cast<int>(i));
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i] != nullptr) by_name.emplace(nodes[i]->name, static_cast<int>(i));
   std::vector<NodeSlot> slots;
   build_slots(nodes, running, kinds, by_name, slots);
   return slots;
@@ -86,8 +87,13 @@ void build_slots(const std::vector<const core::Node*>& nodes,
                  std::vector<NodeSlot>& slots) {
   slots.resize(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) {
-    const core::Node& n = *nodes[i];
     NodeSlot& s = slots[i];
+    if (nodes[i] == nullptr) {
+      // No node has this id (now): nothing there, and no partition or plan names it.
+      s = NodeSlot{};
+      continue;
+    }
+    const core::Node& n = *nodes[i];
     s.node = &n;
     s.usable = n.schedulable();
     s.total = Amount{};

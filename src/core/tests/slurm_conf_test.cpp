@@ -306,6 +306,29 @@ TEST(SlurmConf, PartitionDetails) {
   EXPECT_EQ(c.warnings.size(), 2u);  // default moved, duplicate partition ignored
 }
 
+// Which nodes that join later a partition takes: all with Nodes=ALL, those with a NodeSet's
+// feature when Nodes= names that NodeSet (also when no node has it yet).
+TEST(SlurmConf, PartitionsRecordWhatDynamicNodesTheyTake) {
+  SlurmConf c = parse_slurm_conf(
+      "NodeName=n[1-2] Feature=big\n"
+      "NodeSet=bigs Feature=big\n"
+      "NodeSet=gpus Feature=gpu\n"
+      "NodeSet=listed Nodes=n1\n"
+      "PartitionName=a Nodes=ALL\n"
+      "PartitionName=b Nodes=bigs,gpus,n2\n"
+      "PartitionName=c Nodes=listed\n"
+      "PartitionName=d Nodes=n1\n");
+  ASSERT_EQ(c.partitions.size(), 4u);
+  EXPECT_TRUE(c.partitions[0].all_nodes);
+  EXPECT_EQ(c.partitions[0].nodes, (V{"n1", "n2"}));
+  EXPECT_FALSE(c.partitions[1].all_nodes);
+  EXPECT_EQ(c.partitions[1].node_set_features, (V{"big", "gpu"}));
+  EXPECT_EQ(c.partitions[1].nodes, (V{"n1", "n2"}));
+  EXPECT_TRUE(c.partitions[2].node_set_features.empty());
+  EXPECT_FALSE(c.partitions[3].all_nodes);
+  EXPECT_TRUE(c.partitions[3].node_set_features.empty());
+}
+
 TEST(SlurmConf, DownNodes) {
   SlurmConf c =
       parse_slurm_conf("NodeName=n[1-3]\nDownNodes=n[2-3] State=DRAIN Reason=\"bad fan\"\n");

@@ -194,3 +194,84 @@ TEST(EngineMemo, BoundsListAndTreeAgree) {
     }
   }
 }
+
+// The view's nodes are by id, with no node (null) where one left: a kept engine follows nodes
+// leaving, joining in a freed id and a name coming back under another id, deciding as a fresh
+// engine does and never placing work where no node is.
+TEST(EngineMemo, NodesJoiningAndLeavingDecideAsAFreshOne) {
+  for (int seed = 0; seed < 60; ++seed) {
+    std::mt19937 rng(seed);
+    auto pick = [&](int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); };
+    Cluster c;
+    c.nodes.reserve(64);  // views point into it
+    c.add_nodes(6, 4, 4000, "gpu:2");
+    c.one_partition();
+    c.params.policy = static_cast<sched::Policy>(seed % 3);
+    std::vector<const core::Node*> by_id;
+    for (const auto& n : c.nodes) by_id.push_back(&n);
+    for (int i = 0; i < 30; ++i) {
+      const int nodes = pick(1, 2);
+      core::Job& j = c.add_job(nodes + pick(0, 2), pick(1, 10), pick(1, 2), nodes, pick(0, 1));
+      if (pick(0, 3) == 0) j.spec.gpus_per_node = "1";
+    }
+    auto idle = [&](int id) {
+      return by_id[static_cast<size_t>(id)] != nullptr &&
+             by_id[static_cast<size_t>(id)]->running_jobs == 0;
+    };
+    auto join = [&](size_t id, const std::string& name) {
+      c.add_nodes(1, 4, 4000, "gpu:2");
+      c.nodes.back().name = name;
+      if (id >= by_id.size()) by_id.resize(id + 1, nullptr);
+      by_id[id] = &c.nodes.back();
+    };
+    auto kept = sched::make_scheduler();
+    int64_t now = 0;
+    for (int step = 0; step < 40; ++step) {
+      if (step == 2 && idle(2)) by_id[2] = nullptr;
+      if (step == 4 && by_id[2] == nullptr) join(2, "d1");
+      if (step == 5) join(8, "d2");  // past a hole (id 6 and 7)
+      if (step == 6 && idle(3)) {    // n4 leaves and comes back as another id
+        by_id[3] = nullptr;
+        join(7, "n4");
+      }
+      auto v = c.view();
+      v.nodes = by_id;
+      v.partitions[0].nodes.clear();
+      for (size_t i = 0; i < by_id.size(); ++i)
+        if (by_id[i] != nullptr) v.partitions[0].nodes.push_back(static_cast<int>(i));
+      // Plans made on a node that left are dropped, as the controller does.
+      for (auto& j : c.jobs) {
+        bool gone = false;
+        for (const auto& sh : j.sched_shares)
+          gone = gone || sh.node >= by_id.size() || by_id[sh.node] == nullptr;
+        if (gone) j.sched_shares.clear();
+      }
+      if (v.pending.empty() && v.running.empty()) break;
+      const sched::Decisions fresh = sched::make_scheduler()->schedule(v, now);
+      const sched::Decisions same = kept->schedule(v, now);
+      ASSERT_EQ(text(same), text(fresh)) << "seed " << seed << " step " << step;
+      for (const auto& s : fresh.starts) {
+        for (const auto& a : s.alloc) {
+          bool live = false;
+          for (const core::Node* n : by_id) live = live || (n != nullptr && n->name == a.node);
+          ASSERT_TRUE(live) << a.node << " seed " << seed;
+        }
+        c.run(c.jobs[s.job_id - 1], now, s.alloc);
+        c.jobs[s.job_id - 1].sched_shares.clear();
+      }
+      for (const auto& p : fresh.planned) {
+        c.jobs[p.job_id - 1].sched_shares = p.shares;
+        c.jobs[p.job_id - 1].sched_start = p.start_time;
+      }
+      int64_t next = INT64_MAX;
+      for (const auto& j : c.jobs)
+        if (j.state == core::JobState::Running)
+          next = std::min(next, j.start_time + j.time_limit_min * 60);
+      if (next == INT64_MAX) break;
+      now = next;
+      for (auto& j : c.jobs)
+        if (j.state == core::JobState::Running && j.start_time + j.time_limit_min * 60 <= now)
+          c.finish(j);
+    }
+  }
+}

@@ -1,0 +1,207 @@
+// Nodes that join and leave while the controller runs: scontrol create/delete NodeName=...
+// and agents started as dynamic nodes (droverd -Z), bounded by MaxNodeCount.
+#include <algorithm>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/hostlist.hpp"
+#include "core/slurm_conf.hpp"
+#include "core/text.hpp"
+#include "ctld/state_machine.hpp"
+
+namespace drover::ctld {
+
+namespace {
+
+// Keys of a node's shape: given any of them, the CPU count the agent found is not assumed
+// (slurmd --conf overrides what slurmd -C reports the same way).
+bool names_cpu_layout(const std::string& key) {
+  for (const char* k : {"CPUs", "Procs", "Boards", "Sockets", "SocketsPerBoard", "CoresPerSocket",
+                        "ThreadsPerCore"})
+    if (core::iequals(key, k)) return true;
+  return false;
+}
+
+}  // namespace
+
+size_t StateMachine::max_node_count() const {
+  // Below slurm.conf's own count it is ignored, as in Slurm.
+  const int64_t set = config_.conf.get_int("MaxNodeCount", 0);
+  return std::max<size_t>(config_.conf.nodes.size(), set > 0 ? static_cast<size_t>(set) : 0);
+}
+
+std::string StateMachine::parse_node_line(const std::string& line,
+                                          std::vector<core::NodeConf>& out) const {
+  try {
+    core::SlurmConf c = core::parse_slurm_conf(line, "node");
+    if (!c.warnings.empty() || c.nodes.empty() || !c.partitions.empty() || !c.options.empty())
+      return "Failed to parse nodeline '" + line + "'";
+    out = std::move(c.nodes);
+  } catch (const core::ParseError&) {
+    return "Failed to parse nodeline '" + line + "'";
+  }
+  return "";
+}
+
+bool StateMachine::partition_takes(const Partition& p, const core::Node& n) const {
+  if (p.conf.all_nodes) return true;
+  for (const auto& f : p.conf.node_set_features)
+    if (std::find(n.features.begin(), n.features.end(), f) != n.features.end()) return true;
+  return false;
+}
+
+NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Effects& fx) {
+  const NodeId id = nodes_.add(node_from_conf(nc), true);
+  if (id == kNoNode) return id;
+  nodes_.set_future(id, future);
+  nodes_.set_definition(id, node_definition(nc));
+  const core::Node& n = *nodes_.get(id);
+  for (auto& p : partitions_) {
+    if (!partition_takes(p, n) || std::find(p.nodes.begin(), p.nodes.end(), id) != p.nodes.end())
+      continue;
+    // Nodes=ALL keeps Slurm's node order; a list keeps its own, the new node last.
+    auto at =
+        p.conf.all_nodes ? std::lower_bound(p.nodes.begin(), p.nodes.end(), id) : p.nodes.end();
+    p.nodes.insert(at, id);
+  }
+  fx.dirty_nodes.insert(n.name);
+  full_pass_needed_ = true;
+  fx.reschedule = true;
+  return id;
+}
+
+json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) {
+  if (!is_operator(who)) return error_reply("Invalid user id");
+  const std::string line = req.value("line", "");
+  std::vector<core::NodeConf> confs;
+  if (std::string e = parse_node_line(line, confs); !e.empty()) {
+    json r = error_reply("Unspecified error");
+    r["detail"] = e;
+    return r;
+  }
+  for (const auto& nc : confs) {
+    if (nc.state != "FUTURE" && nc.state != "CLOUD") {
+      json r = error_reply("Invalid node state specified");
+      r["detail"] = "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol";
+      return r;
+    }
+  }
+  // Every node is checked before any is added: a refused request adds none.
+  size_t count = nodes_.size();
+  for (const auto& nc : confs) {
+    if (nodes_.contains(nc.name)) {
+      json r = error_reply("Invalid node name specified");
+      r["detail"] = "Node '" + nc.name + "' already exists in the node table";
+      return r;
+    }
+    if (++count > max_node_count()) {
+      return error_reply("Unable to add node '" + nc.name + "', node table is full");
+    }
+  }
+  for (const auto& nc : confs) add_dynamic_node(nc, true, fx);
+  return {{"ok", true}};
+}
+
+std::string StateMachine::node_definition(const core::NodeConf& nc) {
+  std::string s = "NodeName=" + nc.name + " CPUs=" + std::to_string(nc.cpus) +
+                  " Boards=" + std::to_string(nc.boards) +
+                  " SocketsPerBoard=" + std::to_string(nc.sockets / std::max(1, nc.boards)) +
+                  " CoresPerSocket=" + std::to_string(nc.cores_per_socket) +
+                  " ThreadsPerCore=" + std::to_string(nc.threads_per_core) +
+                  " RealMemory=" + std::to_string(nc.real_memory_mb);
+  if (!nc.gres.empty()) s += " Gres=" + nc.gres;
+  if (!nc.features.empty()) {
+    std::string f;
+    for (const auto& x : nc.features) f += (f.empty() ? "" : ",") + x;
+    s += " Feature=" + f;
+  }
+  if (nc.weight != 1) s += " Weight=" + std::to_string(nc.weight);
+  if (auto it = nc.other.find("TmpDisk"); it != nc.other.end()) s += " TmpDisk=" + it->second;
+  return s;
+}
+
+json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) {
+  if (!is_operator(who)) return error_reply("Invalid user id");
+  std::vector<std::string> names;
+  try {
+    names = core::expand_hostlist(req.value("nodes", ""));
+  } catch (const std::exception&) {
+    return error_reply("Invalid node name specified");
+  }
+  if (names.empty()) return error_reply("Invalid node name specified");
+  std::vector<NodeId> ids;
+  for (const auto& name : names) {
+    const NodeId id = nodes_.find(name);
+    if (id == kNoNode) return error_reply("Invalid node name specified");
+    const core::Node& n = *nodes_.get(id);
+    bool busy = n.running_jobs > 0 || n.alloc_cpus > 0;
+    for (const auto& [rname, r] : reservations_)
+      busy = busy || std::find(r.nodes.begin(), r.nodes.end(), name) != r.nodes.end();
+    if (busy) return error_reply("Requested nodes are busy");
+    ids.push_back(id);
+  }
+  for (NodeId id : ids) {
+    const std::string name = nodes_.get(id)->name;
+    for (auto& p : partitions_)
+      p.nodes.erase(std::remove(p.nodes.begin(), p.nodes.end(), id), p.nodes.end());
+    // Plans that counted on the node are made again (its id may go to another node).
+    for (auto& [jid, job] : jobs_)
+      for (const auto& sh : job.sched_shares)
+        if (static_cast<NodeId>(sh.node) == id) {
+          job.sched_shares.clear();
+          break;
+        }
+    agent_instance_.erase(name);
+    nodes_.remove(id);
+    fx.erased_nodes.insert(name);
+    fx.dirty_nodes.erase(name);
+  }
+  full_pass_needed_ = true;
+  fx.reschedule = true;
+  return {{"ok", true}};
+}
+
+std::string StateMachine::register_dynamic(const std::string& name, const json& msg, Effects& fx) {
+  if (!msg.value("dynamic", false)) return "Invalid node name specified";
+  // The agent's --conf, over the shape it found: slurm.conf's syntax for one node.
+  const std::string conf = msg.value("conf", "");
+  std::string line = "NodeName=" + name;
+  bool layout = false;
+  std::istringstream words(conf);
+  for (std::string item; words >> item;) {
+    const std::string key = item.substr(0, item.find('='));
+    if (core::iequals(key, "NodeName") || core::iequals(key, "Port"))
+      return "Failed to parse nodeline 'NodeName=" + name + " " + conf + "'";
+    layout = layout || names_cpu_layout(key);
+  }
+  if (!layout && msg.contains("cpus")) line += " CPUs=" + std::to_string(msg.value("cpus", 1));
+  if (msg.contains("real_memory"))
+    line += " RealMemory=" + std::to_string(msg.value("real_memory", int64_t{1}));
+  if (!conf.empty()) line += " " + conf;
+  std::vector<core::NodeConf> confs;
+  if (std::string e = parse_node_line(line, confs); !e.empty()) return e;
+  if (confs.size() != 1) return "Failed to parse nodeline '" + line + "'";
+  if (nodes_.size() + 1 > max_node_count())
+    return "Unable to add node '" + name + "', node table is full";
+  add_dynamic_node(confs[0], false, fx);
+  return "";
+}
+
+void StateMachine::restore_dynamic_nodes(const std::map<std::string, json>& records) {
+  // In the order they joined, so that they keep their places in Slurm's order.
+  std::vector<std::pair<int64_t, const json*>> dynamic;
+  for (const auto& [name, r] : records)
+    if (r.is_object() && r.contains("definition"))
+      dynamic.emplace_back(r.value("id", int64_t{0}), &r);
+  std::sort(dynamic.begin(), dynamic.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  Effects ignored;
+  for (const auto& [id, r] : dynamic) {
+    std::vector<core::NodeConf> confs;
+    const std::string line = r->value("definition", "");
+    if (!parse_node_line(line, confs).empty() || confs.size() != 1) continue;
+    add_dynamic_node(confs[0], r->value("future", false), ignored);
+  }
+}
+
+}  // namespace drover::ctld
