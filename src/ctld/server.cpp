@@ -366,7 +366,8 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           c->close();
         };
         if (link->command) {
-          // The one request of a command's link (authenticated by the session key).
+          // A request on a command's link (authenticated by the session key): the caller is
+          // the one its credential named.
           json msg;
           try {
             msg = proto::decode_object(payload);
@@ -422,6 +423,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
             link->via_host = u.host;
             link->authenticated = true;
             link->handshake.reset();
+            c->set_limits(command_limits());  // as on ctld.sock: idle ones go
             c->set_session_key(check.session_key, true);
             // Under the session key: the command learns that this is its controller (one that
             // knows its host's key) before it sends the request.

@@ -299,6 +299,22 @@ def test_a_nodes_key_neither_registers_another_node_nor_mints_tokens(login):
     assert "protocol version 0 is not supported" in r["error"], r
     assert c.ok("sinfo", "-h", "-o", "%D %t").split() == ["2", "idle"]
 
+    # Nor does it sign a step credential another node's agent takes (as the shared key once
+    # did): node2's agent wants the controller's signature.
+    log = open(os.path.join(c.state_dir, "agent-node2.log")).read()
+    addr = log.split("listening for srun on ", 1)[1].split()[0]
+    host, port = addr.rsplit(":", 1)
+    text = json.dumps({"job_id": 1, "step_id": 0, "run": 1, "uid": 0, "gid": 0, "user": "root",
+                       "ntasks": 1, "nodelist": "node2", "nodes": {"node2": {"tasks": [0]}},
+                       "expires": int(time.time()) + 60})
+    for sig in (hmac.new(key1.encode(), b"step-cred|" + text.encode(), hashlib.sha256).hexdigest(),
+                secrets.token_hex(64)):
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(frame(json.dumps({"type": "hello", "cred": text, "sig": sig,
+                                        "nonce": secrets.token_hex(16)}).encode()))
+            r = json.loads(read_frame(s))
+        assert r == {"type": "error", "error": "Invalid job credential"}, r
+
     # The controller's secret signs tokens; a node's key does not, however it is used.
     env = open(os.path.join(c.state_dir, "env.sh")).read()
     base = [l.split("=", 1)[1] for l in env.splitlines() if l.startswith("export DROVER_API=")][0]

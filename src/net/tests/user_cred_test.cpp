@@ -6,6 +6,7 @@
 
 #include "net/auth.hpp"
 #include "net/keys.hpp"
+#include "net/protocol.hpp"
 
 using namespace drover::net;
 
@@ -117,4 +118,15 @@ TEST(ReplayCache, ForgetsExpiredEntriesAndIsBounded) {
   // Once expired, entries go, and the cache has room again.
   EXPECT_EQ(cache.take("h", "n2", 200, 101), ReplayCache::Taken);
   EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST(Protocol, ThisVersionAndThePreviousAreSpokenOthersRefusedSayingWhy) {
+  EXPECT_EQ(protocol_refusal(kProtocolVersion), "");
+  EXPECT_EQ(protocol_refusal(kOldestProtocolVersion), "");
+  EXPECT_GE(kOldestProtocolVersion, kProtocolVersion - 1);
+  const std::string old = protocol_refusal(0);  // a peer from before versions
+  EXPECT_NE(old.find("protocol version 0 is not supported"), std::string::npos) << old;
+  EXPECT_NE(old.find("upgrade the peer"), std::string::npos) << old;
+  const std::string newer = protocol_refusal(kProtocolVersion + 1);
+  EXPECT_NE(newer.find("upgrade the controller"), std::string::npos) << newer;
 }
