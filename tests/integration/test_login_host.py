@@ -9,6 +9,7 @@ import hmac
 import json
 import os
 import secrets
+import signal
 import socket
 import struct
 import subprocess
@@ -345,3 +346,45 @@ def test_a_nodes_key_neither_registers_another_node_nor_mints_tokens(login):
     # were of the key.
     real = c.ok("scontrol", "token").strip().split("=", 1)[1]
     assert get(real) == 200
+
+
+@needs_netns
+def test_a_nodes_agent_vouches_for_its_users(login):
+    """droverd --auth-socket: the agent itself serves the vouching socket (its tasks are forked
+    beside the socket's thread), and commands on that node reach the controller over TCP."""
+    c, h, u = login
+    tag = plan(c)[0]
+    pid_file = os.path.join(c.state_dir, "agent-node1.pid")
+    old = c.pid("agent-node1.pid")
+    argv = open(f"/proc/{old}/cmdline").read().split("\0")[:-1]
+    os.kill(old, signal.SIGTERM)
+    deadline = time.time() + 20
+    while os.path.exists(f"/proc/{old}") and time.time() < deadline:
+        time.sleep(0.05)
+    sock = os.path.join(c.work, "auth-node1.sock")
+    log_path = os.path.join(c.state_dir, "agent-node1.log")
+    registered = open(log_path).read().count("registered with controller as node1")
+    with open(log_path, "a") as log:
+        agent = subprocess.Popen([IP, "netns", "exec", f"drv-{tag}-node1", *argv,
+                                  "--auth-socket", sock], stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+    with open(pid_file, "w") as f:  # `ip netns exec` execs droverd: drover down stops it
+        f.write(f"{agent.pid}\n")
+    deadline = time.time() + 30
+    while (time.time() < deadline and
+           open(log_path).read().count("registered with controller as node1") == registered):
+        time.sleep(0.1)
+    assert open(log_path).read().count("registered with controller as node1") > registered
+    assert os.path.exists(sock)
+
+    node1 = LoginHost.__new__(LoginHost)
+    node1.__dict__.update(h.__dict__)
+    node1.ns, node1.sock = f"drv-{tag}-node1", sock
+    real = node1.credential()
+    assert json.loads(real["cred"])["host"] == "node1"
+    jid = int(node1.ok("sbatch", "--parsable", "-w", "node1", "-o", "n1.out", "--wrap",
+                       "id -un").strip())
+    assert c.wait_state(jid, ("COMPLETED", "FAILED"))["JobState"] == "COMPLETED"
+    assert open(os.path.join(c.work, "n1.out")).read() == f"{USER}\n"
+    out = node1.ok("srun", "-w", "node1", "id", "-un")
+    assert out == f"{USER}\n", out
