@@ -76,6 +76,9 @@ struct Server::Impl {
   net::Admission handshake_admission{"controller port (not authenticated)", 256};
   net::LogLimiter handshake_log;  // failed handshakes: anyone can make one per connection
   net::ReplayCache replays;       // commands' credentials taken (I/O thread)
+  // Commands from other hosts, once authenticated: as on ctld.sock, a uid holding more than
+  // its share is a flood (a host vouches for any number of connections).
+  net::Admission remote_admission{"controller port (commands)", 1024, 128};
 };
 
 namespace {
@@ -349,6 +352,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
     std::optional<Caller> command;  // a command's link: who the credential named
     std::string via_host;
     std::shared_ptr<void> ticket, handshake;  // admission slots (handshake: until authenticated)
+    std::shared_ptr<void> command_slot;       // a command's, per uid (remote_admission)
   };
   auto link = std::make_shared<Link>();
   link->ticket = std::move(ticket);
@@ -419,6 +423,10 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
             }
             if (!check.cred) return refuse("Authentication failure: " + check.error, "command");
             const net::UserCred& u = *check.cred;
+            std::shared_ptr<void> slot = impl_->remote_admission.admit(u.uid);
+            if (!slot)
+              return refuse("too many connections from uid " + std::to_string(u.uid), "command");
+            link->command_slot = std::move(slot);
             link->command = Caller{u.uid, u.gid, user_name(u.uid), group_name(u.gid)};
             link->via_host = u.host;
             link->authenticated = true;
