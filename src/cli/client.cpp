@@ -84,6 +84,7 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
   } catch (const std::exception& e) {
     throw ControllerUnreachable(ctl.host + ":" + std::to_string(ctl.port) + ": " + e.what());
   }
+  bool sent = false;  // the request is on its way: it may have been acted on
   try {
     // The controller greets every connection (an agent's challenge), before anything is sent.
     const json hello = json::parse(client.recv());
@@ -107,12 +108,13 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
         return {{"ok", false}, {"error", refusal.value("error", "refused")}};
       throw;
     }
+    sent = true;
     client.send(request);
     return json::parse(client.recv());
   } catch (const json::exception& e) {
-    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
+    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), sent);
   } catch (const std::exception& e) {
-    throw ControllerUnreachable(e.what(), true);
+    throw ControllerUnreachable(e.what(), sent);
   }
 }
 }  // namespace

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -63,7 +65,8 @@ std::string load_key(const std::string& path) {
 
 void write_key(const std::string& path, const std::string& key) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot create key file " + path + " (is it there?)");
+  if (fd < 0)
+    throw std::runtime_error("cannot create key file " + path + ": " + std::strerror(errno));
   const std::string text = key + "\n";
   const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
                   ::fsync(fd) == 0;
