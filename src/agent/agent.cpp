@@ -16,6 +16,7 @@
 #include "agent/launch.hpp"
 #include "core/export_env.hpp"
 #include "net/auth.hpp"
+#include "net/protocol.hpp"
 #include "proto/decode.hpp"
 
 namespace drover::agent {
@@ -175,6 +176,7 @@ void Agent::handshake(const std::string& type, const json& msg) {
     for (const auto& [id, f] : finished_) finished.push_back(exit_json(id, f));
     json reg = {{"type", "register"},
                 {"node", opts_.node},
+                {"version", net::kProtocolVersion},
                 {"nonce", nonce_a_},
                 {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
                 {"cpus", opts_.cpus},
@@ -192,13 +194,15 @@ void Agent::handshake(const std::string& type, const json& msg) {
     if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;
     conn_->send(proto::dump(reg), false);
   } else if (type == "welcome") {
+    const std::string step_pub = proto::get_string(msg, "step_pub");
     if (!net::constant_time_equal(proto::get_string(msg, "mac"),
-                                  net::controller_proof(opts_.key, nonce_a_, nonce_c_))) {
+                                  net::controller_proof(opts_.key, nonce_a_, nonce_c_, step_pub))) {
       spdlog::error("controller failed authentication; dropping the connection");
       conn_->close();
       return;
     }
     conn_->set_session_key(net::session_key(opts_.key, nonce_c_, nonce_a_), false);
+    steps_.set_step_public_key(step_pub);
     authenticated_ = true;
     reconnect_delay_ms_ = 100;
     heartbeat_interval_s_ = static_cast<int>(

@@ -1,18 +1,43 @@
 // droverd: the node agent.
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "agent/agent.hpp"
-#include "net/auth.hpp"
+#include "agent/vouch.hpp"
+#include "net/keys.hpp"
 
 namespace {
 int usage() {
   std::cerr << "usage: droverd --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
-               "               [--listen ADDR] [--cpus N] [--mem MB] [-Z [--conf \"K=V ...\"]]\n";
+               "               [--listen ADDR] [--cpus N] [--mem MB] [-Z [--conf \"K=V ...\"]]\n"
+               "               [--auth-socket PATH]\n"
+               "       droverd --login --node HOST --key-file FILE --auth-socket PATH\n"
+               "  --key-file: this host's own key (drover node-key NAME makes it)\n"
+               "  --auth-socket: where commands on this host get their credential for the\n"
+               "    controller (DROVER_AUTH_SOCKET); --login serves only that (a login host)\n";
   return 2;
+}
+
+// A login host: no agent, only the vouching socket, until SIGTERM or SIGINT.
+int run_login(const std::string& host, const std::string& key_file, const std::string& path) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // the server's thread inherits the mask
+  drover::agent::VouchThread vouch(host, drover::net::load_key(key_file), path);
+  int sig = 0;
+  sigwait(&set, &sig);
+  spdlog::info("signal {}: shutting down", sig);
+  ::unlink(path.c_str());
+  return 0;
 }
 }  // namespace
 
@@ -21,7 +46,8 @@ int main(int argc, char** argv) {
   // their submitter's umask (SLURM_UMASK) in launch.cpp.
   ::umask(077);
   drover::agent::AgentOptions opts;
-  std::string key_file, controller;
+  std::string key_file, controller, auth_socket;
+  bool login = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -43,8 +69,22 @@ int main(int argc, char** argv) {
       opts.dynamic = true;
     else if (a == "--conf")
       opts.dynamic_conf = next();
+    else if (a == "--auth-socket")
+      auth_socket = next();
+    else if (a == "--login")
+      login = true;
     else
       return usage();
+  }
+  spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
+  if (login) {
+    if (opts.node.empty() || key_file.empty() || auth_socket.empty()) return usage();
+    try {
+      return run_login(opts.node, key_file, auth_socket);
+    } catch (const std::exception& e) {
+      spdlog::critical("{}", e.what());
+      return 1;
+    }
   }
   if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty())
     return usage();
@@ -56,7 +96,6 @@ int main(int argc, char** argv) {
   if (colon == std::string::npos) return usage();
   opts.controller_host = controller.substr(0, colon);
   opts.controller_port = std::stoi(controller.substr(colon + 1));
-  spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
   try {
     // Jobs pass through the spool to their own job directory (a script only its user reads);
     // nobody else may list it.
@@ -64,9 +103,13 @@ int main(int argc, char** argv) {
     std::filesystem::permissions(opts.spool_dir, std::filesystem::perms::owner_all |
                                                      std::filesystem::perms::group_exec |
                                                      std::filesystem::perms::others_exec);
-    opts.key = drover::net::load_or_create_key(key_file);
+    opts.key = drover::net::load_key(key_file);
+    std::optional<drover::agent::VouchThread> vouch;
+    if (!auth_socket.empty()) vouch.emplace(opts.node, opts.key, auth_socket);
     drover::agent::Agent agent(std::move(opts));
-    return agent.run();
+    const int rc = agent.run();
+    if (!auth_socket.empty()) ::unlink(auth_socket.c_str());
+    return rc;
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;

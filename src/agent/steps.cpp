@@ -23,6 +23,7 @@
 #include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
+#include "net/keys.hpp"
 #include "proto/decode.hpp"
 #include "proto/step_io.hpp"
 
@@ -136,8 +137,8 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     const std::string cred_text = proto::get_string(msg, "cred");
     const std::string sig = proto::get_string(msg, "sig");
     nonce_s = proto::get_string(msg, "nonce");
-    const std::string want = net::to_hex(net::hmac_sha256(server.key_, "step-cred|" + cred_text));
-    if (nonce_s.size() < 16 || !net::constant_time_equal(sig, want))
+    if (nonce_s.size() < 16 || server.step_pub_.empty() ||
+        !net::step_verify(server.step_pub_, "step-cred|" + cred_text, sig))
       return refuse("Invalid job credential");
     // Signed by the controller, but checked as any frame (a key shared with a bug is no proof
     // of shape).
@@ -154,7 +155,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     if (!server.launched_.insert(key).second) return refuse("Job credential replayed");
     const std::string nonce_a = net::to_hex(net::random_bytes(16));
     conn->send(json{{"type", "accept"}, {"nonce", nonce_a}}.dump(), false);
-    const std::string step_key = net::to_hex(net::hmac_sha256(server.key_, "step-key|" + sig));
+    const std::string step_key = net::step_key(server.key_, sig);
     conn->set_session_key(net::hmac_sha256(step_key, nonce_s + "|" + nonce_a), false);
     authenticated = true;
     handshake_ticket.reset();

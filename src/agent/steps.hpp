@@ -17,10 +17,10 @@ namespace drover::agent {
 class ProcTrack;
 
 // srun's tasks on this node. srun connects here with the step credential the controller
-// signed (who runs which tasks where, for how long); the agent checks it with the cluster key,
-// both sides derive a session key from the step key, and the link then carries srun's launch
-// request, input and signals one way and the tasks' output and exits the other (see
-// proto/step_io.hpp). A credential launches once.
+// signed (who runs which tasks where, for how long); the agent checks it with the controller's
+// public key, both sides derive a session key from this node's step key (net/keys.hpp), and the
+// link then carries srun's launch request, input and signals one way and the tasks' output and
+// exits the other (see proto/step_io.hpp). A credential launches once.
 class StepServer {
  public:
   // `track` (may be null) puts each step's tasks into a cgroup of their own.
@@ -30,6 +30,9 @@ class StepServer {
   // Listens on address:0 (any free port). Throws std::exception on failure.
   void listen(const std::string& address);
   std::string launch_addr() const;  // "ip:port", for the controller to hand to srun
+  // The controller's public key for step credentials (from its authenticated welcome); until
+  // it is known every credential is refused.
+  void set_step_public_key(std::string pub) { step_pub_ = std::move(pub); }
   // From the agent's SIGCHLD reaping: true when `pid` was one of the tasks.
   bool child_exited(pid_t pid, int status);
   // The job ended: its tasks here get SIGCONT+SIGTERM, then SIGKILL after kill_wait_s; srun
@@ -52,7 +55,8 @@ class StepServer {
   void accept();
 
   boost::asio::io_context& io_;
-  std::string node_, key_;
+  std::string node_, key_;  // key_: this node's own key
+  std::string step_pub_;
   ProcTrack* track_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::set<std::shared_ptr<Session>> sessions_;

@@ -5,9 +5,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
+#include "core/slurm_conf.hpp"
+#include "net/framed_client.hpp"
+#include "net/keys.hpp"
+#include "net/protocol.hpp"
 #include "net/unix_client.hpp"
 
 namespace drover::cli {
@@ -27,7 +33,114 @@ std::string controller_socket() {
   return "/run/drover/ctld.sock";
 }
 
+namespace {
+// The controller's host:port from slurm.conf (SlurmctldAddr, else SlurmctldHost's address,
+// else its name; SlurmctldPort), for a host that does not share the controller's file system.
+std::optional<RemoteController> controller_from_conf(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  core::SlurmConf conf;
+  try {
+    conf = core::parse_slurm_conf(text.str(), path);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string host = conf.get("SlurmctldHost", conf.get("ControlMachine", ""));
+  if (host.empty()) return std::nullopt;
+  if (auto open = host.find('('); open != std::string::npos) {
+    const auto close = host.find(')', open);
+    host = host.substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
+  }
+  host = conf.get("SlurmctldAddr", host);
+  return RemoteController{host, static_cast<int>(conf.get_int("SlurmctldPort", 6817))};
+}
+
+std::string auth_socket() {
+  if (const char* s = std::getenv("DROVER_AUTH_SOCKET"); s && *s) return s;
+  return "/run/drover/auth.sock";
+}
+
+// One request over TCP (docs/security.md): a credential from this host's vouching socket, then
+// the request and its reply under the session key that came with it.
+json call_remote(const RemoteController& ctl, const std::string& request) {
+  const std::string sock = auth_socket();
+  json cred;
+  try {
+    net::UnixClient vouch;
+    vouch.connect(sock);
+    cred = json::parse(vouch.call(R"({"op":"credential"})"));
+  } catch (const std::exception& e) {
+    return {{"ok", false},
+            {"error",
+             "Authentication failure: cannot get a credential from " + sock + ": " + e.what()}};
+  }
+  if (!cred.value("ok", false))
+    return {{"ok", false}, {"error", "Authentication failure: " + cred.value("error", "")}};
+  net::FramedClient client;
+  try {
+    client.connect_tcp(ctl.host, ctl.port);
+  } catch (const std::exception& e) {
+    throw ControllerUnreachable(ctl.host + ":" + std::to_string(ctl.port) + ": " + e.what());
+  }
+  bool sent = false;  // the request is on its way: it may have been acted on
+  try {
+    // The controller greets every connection (an agent's challenge), before anything is sent.
+    const json hello = json::parse(client.recv());
+    if (hello.value("type", "") == "error")
+      return {{"ok", false}, {"error", hello.value("error", "refused")}};
+    client.send(json{{"type", "command"},
+                     {"version", net::kProtocolVersion},
+                     {"cred", cred.at("cred")},
+                     {"sig", cred.at("sig")}}
+                    .dump());
+    client.set_session_key(net::from_hex(cred.at("session_key").get<std::string>()));
+    try {
+      if (json::parse(client.recv()).value("type", "") != "accepted")
+        throw std::runtime_error("unexpected answer to the credential");
+    } catch (const json::exception&) {
+      throw;
+    } catch (const std::exception& e) {
+      // The controller refuses a credential before any key is in use, in the clear.
+      const json refusal = json::parse(client.unauthenticated, nullptr, false);
+      if (refusal.is_object() && refusal.value("type", "") == "error")
+        return {{"ok", false}, {"error", refusal.value("error", "refused")}};
+      throw;
+    }
+    sent = true;
+    client.send(request);
+    return json::parse(client.recv());
+  } catch (const json::exception& e) {
+    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), sent);
+  } catch (const std::exception& e) {
+    throw ControllerUnreachable(e.what(), sent);
+  }
+}
+}  // namespace
+
+std::optional<RemoteController> remote_controller() {
+  if (const char* s = std::getenv("DROVER_SOCKET"); s && *s) return std::nullopt;
+  if (const char* r = std::getenv("DROVER_CONTROLLER"); r && *r) {
+    const std::string v = r;
+    const auto colon = v.rfind(':');
+    if (colon == std::string::npos || colon == 0) return RemoteController{v, 6817};
+    return RemoteController{v.substr(0, colon), std::atoi(v.c_str() + colon + 1)};
+  }
+  if (const char* d = std::getenv("DROVER_STATE_DIR"); d && *d) return std::nullopt;
+  // The controller's socket where this host has it (the controller's host, or a shared file
+  // system); else slurm.conf says where the controller listens.
+  const std::string sock = controller_socket();
+  if (::access(sock.c_str(), F_OK) == 0) return std::nullopt;
+  const char* c = std::getenv("SLURM_CONF");
+  return controller_from_conf(c && *c ? c : "/etc/slurm/slurm.conf");
+}
+
 json call_controller(const json& request) {
+  // Bytes that are not UTF-8 (a job name, a script, the environment) cannot travel in JSON
+  // as they are: they go as U+FFFD instead of failing the whole request.
+  const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (auto remote = remote_controller()) return call_remote(*remote, text);
   net::UnixClient client;
   try {
     client.connect(controller_socket());
@@ -35,9 +148,7 @@ json call_controller(const json& request) {
     throw ControllerUnreachable(e.what());
   }
   try {
-    // Bytes that are not UTF-8 (a job name, a script, the environment) cannot travel in JSON
-    // as they are: they go as U+FFFD instead of failing the whole request.
-    return json::parse(client.call(request.dump(-1, ' ', false, json::error_handler_t::replace)));
+    return json::parse(client.call(text));
   } catch (const json::exception& e) {
     throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace drover::cli {
@@ -9,6 +10,17 @@ using nlohmann::json;
 // Where the controller's socket is: $DROVER_SOCKET, else $DROVER_STATE_DIR/ctld.sock,
 // else /run/drover/ctld.sock.
 std::string controller_socket();
+
+// A controller on another host, reached over TCP with a credential from this host's vouching
+// socket ($DROVER_AUTH_SOCKET, else /run/drover/auth.sock; docs/security.md): named by
+// $DROVER_CONTROLLER (host:port), or, when neither $DROVER_SOCKET nor $DROVER_STATE_DIR is set
+// and the controller's socket is not on this host, by slurm.conf ($SLURM_CONF, else
+// /etc/slurm/slurm.conf: SlurmctldHost, SlurmctldPort). Empty: the Unix socket.
+struct RemoteController {
+  std::string host;
+  int port = 6817;
+};
+std::optional<RemoteController> remote_controller();
 
 // One request to the controller. Throws ControllerUnreachable when it cannot be contacted;
 // `maybe_received`: the request was on its way (connected), so it may have been acted on.

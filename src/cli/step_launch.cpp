@@ -158,7 +158,8 @@ class Launcher {
     if (!link->accepted) {
       if (type == "accept") {
         link->accepted = true;
-        const std::string step_key = req_.step.at("step_key").get<std::string>();
+        // Each node's link has its own key (net/keys.hpp): one node cannot read another's.
+        const std::string step_key = req_.step.at("step_keys").at(link->name).get<std::string>();
         link->conn->set_session_key(
             net::hmac_sha256(step_key, link->nonce_s + "|" + msg.value("nonce", "")), true);
         send_launch(link);

@@ -349,7 +349,8 @@ std::map<std::string, std::string> effective(const Config& c, const ConfigFacts&
   } else {
     v["AccountingStorageType"] = "accounting_storage/sqlite";
   }
-  // Clients authenticate by their Unix socket's peer credentials, agents by the cluster key.
+  // Commands authenticate by their Unix socket's peer credentials or a host's credential,
+  // agents by their node's key (docs/security.md).
   v["AuthType"] = "auth/drover";
   v["CredType"] = "cred/drover";
   v["BOOT_TIME"] = core::format_timestamp(facts.boot_time);

@@ -26,7 +26,10 @@
 #include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/http_server.hpp"
+#include "net/keys.hpp"
 #include "net/peercred.hpp"
+#include "net/protocol.hpp"
+#include "net/user_cred.hpp"
 #include "proto/acct_json.hpp"
 #include "proto/decode.hpp"
 
@@ -74,6 +77,10 @@ struct Server::Impl {
   net::LogLimiter handshake_log;  // failed handshakes: anyone can make one per connection
   net::LogLimiter pass_time_log{
       std::chrono::seconds(60)};  // state thread: passes bf_max_time ended
+  net::ReplayCache replays;       // commands' credentials taken (I/O thread)
+  // Commands from other hosts, once authenticated: as on ctld.sock, a uid holding more than
+  // its share is a flood (a host vouches for any number of connections).
+  net::Admission remote_admission{"controller port (commands)", 1024, 128};
 };
 
 namespace {
@@ -100,6 +107,7 @@ Server::Server(Config config, std::string state_dir, std::string cluster_key,
       machine_(std::move(config), sched::make_scheduler()),
       journal_(state_dir_ + "/ctld-state.db") {
   machine_.set_cluster_key(key_);
+  step_pub_ = net::step_public_key(key_);
   auto loaded = journal_.load();
   spdlog::info("journal: {} jobs, next job id {}", loaded.jobs.size(), loaded.next_job_id);
   // Accounting follows the journal: every journaled job is recorded again, and so are the
@@ -383,7 +391,10 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
     std::string nonce_c = net::to_hex(net::random_bytes(16));
     std::string node;
     bool authenticated = false;
+    std::optional<Caller> command;  // a command's link: who the credential named
+    std::string via_host;
     std::shared_ptr<void> ticket, handshake;  // admission slots (handshake: until authenticated)
+    std::shared_ptr<void> command_slot;       // a command's, per uid (remote_admission)
   };
   auto link = std::make_shared<Link>();
   link->ticket = std::move(ticket);
@@ -393,15 +404,43 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
       [this, weak, link](std::string payload) {
         auto c = weak.lock();
         if (!c) return;
+        auto refuse = [&](const std::string& why, const std::string& log) {
+          if (uint64_t more = 0; impl_->handshake_log.allow(more))
+            spdlog::warn("{} from {}: {}{}", log, c->peer(), why,
+                         net::LogLimiter::held_back_suffix(more));
+          c->send(json{{"type", "error"}, {"error", why}}.dump(), false);
+          c->close();
+        };
+        if (link->command) {
+          // A request on a command's link (authenticated by the session key): the caller is
+          // the one its credential named.
+          json msg;
+          try {
+            msg = proto::decode_object(payload);
+            proto::get_string(msg, "op");
+          } catch (const proto::BadMessage& e) {
+            c->send(proto::dump(
+                {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}}));
+            return;
+          }
+          Event ev{Event::Client, c, std::move(msg), *link->command, {}};
+          ev.via_host = link->via_host;
+          post(std::move(ev));
+          return;
+        }
         json msg;
         std::string type, node, nonce_a, mac;
+        int version = 0;
         try {
           msg = proto::decode_object(payload);
           type = proto::get_string(msg, "type");
           if (!link->authenticated) {
-            node = proto::get_string(msg, "node");
-            nonce_a = proto::get_string(msg, "nonce");
-            mac = proto::get_string(msg, "mac");
+            version = static_cast<int>(proto::get_int(msg, "version", 0));
+            if (type != "command") {
+              node = proto::get_string(msg, "node");
+              nonce_a = proto::get_string(msg, "nonce");
+              mac = proto::get_string(msg, "mac");
+            }
           }
         } catch (const proto::BadMessage& e) {
           if (uint64_t more = 0; link->authenticated || impl_->handshake_log.allow(more))
@@ -411,36 +450,67 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           return c->close();
         }
         if (!link->authenticated) {
+          if (const std::string why = net::protocol_refusal(version); !why.empty())
+            return refuse(why, type == "command" ? "command" : "agent " + node);
+          if (type == "command") {
+            // A command from another host: the host's credential names the caller; its node
+            // key (derived here from the host's name) signed it, once, shortly before.
+            net::UserCredCheck check;
+            try {
+              check =
+                  net::verify_user_cred(key_, proto::get_string(msg, "cred"),
+                                        proto::get_string(msg, "sig"), wall_now(), impl_->replays);
+            } catch (const proto::BadMessage& e) {
+              check.error = e.what();
+            }
+            if (!check.cred) return refuse("Authentication failure: " + check.error, "command");
+            const net::UserCred& u = *check.cred;
+            std::shared_ptr<void> slot = impl_->remote_admission.admit(u.uid);
+            if (!slot)
+              return refuse("too many connections from uid " + std::to_string(u.uid), "command");
+            link->command_slot = std::move(slot);
+            link->command = Caller{u.uid, u.gid, user_name(u.uid), group_name(u.gid)};
+            link->via_host = u.host;
+            link->authenticated = true;
+            link->handshake.reset();
+            c->set_limits(command_limits());  // as on ctld.sock: idle ones go
+            c->set_session_key(check.session_key, true);
+            // Under the session key: the command learns that this is its controller (one that
+            // knows its host's key) before it sends the request.
+            c->send(json{{"type", "accepted"}}.dump());
+            return;
+          }
+          // The node key is derived from the name the agent claims: only that node holds it.
+          const std::string node_key = net::node_key(key_, node);
           if (type != "register" || nonce_a.size() < 16 ||
               !net::constant_time_equal(mac,
-                                        net::agent_proof(key_, link->nonce_c, nonce_a, node))) {
-            if (uint64_t more = 0; impl_->handshake_log.allow(more))
-              spdlog::warn("agent from {} failed authentication{}", c->peer(),
-                           net::LogLimiter::held_back_suffix(more));
-            c->send(json{{"type", "error"}, {"error", "authentication failed"}}.dump(), false);
-            return c->close();
-          }
+                                        net::agent_proof(node_key, link->nonce_c, nonce_a, node)))
+            return refuse("authentication failed", "agent");
           link->authenticated = true;
           link->handshake.reset();
           link->node = node;
           int interval = static_cast<int>(config_.heartbeat_interval_s());
           c->send(json{{"type", "welcome"},
-                       {"mac", net::controller_proof(key_, nonce_a, link->nonce_c)},
+                       {"version", net::kProtocolVersion},
+                       {"step_pub", step_pub_},
+                       {"mac", net::controller_proof(node_key, nonce_a, link->nonce_c, step_pub_)},
                        {"heartbeat_interval", interval}}
                       .dump(),
                   false);
-          c->set_session_key(net::session_key(key_, link->nonce_c, nonce_a), true);
+          c->set_session_key(net::session_key(node_key, link->nonce_c, nonce_a), true);
           post({Event::AgentRegister, c, std::move(msg), {}, node});
           return;
         }
         post({Event::AgentMessage, c, std::move(msg), {}, link->node});
       },
       [this, weak, link](const std::string& why) {
-        if (!link->authenticated) return;
+        if (!link->authenticated || link->command) return;
         spdlog::info("agent {} disconnected: {}", link->node, why);
         post({Event::AgentClosed, weak.lock(), {}, {}, link->node});
       });
-  conn->send(json{{"type", "hello"}, {"nonce", link->nonce_c}}.dump(), false);
+  conn->send(
+      json{{"type", "hello"}, {"nonce", link->nonce_c}, {"version", net::kProtocolVersion}}.dump(),
+      false);
 }
 
 void Server::handle(Event& ev, Effects& fx, Replies& replies) {
@@ -462,9 +532,13 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           auto r = acct_change(ev, fx);
           if (!r) break;  // answered once stored
           reply = std::move(*r);
-        } else if (op == "token")
+        }
+        // A token is a bearer credential for anywhere: from another host, only the caller's own
+        // (a host's key vouches for its users there, and should not reach further).
+        else if (op == "token")
           reply =
-              issue_token(ev.msg, ev.caller, machine_.is_operator(ev.caller), token_key(key_), now);
+              issue_token(ev.msg, ev.caller, ev.via_host.empty() && machine_.is_operator(ev.caller),
+                          token_key(key_), now);
         // Job lists also say when the queue was last planned whole and when a job last changed
         // (squeue --json's last_backfill and last_update, as the REST API's).
         else if (auto r = apply_client_request(

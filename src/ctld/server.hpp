@@ -41,6 +41,9 @@ class Server {
     json msg;
     Caller caller;
     std::string node;
+    // Client: the host that vouched for the caller of a command that came over TCP (empty:
+    // the Unix socket, whose peer credentials named the caller).
+    std::string via_host = {};
     // Rest, Task: runs in the batch; what it returns (if anything) runs after the batch is
     // committed (the answer).
     std::function<std::function<void()>(Effects&)> apply = {};
@@ -76,6 +79,8 @@ class Server {
   void accept_unix();
   void accept_tcp();
   // `ticket`, `handshake`: its admission slots (Impl), held while open and until authenticated.
+  // The port carries agents (first frame "register") and commands from other hosts (first
+  // frame "command", with a host's credential, net/user_cred.hpp).
   void on_agent_connection(std::shared_ptr<net::Connection> conn, std::shared_ptr<void> ticket,
                            std::shared_ptr<void> handshake);
   // DroverHttpPort: GET /metrics (and Slurm's /metrics/<group>), answered by the state thread.
@@ -92,7 +97,8 @@ class Server {
   std::unique_ptr<Impl> impl_;
   Config config_;
   std::string state_dir_;
-  std::string key_;
+  std::string key_;       // the controller's master secret (net/keys.hpp); no other host has it
+  std::string step_pub_;  // the public half of the step-credential key, sent to agents
   StateMachine machine_;
   store::Journal journal_;
   // Job accounting (AccountingStorageType: SQLite, by default <state dir>/accounting.db, or

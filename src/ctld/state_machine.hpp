@@ -158,7 +158,8 @@ class StateMachine {
   // The state of a job (for salloc and srun waiting for it) and, once it runs, the
   // environment its holder passes on (SLURM_JOB_ID, SLURM_JOB_NODELIST, ...).
   json allocation_info(const json& req, const Caller& who, int64_t now);
-  // The key that signs step credentials (the cluster key, which agents also hold).
+  // The controller's own secret (net/keys.hpp): step credentials are signed with the key pair
+  // derived from it, and each node's step key with that node's key derived from it.
   void set_cluster_key(std::string key) { cluster_key_ = std::move(key); }
 
   // Agent events.
@@ -222,7 +223,7 @@ class StateMachine {
 
   // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
   core::Job* caller_job(const json& req, const Caller& who, json& error);
-  std::string step_key(const std::string& cred_sig) const;
+  std::string step_key(const std::string& node, const std::string& cred_sig) const;
   std::map<std::string, std::string> allocation_env(const core::Job& job) const;
   // Steps past their own time limit (srun -t) end TIMEOUT: their tasks get SIGTERM, then
   // SIGKILL after KillWait, and srun hears "... CANCELLED AT <time> DUE TO TIME LIMIT".

@@ -7,6 +7,7 @@
 #include "ctld/state_machine.hpp"
 #include "ctld/step_layout.hpp"
 #include "net/auth.hpp"
+#include "net/keys.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld {
@@ -99,8 +100,10 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
   job->steps.push_back(step);
   fx.dirty_jobs.insert(job->id);
 
-  // The credential the agents check: who runs what where, signed with the cluster key. srun
-  // passes it on verbatim; the step key (derived from it) authenticates srun's links.
+  // The credential the agents check: who runs what where, signed (Ed25519) with the
+  // controller's key, which agents can check but not use. srun passes it on verbatim; its link
+  // to each node is authenticated with that node's step key (net/keys.hpp), which the node
+  // derives from its own key and srun gets here.
   const json cred = {
       {"job_id", job->id},     {"step_id", step.id},
       {"run", job->launches},  {"uid", job->uid},
@@ -108,7 +111,9 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
       {"ntasks", step.ntasks}, {"nodelist", core::compress_hostlist(step.node_names())},
       {"nodes", cred_nodes},   {"expires", now + kCredentialLifetime}};
   const std::string cred_text = cred.dump();
-  const std::string sig = net::to_hex(net::hmac_sha256(cluster_key_, "step-cred|" + cred_text));
+  const std::string sig = net::step_sign(cluster_key_, "step-cred|" + cred_text);
+  json step_keys = json::object();
+  for (const auto& name : step.node_names()) step_keys[name] = step_key(name, sig);
 
   std::vector<int> tasks_per_node;
   for (const auto& a : layout.alloc) tasks_per_node.push_back(a.tasks);
@@ -121,7 +126,7 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
           {"nodes", nodes},
           {"cred", cred_text},
           {"sig", sig},
-          {"step_key", step_key(sig)},
+          {"step_keys", std::move(step_keys)},
           {"job_env", allocation_env(*job)},
           {"time_limit_min", job->time_limit_min},
           {"kill_wait", config_.kill_wait_s},
@@ -159,8 +164,8 @@ json StateMachine::allocation_info(const json& req, const Caller& who, int64_t n
   return r;
 }
 
-std::string StateMachine::step_key(const std::string& cred_sig) const {
-  return net::to_hex(net::hmac_sha256(cluster_key_, "step-key|" + cred_sig));
+std::string StateMachine::step_key(const std::string& node, const std::string& cred_sig) const {
+  return net::step_key(net::node_key(cluster_key_, node), cred_sig);
 }
 
 namespace {

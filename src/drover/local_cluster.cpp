@@ -25,6 +25,7 @@
 #include "core/text.hpp"
 #include "drover/netns.hpp"
 #include "net/auth.hpp"
+#include "net/keys.hpp"
 #include "net/unix_client.hpp"
 #include "nlohmann/json.hpp"
 
@@ -298,9 +299,11 @@ int cluster_up(const UpOptions& opts) {
     ::chmod(dir.c_str(), kDirMode);
   }
   const fs::path conf_path = dir / "slurm.conf";
+  // The controller's secret (agents never read it); each agent gets its node's key,
+  // derived from it, in a file of its own.
   const fs::path key_path = dir / "cluster.key";
   const fs::path socket = dir / "ctld.sock";
-  net::load_or_create_key(key_path.string());
+  const std::string master = net::load_or_create_key(key_path.string());
 
   // Held from choosing a subnet until its bridge has its address: clusters started at the
   // same time pick different ones.
@@ -401,9 +404,12 @@ int cluster_up(const UpOptions& opts) {
     ::chmod(spool.c_str(), kDirMode);
     std::optional<netns::Entry> entry;
     if (plan) entry = netns::entry_for(*plan, node.name);
-    // --listen: where srun reaches the agent, the node's own address.
+    const fs::path node_key = dir / ("node-" + node.name + ".key");
+    if (!fs::exists(node_key)) net::write_key(node_key.string(), net::node_key(master, node.name));
+    // --listen: where srun reaches the agent, the node's own address. No --auth-socket: the
+    // nodes share this host's file system, so commands there use the controller's socket.
     spawn_daemon({(bin / "droverd").string(), "--node", node.name, "--controller", controller,
-                  "--key-file", key_path.string(), "--spool", spool.string(), "--listen",
+                  "--key-file", node_key.string(), "--spool", spool.string(), "--listen",
                   plan ? node.node_addr : "127.0.0.1", "--cpus", std::to_string(node.cpus), "--mem",
                   std::to_string(node.real_memory_mb)},
                  dir / ("agent-" + node.name + ".log"), pid_file, entry ? &*entry : nullptr);
@@ -456,6 +462,23 @@ int cluster_up(const UpOptions& opts) {
               << names.front() << "\n";
   std::cout << "drover: run `source " << (dir / "env.sh").string()
             << "` to use sbatch, squeue, ...\n";
+  return 0;
+}
+
+int node_key_file(const std::string& state_dir, const std::string& host, const std::string& out) {
+  const fs::path master_path = fs::absolute(state_dir) / "cluster.key";
+  if (!fs::exists(master_path)) {
+    std::cerr << "drover: no controller secret " << master_path.string()
+              << " (the controller makes it when it first starts)\n";
+    return 1;
+  }
+  const std::string key = net::node_key(net::load_key(master_path.string()), host);
+  if (out.empty()) {
+    std::cout << key << '\n';
+    return 0;
+  }
+  net::write_key(out, key);
+  std::cout << "drover: key of " << host << " written to " << out << '\n';
   return 0;
 }
 

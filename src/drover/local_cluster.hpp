@@ -26,5 +26,8 @@ int cluster_up(const UpOptions& opts);
 // Stops the daemons recorded in the state dir's pid files and, for a --netns cluster, removes
 // its namespaces, veth pairs, bridge and hosts files.
 int cluster_down(const std::string& state_dir);
+// `drover node-key`: host's key (net/keys.hpp) from the controller's secret in state_dir,
+// written to `out` (mode 0600, never over a file) or, with `out` empty, printed.
+int node_key_file(const std::string& state_dir, const std::string& host, const std::string& out);
 
 }  // namespace drover::tool

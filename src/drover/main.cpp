@@ -12,6 +12,7 @@ int usage() {
       << "usage: drover up --state-dir DIR [--nodes N] [--cpus C] [--mem MB] [--set Key=Value]...\n"
          "                 [--node-conf K 'KEY=V ...'] [--netns] [--timeout S]\n"
          "       drover down --state-dir DIR\n"
+         "       drover node-key NAME --state-dir DIR [--out FILE]\n"
          "       drover sim TRACE [--nodes N] [--cpus-per-node C]\n"
          "                  [--policy fcfs|easy|conservative|multifactor] [--jobs-csv FILE]\n"
          "\n"
@@ -20,7 +21,10 @@ int usage() {
          "--netns (root): every node's agent, and its jobs, in a network namespace of its own\n"
          "(drv-TAG-NODE) with its own address on a bridge (a free /24 of 10.213.0.0/16), node\n"
          "names in its /etc/hosts, so multi-node jobs cross a real network; the state dir\n"
-         "remembers it, `drover up` recreates and `drover down` removes the namespaces.\n";
+         "remembers it, `drover up` recreates and `drover down` removes the namespaces.\n"
+         "node-key NAME: the key of host NAME (a node, or a login host for droverd --login),\n"
+         "derived from the controller's secret in DIR, written to FILE (mode 0600) or printed;\n"
+         "the host's droverd reads it with --key-file (docs/security.md).\n";
   return 2;
 }
 }  // namespace
@@ -33,8 +37,15 @@ int main(int argc, char** argv) {
     return drover::sim::sim_main(std::vector<std::string>(args.begin() + 1, args.end()), std::cout,
                                  std::cerr);
   drover::tool::UpOptions up;
+  std::string key_host, key_out;
+  size_t first_option = 1;
+  if (cmd == "node-key") {
+    if (args.size() < 2 || args[1].empty() || args[1][0] == '-') return usage();
+    key_host = args[1];
+    first_option = 2;
+  }
   try {
-    for (size_t i = 1; i < args.size(); ++i) {
+    for (size_t i = first_option; i < args.size(); ++i) {
       const std::string& a = args[i];
       auto value = [&]() -> std::string {
         if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
@@ -57,6 +68,8 @@ int main(int argc, char** argv) {
         up.netns = true;
       else if (a == "--timeout")
         up.timeout_s = std::stoi(value());
+      else if (a == "--out" && cmd == "node-key")
+        key_out = value();
       else
         throw std::invalid_argument("unknown option " + a);
     }
@@ -68,6 +81,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "up") return drover::tool::cluster_up(up);
     if (cmd == "down") return drover::tool::cluster_down(up.state_dir);
+    if (cmd == "node-key") return drover::tool::node_key_file(up.state_dir, key_host, key_out);
   } catch (const std::exception& e) {
     std::cerr << "drover: " << e.what() << '\n';
     return 1;

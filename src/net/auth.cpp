@@ -87,8 +87,8 @@ std::string agent_proof(std::string_view key, std::string_view nonce_c, std::str
 }
 
 std::string controller_proof(std::string_view key, std::string_view nonce_a,
-                             std::string_view nonce_c) {
-  return to_hex(hmac_sha256(key, joined({"ctld", nonce_a, nonce_c})));
+                             std::string_view nonce_c, std::string_view step_pub) {
+  return to_hex(hmac_sha256(key, joined({"ctld", nonce_a, nonce_c, step_pub})));
 }
 
 std::string session_key(std::string_view key, std::string_view nonce_c, std::string_view nonce_a) {

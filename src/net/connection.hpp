@@ -38,7 +38,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   explicit Connection(Socket socket);
   ~Connection();
 
-  // Before start().
+  // Before start(), or on the executor (from a message handler): then from the next frame on.
   void set_limits(const Limits& limits) { limits_ = limits; }
 
   void start(MessageHandler on_message, CloseHandler on_close);

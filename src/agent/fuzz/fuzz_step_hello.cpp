@@ -1,6 +1,6 @@
 // libFuzzer entry for the agent's srun port (StepServer): one connection per input, whose
 // first frame is the input, as anyone who can reach the node may send it. An input that starts
-// with 'C' is instead a step credential, which the harness signs with the cluster key and
+// with 'C' is instead a step credential, which the harness signs with the controller's key and
 // wraps in a valid hello, so the credential's decoding (nodes, expiry, ids) is reached too.
 // The agent must answer (accept or refuse) or close, and never crash; nothing is launched (a
 // launch needs a second frame under the session key, which the harness never sends).
@@ -18,6 +18,7 @@
 
 #include "agent/steps.hpp"
 #include "net/auth.hpp"
+#include "net/keys.hpp"
 #include "proto/frame.hpp"
 
 using namespace drover;
@@ -26,10 +27,11 @@ namespace {
 
 struct Agent {
   boost::asio::io_context io;
-  agent::StepServer steps{io, "node1", "fuzz-cluster-key"};
+  agent::StepServer steps{io, "node1", net::node_key("fuzz-master-key", "node1")};
   boost::asio::ip::tcp::endpoint at;
   Agent() {
     spdlog::set_level(spdlog::level::off);
+    steps.set_step_public_key(net::step_public_key("fuzz-master-key"));
     steps.listen("127.0.0.1");
     const std::string addr = steps.launch_addr();
     const auto colon = addr.rfind(':');
@@ -46,13 +48,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string payload(reinterpret_cast<const char*>(data), size);
   if (!payload.empty() && payload[0] == 'C') {
     const std::string cred = payload.substr(1);
-    payload =
-        nlohmann::json{
-            {"type", "hello"},
-            {"cred", cred},
-            {"sig", net::to_hex(net::hmac_sha256("fuzz-cluster-key", "step-cred|" + cred))},
-            {"nonce", "0123456789abcdef0123"}}
-            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    payload = nlohmann::json{{"type", "hello"},
+                             {"cred", cred},
+                             {"sig", net::step_sign("fuzz-master-key", "step-cred|" + cred)},
+                             {"nonce", "0123456789abcdef0123"}}
+                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   boost::asio::ip::tcp::socket client(agent->io);
   client.connect(agent->at);

@@ -4,6 +4,7 @@
 #include "ctld/step_layout.hpp"
 #include "ctld/tests/harness.hpp"
 #include "net/auth.hpp"
+#include "net/keys.hpp"
 
 using namespace drover;
 using namespace drover::ctld;
@@ -158,7 +159,14 @@ TEST(Steps, CreateSignsACredentialForTheAgents) {
   EXPECT_EQ(r["tasks_per_node"], "2,1");
   EXPECT_EQ(r["nodes"][0]["addr"], "10.0.0.5:7001");
   const std::string cred = r["cred"];
-  EXPECT_EQ(r["sig"], net::to_hex(net::hmac_sha256("k3y", "step-cred|" + cred)));
+  // Signed with the controller's key pair: the agents' public key checks it; each node gets
+  // its own step key, derived from that node's key.
+  const std::string sig = r["sig"];
+  EXPECT_TRUE(net::step_verify(net::step_public_key("k3y"), "step-cred|" + cred, sig));
+  EXPECT_FALSE(net::step_verify(net::step_public_key("k3y"), "step-cred|" + cred + " ", sig));
+  EXPECT_EQ(r["step_keys"]["node1"], net::step_key(net::node_key("k3y", "node1"), sig));
+  EXPECT_EQ(r["step_keys"]["node2"], net::step_key(net::node_key("k3y", "node2"), sig));
+  EXPECT_NE(r["step_keys"]["node1"], r["step_keys"]["node2"]);
   json c = json::parse(cred);
   EXPECT_EQ(c["uid"], 1000);
   EXPECT_EQ(c["nodes"]["node2"]["tasks"], json::array({2}));

@@ -27,7 +27,7 @@ TEST(Auth, ProofsBindBothNoncesAndRole) {
   auto a = net::agent_proof("k", "c", "a", "node1");
   EXPECT_NE(a, net::agent_proof("k", "c", "a", "node2"));
   EXPECT_NE(a, net::agent_proof("k2", "c", "a", "node1"));
-  EXPECT_NE(net::controller_proof("k", "a", "c"), net::controller_proof("k", "c", "a"));
+  EXPECT_NE(net::controller_proof("k", "a", "c", "p"), net::controller_proof("k", "c", "a", "p"));
 }
 
 TEST(Auth, KeyFileIsCreatedPrivateAndReloaded) {
