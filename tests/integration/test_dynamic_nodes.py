@@ -24,10 +24,14 @@ def start_dynamic_agent(c, name, conf):
     spool = os.path.join(c.state_dir, "spool", name)
     os.makedirs(spool, exist_ok=True)
     log = open(os.path.join(c.state_dir, f"agent-dyn-{name}.log"), "a")
+    # The node's own key, as an operator makes one for a new machine (docs/security.md).
+    key = os.path.join(c.state_dir, f"node-{name}.key")
+    if not os.path.exists(key):
+        c.drover("node-key", name, "--state-dir", c.state_dir, "--out", key)
     p = subprocess.Popen(
         [os.path.join(BIN, "droverd"), "--node", name, "--controller",
-         "127.0.0.1:" + conf_value(c, "SlurmctldPort"), "--key-file",
-         os.path.join(c.state_dir, "cluster.key"), "--spool", spool, "--listen", "127.0.0.1",
+         "127.0.0.1:" + conf_value(c, "SlurmctldPort"), "--key-file", key,
+         "--spool", spool, "--listen", "127.0.0.1",
          "-Z", "--conf", conf],
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     return p
