@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "agent/agent.hpp"
+#include "agent/stepd.hpp"
 #include "net/auth.hpp"
 
 namespace {
@@ -20,6 +21,12 @@ int main(int argc, char** argv) {
   // What the agent creates (spool, job scripts) is its own unless it says otherwise; jobs get
   // their submitter's umask (SLURM_UMASK) in launch.cpp.
   ::umask(077);
+  // A job's supervisor (agent/stepd.hpp), started by the agent: its link is fd 3, its socket
+  // fd 4.
+  if (argc == 4 && std::string(argv[1]) == "--stepd" && std::string(argv[2]) == "--spool") {
+    spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd] %v");
+    return drover::agent::run_supervisor(3, 4, argv[3]);
+  }
   drover::agent::AgentOptions opts;
   std::string key_file, controller;
   for (int i = 1; i < argc; ++i) {

@@ -194,7 +194,7 @@ ProcTrack::ProcTrack(const std::string& node, const std::string& spool_dir, cons
 }
 
 ProcTrack::~ProcTrack() {
-  if (!enabled()) return;
+  if (!enabled() || keep_subtree_) return;
   ::rmdir((layout_.track + "/" + name_).c_str());
   if (limits_memory() && !layout_.memory_v2) ::rmdir((layout_.memory + "/" + name_).c_str());
 }
@@ -310,9 +310,32 @@ bool ProcTrack::remove(uint64_t job, const std::string& step) const {
   return gone;
 }
 
-std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait) const {
+std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait,
+                                                const std::set<uint64_t>& keep) const {
   if (!enabled()) return {};
-  std::vector<uint64_t> ids = job_ids_under(layout_.track + "/" + name_);
+  std::vector<uint64_t> ids;
+  for (uint64_t id : job_ids_under(layout_.track + "/" + name_)) {
+    if (!keep.count(id)) {
+      ids.push_back(id);
+      continue;
+    }
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(track_dir(id, ""), ec)) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_directory(ec) || name.rfind("step_", 0) != 0 || name == "step_batch") continue;
+      const std::string step = name.substr(5);
+      kill(id, step);
+      const auto deadline = std::chrono::steady_clock::now() + wait;
+      while (populated(id, step) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        kill(id, step);
+      }
+      if (!remove(id, step))
+        spdlog::error("job {}: step {} a previous agent left is still there", id, step);
+      else
+        spdlog::warn("job {}: removed step {} a previous agent left", id, step);
+    }
+  }
   for (uint64_t id : ids) {
     std::vector<pid_t> pids;
     collect_pids(track_dir(id, ""), pids);
