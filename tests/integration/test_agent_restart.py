@@ -60,8 +60,9 @@ def test_a_job_outlives_a_killed_agent_and_ends_once(make_cluster):
     time.sleep(0.5)
     assert alive(shell)  # the agent is gone, the job is not
     c.up()
-    log = open(os.path.join(c.state_dir, "agent-node1.log")).read()
-    assert f"job {jid}: run 1 (pid {shell}) goes on under its supervisor; adopted" in log, log
+    adopted = f"job {jid}: run 1 (pid {shell}) goes on under its supervisor; adopted"
+    wait_for(lambda: adopted in open(os.path.join(c.state_dir, "agent-node1.log")).read(),
+             what="the adoption")
     # Adopted, not requeued: still the same run, and the only job on the CPU.
     time.sleep(1)
     info = c.job(jid)
