@@ -60,7 +60,7 @@ int Agent::run() {
   // and lists them as running. What else a previous agent left (srun's tasks, a job whose
   // supervisor died) is gone before this one registers: the controller requeues the jobs it
   // does not hear of, and they must not run twice at once.
-  const std::set<uint64_t> adopted = adopt_supervisors();
+  const auto adopted = adopt_supervisors();
   if (auto left = proctrack_.kill_leftovers(std::chrono::seconds(15), adopted); !left.empty())
     spdlog::warn("removed {} job cgroup(s) a previous agent of {} left", left.size(), opts_.node);
   // Exits recorded (by supervisors, or a previous agent) and never acknowledged: reported in
@@ -81,6 +81,8 @@ int Agent::run() {
     step_ended(job_id, step_id);
     send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
   };
+  steps_.on_launch = [this](const std::shared_ptr<net::Connection>& srun, const json& cred,
+                            const json& launch) { return hand_step(srun, cred, launch); };
   steps_.listen(opts_.listen_address);
   spdlog::info("listening for srun on {}", steps_.launch_addr());
   child_signals_.async_wait([this](auto, int) { reap(); });
@@ -207,6 +209,12 @@ void Agent::dispatch(const std::string& type, const json& msg) {
   } else if (type == "terminate") {
     steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
                          msg.value("step_notice", ""));
+    const uint64_t job = msg.at("job_id").get<uint64_t>();
+    for (auto it = step_links_.lower_bound({job, 0});
+         it != step_links_.end() && it->first.first == job; ++it)
+      it->second->send(stepd::encode(stepd::Terminate{msg.value("kill_wait", int64_t{30}),
+                                                      msg.value("step_notice", "")}),
+                       false);
     terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
               msg.value("notice", ""));
   } else if (type == "step_signal") {
@@ -214,6 +222,14 @@ void Agent::dispatch(const std::string& type, const json& msg) {
                        msg.value("signal", SIGKILL), msg.value("terminate", false),
                        msg.value("kill_wait", 30), msg.value("step_notice", ""),
                        msg.value("graceful", false));
+    if (auto it =
+            step_links_.find({msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>()});
+        it != step_links_.end())
+      it->second->send(stepd::encode(stepd::StepSignal{
+                           msg.value("signal", SIGKILL), msg.value("terminate", false),
+                           msg.value("kill_wait", int64_t{30}), msg.value("step_notice", ""),
+                           msg.value("graceful", false)}),
+                       false);
   } else if (type == "signal") {
     signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
                msg.value("batch_only", false));
@@ -276,7 +292,8 @@ void Agent::launch(const json& msg) {
     spec.script_path = dir + "/slurm_script";
     write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
-    const SupervisorLink link = start_supervisor(opts_.spool_dir, spec.job_id);
+    const SupervisorLink link =
+        start_supervisor(opts_.spool_dir, stepd::socket_path(opts_.spool_dir, spec.job_id));
     attach_supervisor(spec.job_id, run, 0, link.fd);
     // --mem/--mem-per-cpu: what the job holds on this node is its limit here.
     running_.at(spec.job_id)
@@ -290,17 +307,96 @@ void Agent::launch(const json& msg) {
   }
 }
 
-std::set<uint64_t> Agent::adopt_supervisors() {
-  std::set<uint64_t> adopted;
-  for (uint64_t id : stepd::listed_jobs(stepd::socket_dir(opts_.spool_dir))) {
+std::set<std::pair<uint64_t, std::string>> Agent::adopt_supervisors() {
+  std::set<std::pair<uint64_t, std::string>> adopted;
+  const std::string dir = stepd::socket_dir(opts_.spool_dir);
+  for (uint64_t id : stepd::listed_jobs(dir)) {
     const auto a = stepd::adopt(opts_.spool_dir, id, std::chrono::seconds(5));
     if (!a) continue;
     spdlog::info("job {}: run {} (pid {}) goes on under its supervisor; adopted", id, a->status.run,
                  a->status.pid);
     attach_supervisor(id, a->status.run, a->status.pid, a->fd);
-    adopted.insert(id);
+    adopted.insert({id, "batch"});
+  }
+  for (const auto& [job, step] : stepd::listed_steps(dir)) {
+    const int fd = stepd::adopt_step(opts_.spool_dir, job, step, std::chrono::seconds(5));
+    if (fd < 0) continue;
+    spdlog::info("step {}.{} goes on under its supervisor; adopted", job, step);
+    attach_step_supervisor(job, step, fd);
+    adopted.insert({job, std::to_string(step)});
   }
   return adopted;
+}
+
+bool Agent::hand_step(const std::shared_ptr<net::Connection>& srun, const json& cred,
+                      const json& launch) {
+  const uint64_t job = proto::get_uint(cred, "job_id");
+  const auto step = static_cast<uint32_t>(proto::get_uint(cred, "step_id"));
+  net::Connection::SessionState session;
+  const int fd = srun->hand_over(session);
+  if (fd < 0) return false;  // a frame still on its way out: the step runs here, unsupervised
+  try {
+    const SupervisorLink link =
+        start_supervisor(opts_.spool_dir, stepd::step_socket_path(opts_.spool_dir, job, step), fd);
+    ::close(fd);
+    attach_step_supervisor(job, step, link.fd);
+    step_links_.at({job, step})
+        ->send(stepd::encode(stepd::StepLaunch{job, step, opts_.node, proto::dump(cred),
+                                               proto::dump(launch), srun->peer(), session.key,
+                                               session.send_dir, session.recv_dir, session.send_seq,
+                                               session.recv_seq}),
+               false);
+    spdlog::info("step {}.{}: supervisor started for srun at {}, pid {}", job, step, srun->peer(),
+                 link.pid);
+  } catch (const std::exception& e) {
+    ::close(fd);
+    spdlog::error("step {}.{}: cannot start its supervisor ({}); srun's link is dropped", job, step,
+                  e.what());
+  }
+  return true;
+}
+
+void Agent::attach_step_supervisor(uint64_t job_id, uint32_t step_id, int fd) {
+  auto link = std::make_shared<net::Connection>(
+      net::Connection::Socket(io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd));
+  if (auto old = step_links_.find({job_id, step_id}); old != step_links_.end())
+    old->second->close();
+  step_links_[{job_id, step_id}] = link;
+  std::weak_ptr<net::Connection> weak = link;
+  link->start(
+      [this, job_id, step_id, weak](std::string payload) {
+        if (auto l = weak.lock()) step_supervisor_message(job_id, step_id, l, payload);
+      },
+      [this, job_id, step_id, weak](const std::string&) {
+        if (auto l = weak.lock()) step_supervisor_gone(job_id, step_id, l, SIGKILL);
+      });
+}
+
+void Agent::step_supervisor_message(uint64_t job_id, uint32_t step_id,
+                                    const std::shared_ptr<net::Connection>& link,
+                                    const std::string& payload) {
+  try {
+    const stepd::Message m = stepd::decode(payload);
+    if (const auto* e = std::get_if<stepd::StepExited>(&m);
+        e && e->job_id == job_id && e->step_id == step_id)
+      step_supervisor_gone(job_id, step_id, link, e->status);
+  } catch (const std::exception& e) {
+    spdlog::error("step {}.{}: bad message from its supervisor: {}", job_id, step_id, e.what());
+  }
+}
+
+// The step has ended (or its supervisor died, which ends it): the controller hears it even
+// when srun is gone, and what its tasks left goes.
+void Agent::step_supervisor_gone(uint64_t job_id, uint32_t step_id,
+                                 const std::shared_ptr<net::Connection>& link, int status) {
+  auto it = step_links_.find({job_id, step_id});
+  if (stopping_ || it == step_links_.end() || it->second != link) return;
+  step_links_.erase(it);
+  link->close();
+  if (status == SIGKILL)
+    spdlog::error("step {}.{}: its supervisor is gone without the step's end", job_id, step_id);
+  step_ended(job_id, step_id);
+  send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
 }
 
 void Agent::attach_supervisor(uint64_t job_id, uint32_t run, pid_t pid, int fd) {
@@ -463,14 +559,16 @@ void Agent::forget_exit(std::map<uint64_t, Finished>::iterator it) {
 void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_json(job_id, f)); }
 
 void Agent::shutdown() {
-  // As slurmd: the agent goes, batch jobs go on under their supervisors (the next agent adopts
-  // them); srun's tasks, whose I/O runs through this process, are ended.
+  // As slurmd: the agent goes, batch jobs and srun steps go on under their supervisors (the
+  // next agent adopts them); a step that could not be handed over ends.
   stopping_ = true;
-  spdlog::info("stopping; {} batch job(s) go on under their supervisors", running_.size());
+  spdlog::info("stopping; {} batch job(s) and {} step(s) go on under their supervisors",
+               running_.size(), step_links_.size());
   reconnect_timer_.cancel();
   heartbeat_timer_.cancel();
   if (conn_) conn_->close();
   for (auto& [id, r] : running_) r.stepd->close();
+  for (auto& [id, link] : step_links_) link->close();
   steps_.stop_all(5);
   maybe_stop();
 }

@@ -62,9 +62,19 @@ class Agent {
   void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
   void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();
-  // Supervisors a previous agent of this node started and that still run their jobs: taken
-  // over, before the registration lists them as running. Returns their jobs.
-  std::set<uint64_t> adopt_supervisors();
+  // Supervisors a previous agent of this node started and that still run their jobs and
+  // steps: taken over, before the registration lists the jobs as running. Returns the (job,
+  // step) cgroups they hold ("batch" for a batch job).
+  std::set<std::pair<uint64_t, std::string>> adopt_supervisors();
+  // StepServer::on_launch: srun's link and the step go to a supervisor of their own.
+  bool hand_step(const std::shared_ptr<net::Connection>& srun, const nlohmann::json& cred,
+                 const nlohmann::json& launch);
+  void attach_step_supervisor(uint64_t job_id, uint32_t step_id, int fd);
+  void step_supervisor_message(uint64_t job_id, uint32_t step_id,
+                               const std::shared_ptr<net::Connection>& link,
+                               const std::string& payload);
+  void step_supervisor_gone(uint64_t job_id, uint32_t step_id,
+                            const std::shared_ptr<net::Connection>& link, int status);
   void attach_supervisor(uint64_t job_id, uint32_t run, pid_t pid, int fd);
   void on_supervisor_message(uint64_t job_id, const std::shared_ptr<net::Connection>& link,
                              const std::string& payload);
@@ -92,6 +102,8 @@ class Agent {
   int heartbeat_interval_s_ = 10;
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
+  // srun steps run by their supervisors: the links to them.
+  std::map<std::pair<uint64_t, uint32_t>, std::shared_ptr<net::Connection>> step_links_;
   std::map<uint64_t, Finished> finished_;        // until the controller acknowledges them
   ExitStore exits_{opts_.spool_dir + "/exits"};  // finished_, as it outlives this process
   // This process among the node's agents (new at each start): the controller sends a launch

@@ -1,4 +1,5 @@
 // droverd: the node agent.
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
@@ -21,11 +22,11 @@ int main(int argc, char** argv) {
   // What the agent creates (spool, job scripts) is its own unless it says otherwise; jobs get
   // their submitter's umask (SLURM_UMASK) in launch.cpp.
   ::umask(077);
-  // A job's supervisor (agent/stepd.hpp), started by the agent: its link is fd 3, its socket
-  // fd 4.
+  // A job's or step's supervisor (agent/stepd.hpp), started by the agent: its link is fd 3,
+  // its socket fd 4, srun's link (a step's) fd 5.
   if (argc == 4 && std::string(argv[1]) == "--stepd" && std::string(argv[2]) == "--spool") {
     spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd] %v");
-    return drover::agent::run_supervisor(3, 4, argv[3]);
+    return drover::agent::run_supervisor(3, 4, argv[3], ::fcntl(5, F_GETFD) >= 0 ? 5 : -1);
   }
   drover::agent::AgentOptions opts;
   std::string key_file, controller;

@@ -310,20 +310,23 @@ bool ProcTrack::remove(uint64_t job, const std::string& step) const {
   return gone;
 }
 
-std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait,
-                                                const std::set<uint64_t>& keep) const {
+std::vector<uint64_t> ProcTrack::kill_leftovers(
+    std::chrono::milliseconds wait, const std::set<std::pair<uint64_t, std::string>>& keep) const {
   if (!enabled()) return {};
+  std::set<uint64_t> kept_jobs;
+  for (const auto& k : keep) kept_jobs.insert(k.first);
   std::vector<uint64_t> ids;
   for (uint64_t id : job_ids_under(layout_.track + "/" + name_)) {
-    if (!keep.count(id)) {
+    if (!kept_jobs.count(id)) {
       ids.push_back(id);
       continue;
     }
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(track_dir(id, ""), ec)) {
       const std::string name = e.path().filename().string();
-      if (!e.is_directory(ec) || name.rfind("step_", 0) != 0 || name == "step_batch") continue;
+      if (!e.is_directory(ec) || name.rfind("step_", 0) != 0) continue;
       const std::string step = name.substr(5);
+      if (keep.count({id, step})) continue;
       kill(id, step);
       const auto deadline = std::chrono::steady_clock::now() + wait;
       while (populated(id, step) && std::chrono::steady_clock::now() < deadline) {
@@ -358,7 +361,8 @@ std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait,
   }
   // Memory cgroups (v1) of jobs whose tracking cgroup had already gone.
   if (limits_memory() && !layout_.memory_v2)
-    for (uint64_t id : job_ids_under(layout_.memory + "/" + name_)) remove_tree(memory_dir(id));
+    for (uint64_t id : job_ids_under(layout_.memory + "/" + name_))
+      if (!kept_jobs.count(id)) remove_tree(memory_dir(id));
   return ids;
 }
 

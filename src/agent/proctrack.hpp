@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace drover::agent {
@@ -68,11 +69,12 @@ class ProcTrack {
   // Removes the cgroups of an empty job (or of one step); false if something is left.
   bool remove(uint64_t job, const std::string& step = "") const;
   // Jobs a previous agent of this node left running: killed, waited for (up to `wait`) and
-  // removed, before this agent registers. Returns their ids. Of the jobs in `keep` (those whose
-  // supervisor still runs them) only the steps other than "batch" go (srun's tasks, whose link
-  // went with the previous agent).
-  std::vector<uint64_t> kill_leftovers(std::chrono::milliseconds wait,
-                                       const std::set<uint64_t>& keep = {}) const;
+  // removed, before this agent registers. Returns their ids. The (job, step) cgroups in `keep`
+  // (whose supervisors still run them: "batch", an srun step) stay; of their jobs only the
+  // other steps go.
+  std::vector<uint64_t> kill_leftovers(
+      std::chrono::milliseconds wait,
+      const std::set<std::pair<uint64_t, std::string>>& keep = {}) const;
 
  private:
   std::string track_dir(uint64_t job, const std::string& step) const;

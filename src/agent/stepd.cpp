@@ -26,8 +26,10 @@
 #include "agent/exit_store.hpp"
 #include "agent/proctrack.hpp"
 #include "agent/stepd_proto.hpp"
+#include "agent/steps.hpp"
 #include "net/connection.hpp"
 #include "net/peercred.hpp"
+#include "proto/decode.hpp"
 
 namespace drover::agent {
 namespace asio = boost::asio;
@@ -65,7 +67,11 @@ class Supervisor {
         net::Connection::Socket(io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd)));
     accept();
     children_.async_wait([this](auto, int) { reap(); });
-    exits_.open();
+    try {
+      exits_.open();
+    } catch (const std::exception& e) {
+      spdlog::error("exit records: {}", e.what());  // the exit then reaches only a live agent
+    }
     try {
       track_ = std::make_unique<ProcTrack>(launch_.node, spool_);
       track_->keep_subtree();
@@ -261,24 +267,177 @@ class Supervisor {
   bool exec_pending_ = true, shell_exited_ = false, done_ = false;
 };
 
+// An srun step's supervisor: the tasks of one step on this node and srun's link to them,
+// handed over by the agent once it had checked the step's credential (StepServer::on_launch).
+// It runs them as the agent would (StepServer, in this process), so their I/O to srun goes on
+// without the agent; the agent relays scancel and job ends to it and hears the step's end.
+class StepSupervisor {
+ public:
+  StepSupervisor(stepd::StepLaunch launch, std::string spool_dir)
+      : launch_(std::move(launch)),
+        spool_(std::move(spool_dir)),
+        sock_path_(stepd::step_socket_path(spool_, launch_.job_id, launch_.step_id)) {}
+
+  int run(int link_fd, int listen_fd, int srun_fd) {
+    acceptor_.assign(asio::local::stream_protocol(), listen_fd);
+    attach(std::make_shared<net::Connection>(net::Connection::Socket(
+        io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), link_fd)));
+    accept();
+    children_.async_wait([this](auto, int) { reap(); });
+    track_ = std::make_unique<ProcTrack>(launch_.node, spool_);
+    track_->keep_subtree();
+    steps_ = std::make_unique<StepServer>(io_, launch_.node, "", track_.get());
+    steps_->on_step_end = [this](uint64_t, uint32_t, int status) {
+      ended_ = true;
+      status_ = status;
+      spdlog::info("step {}.{} ended, wait status {}", launch_.job_id, launch_.step_id, status);
+      if (agent_) {
+        send(stepd::StepExited{launch_.job_id, launch_.step_id, status});
+        delivered_ = true;
+      }
+      maybe_finish();
+    };
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    if (::getsockname(srun_fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      throw std::runtime_error(std::string("srun link: ") + std::strerror(errno));
+    auto srun = std::make_shared<net::Connection>(net::Connection::Socket(
+        io_, asio::generic::stream_protocol(addr.ss_family, SOCK_STREAM), srun_fd));
+    srun->set_peer(launch_.peer);
+    srun->resume(
+        {launch_.key, launch_.send_dir, launch_.recv_dir, launch_.send_seq, launch_.recv_seq});
+    steps_->resume(srun, proto::decode_object(launch_.cred), proto::decode_object(launch_.launch));
+    io_.run();
+    return 0;
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept(
+        [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
+          if (ec) return;
+          auto cred = net::peer_credentials(sock.native_handle());
+          if (cred && cred->uid == ::geteuid())
+            attach(std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock))));
+          accept();
+        });
+  }
+
+  void attach(std::shared_ptr<net::Connection> conn) {
+    if (agent_) agent_->close();
+    agent_ = conn;
+    conn->start([this, conn](std::string payload) { on_message(conn, payload); },
+                [this, conn](const std::string&) {
+                  if (agent_ == conn) agent_.reset();
+                  if (finishing_) io_.stop();
+                });
+  }
+
+  void send(const stepd::Message& m) {
+    if (agent_) agent_->send(stepd::encode(m), false);
+  }
+
+  void on_message(const std::shared_ptr<net::Connection>& conn, const std::string& payload) {
+    try {
+      const stepd::Message m = stepd::decode(payload);
+      if (const auto* s = std::get_if<stepd::StepSignal>(&m)) {
+        steps_->signal_step(launch_.job_id, launch_.step_id, s->sig, s->terminate, s->kill_wait_s,
+                            s->notice, s->graceful);
+      } else if (const auto* t = std::get_if<stepd::Terminate>(&m)) {
+        steps_->terminate_job(launch_.job_id, t->kill_wait_s, t->notice);
+      } else if (std::holds_alternative<stepd::StatusRequest>(m)) {
+        conn->send(stepd::encode(stepd::StepStatus{launch_.job_id, launch_.step_id}), false);
+        // A step that ended while no agent was there: the new one hears it now.
+        if (ended_ && !delivered_ && conn == agent_) {
+          send(stepd::StepExited{launch_.job_id, launch_.step_id, status_});
+          delivered_ = true;
+          maybe_finish();
+        }
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("step {}.{}: bad message from the agent: {}", launch_.job_id, launch_.step_id,
+                    e.what());
+    }
+  }
+
+  void reap() {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) steps_->child_exited(pid, status);
+    maybe_finish();
+    if (!io_.stopped()) children_.async_wait([this](auto, int) { reap(); });
+  }
+
+  // Done once every task has ended and srun's link is closed (its output all sent); a step
+  // whose end no agent has heard yet waits a while for the next agent.
+  void maybe_finish() {
+    if (finishing_ || !ended_) return;
+    if (!poll_) {
+      poll_.emplace(io_);
+      poll_again();
+    }
+    if (!steps_->no_sessions()) return;
+    if (!delivered_) {
+      if (!linger_deadline_)
+        linger_deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+      if (std::chrono::steady_clock::now() < *linger_deadline_) return;
+    }
+    finishing_ = true;
+    ::unlink(sock_path_.c_str());
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    children_.cancel();
+    poll_->cancel();
+    if (!agent_) return io_.stop();
+    linger_.expires_after(std::chrono::seconds(2));
+    linger_.async_wait([this](boost::system::error_code ec) {
+      if (!ec) io_.stop();
+    });
+  }
+
+  void poll_again() {
+    poll_->expires_after(std::chrono::milliseconds(200));
+    poll_->async_wait([this](boost::system::error_code ec) {
+      if (ec || finishing_) return;
+      maybe_finish();
+      if (!finishing_) poll_again();
+    });
+  }
+
+  stepd::StepLaunch launch_;
+  std::string spool_, sock_path_;
+  asio::io_context io_;
+  asio::signal_set children_{io_, SIGCHLD};
+  asio::local::stream_protocol::acceptor acceptor_{io_};
+  asio::steady_timer linger_{io_};
+  std::optional<asio::steady_timer> poll_;
+  std::optional<std::chrono::steady_clock::time_point> linger_deadline_;
+  std::shared_ptr<net::Connection> agent_;
+  std::unique_ptr<ProcTrack> track_;
+  std::unique_ptr<StepServer> steps_;
+  bool ended_ = false, delivered_ = false, finishing_ = false;
+  int status_ = 0;
+};
+
 }  // namespace
 
-int run_supervisor(int link_fd, int listen_fd, const std::string& spool_dir) {
+int run_supervisor(int link_fd, int listen_fd, const std::string& spool_dir, int srun_fd) {
   // Signals meant for the agent or a terminal do not end the supervisor: it ends with its job.
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGHUP, SIG_IGN);
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
-  std::optional<stepd::Launch> launch;
+  std::optional<stepd::Message> first;
   try {
     if (auto frame = stepd::read_frame(link_fd, std::chrono::seconds(30))) {
-      stepd::Message m = stepd::decode(*frame);
-      if (auto* l = std::get_if<stepd::Launch>(&m)) launch = std::move(*l);
+      first = stepd::decode(*frame);
+      const bool step = std::holds_alternative<stepd::StepLaunch>(*first);
+      if (!std::holds_alternative<stepd::Launch>(*first) && !(step && srun_fd >= 0)) first.reset();
     }
   } catch (const std::exception& e) {
     spdlog::error("bad launch: {}", e.what());
   }
-  if (!launch) {
+  if (!first) {
     // The agent died before it sent the job: nothing was started, and nothing is left to find.
     sockaddr_un addr{};
     socklen_t len = sizeof addr;
@@ -287,22 +446,30 @@ int run_supervisor(int link_fd, int listen_fd, const std::string& spool_dir) {
       ::unlink(addr.sun_path);
     ::close(link_fd);
     ::close(listen_fd);
+    if (srun_fd >= 0) ::close(srun_fd);
     return 1;
   }
-  spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd " + std::to_string(launch->spec.job_id) +
-                      "] %v");
   try {
-    Supervisor s(std::move(*launch), spool_dir);
-    return s.run(link_fd, listen_fd);
+    if (auto* l = std::get_if<stepd::Launch>(&*first)) {
+      if (srun_fd >= 0) ::close(srun_fd);
+      spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd " + std::to_string(l->spec.job_id) +
+                          "] %v");
+      Supervisor s(std::move(*l), spool_dir);
+      return s.run(link_fd, listen_fd);
+    }
+    auto& l = std::get<stepd::StepLaunch>(*first);
+    spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd " + std::to_string(l.job_id) + "." +
+                        std::to_string(l.step_id) + "] %v");
+    StepSupervisor s(std::move(l), spool_dir);
+    return s.run(link_fd, listen_fd, srun_fd);
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
     return 1;
   }
 }
 
-int listen_socket(const std::string& spool_dir, uint64_t job_id) {
-  const std::string dir = stepd::socket_dir(spool_dir),
-                    path = stepd::socket_path(spool_dir, job_id);
+int listen_socket(const std::string& path) {
+  const std::string dir = fs::path(path).parent_path().string();
   fs::create_directories(dir);
   fs::permissions(dir, fs::perms::owner_all);
   sockaddr_un addr{};
@@ -323,13 +490,14 @@ int listen_socket(const std::string& spool_dir, uint64_t job_id) {
   return fd;
 }
 
-SupervisorLink start_supervisor(const std::string& spool_dir, uint64_t job_id) {
-  const int listen_fd = listen_socket(spool_dir, job_id);
+SupervisorLink start_supervisor(const std::string& spool_dir, const std::string& socket_path,
+                                int srun_fd) {
+  const int listen_fd = listen_socket(socket_path);
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     const int err = errno;
     ::close(listen_fd);
-    ::unlink(stepd::socket_path(spool_dir, job_id).c_str());
+    ::unlink(socket_path.c_str());
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(err));
   }
   // Built before fork: the child only execs.
@@ -349,11 +517,15 @@ SupervisorLink start_supervisor(const std::string& spool_dir, uint64_t job_id) {
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // The link is its fd 3 and the socket fd 4; nothing else of the agent's (its controller
-    // link, srun's) stays. Both are moved above 4 first, so neither dup2 overwrites the other.
-    const int link = ::fcntl(sv[1], F_DUPFD, 5), listening = ::fcntl(listen_fd, F_DUPFD, 5);
-    if (link < 0 || listening < 0 || ::dup2(link, 3) < 0 || ::dup2(listening, 4) < 0) ::_exit(127);
-    ::close_range(5, ~0U, 0);
+    // The link is its fd 3, the socket fd 4 and srun's link (a step's) fd 5; nothing else of
+    // the agent's (its controller link, other sruns') stays. Each is moved above 5 first, so
+    // no dup2 overwrites another.
+    const int link = ::fcntl(sv[1], F_DUPFD, 6), listening = ::fcntl(listen_fd, F_DUPFD, 6);
+    const int srun = srun_fd >= 0 ? ::fcntl(srun_fd, F_DUPFD, 6) : -1;
+    if (link < 0 || listening < 0 || ::dup2(link, 3) < 0 || ::dup2(listening, 4) < 0 ||
+        (srun_fd >= 0 && (srun < 0 || ::dup2(srun, 5) < 0)))
+      ::_exit(127);
+    ::close_range(srun_fd >= 0 ? 6 : 5, ~0U, 0);
     ::execv(self.c_str(), argv.data());
     ::_exit(127);
   }
@@ -362,7 +534,7 @@ SupervisorLink start_supervisor(const std::string& spool_dir, uint64_t job_id) {
   ::close(listen_fd);
   if (pid < 0) {
     ::close(sv[0]);
-    ::unlink(stepd::socket_path(spool_dir, job_id).c_str());
+    ::unlink(socket_path.c_str());
     throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
   }
   return {sv[0], pid};

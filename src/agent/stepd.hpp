@@ -11,23 +11,24 @@
 namespace drover::agent {
 
 // The supervisor's whole life. `link_fd` is its end of the link the agent made for it, whose
-// first frame is the job's stepd::Launch; `listen_fd` its socket (listen_socket). Returns the
-// process's exit code.
-int run_supervisor(int link_fd, int listen_fd, const std::string& spool_dir);
+// first frame is a batch job's stepd::Launch, or an srun step's stepd::StepLaunch (srun's link
+// then `srun_fd`); `listen_fd` its socket (listen_socket). Returns the process's exit code.
+int run_supervisor(int link_fd, int listen_fd, const std::string& spool_dir, int srun_fd = -1);
 
-// The job's supervisor socket, bound and listening (a stale one of a dead supervisor replaced).
-// Made by the agent before the supervisor starts: from the moment a job may run, a new agent
-// finds its supervisor. Throws std::runtime_error.
-int listen_socket(const std::string& spool_dir, uint64_t job_id);
+// A supervisor's socket at `path` (stepd_proto.hpp), bound and listening (a stale one of a dead
+// supervisor replaced). Made by the agent before the supervisor starts: from the moment a job
+// may run, a new agent finds its supervisor. Throws std::runtime_error.
+int listen_socket(const std::string& path);
 
-// Starts a supervisor for a job: fork, then exec of this program (/proc/self/exe, so an agent
-// whose binary was replaced starts its own version) with `--stepd`, the link as fd 3 and the
-// listening socket as fd 4. Returns the agent's end of the link (the caller sends the Launch)
-// and the supervisor's pid. Throws std::runtime_error.
+// Starts a supervisor: fork, then exec of this program (/proc/self/exe, so an agent whose
+// binary was replaced starts its own version) with `--stepd`, the link as fd 3, the listening
+// socket as fd 4 and (for a step) srun's link as fd 5. Returns the agent's end of the link (the
+// caller sends the Launch or StepLaunch) and the supervisor's pid. Throws std::runtime_error.
 struct SupervisorLink {
   int fd;
   int pid;
 };
-SupervisorLink start_supervisor(const std::string& spool_dir, uint64_t job_id);
+SupervisorLink start_supervisor(const std::string& spool_dir, const std::string& socket_path,
+                                int srun_fd = -1);
 
 }  // namespace drover::agent

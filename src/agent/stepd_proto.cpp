@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "net/auth.hpp"
 #include "proto/decode.hpp"
 #include "proto/frame.hpp"
 
@@ -62,6 +63,19 @@ int32_t get_int32(const json& msg, const char* key, int64_t fallback = 0) {
   return static_cast<int32_t>(v);
 }
 
+std::string from_hex(const std::string& hex) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw proto::BadMessage("key is not hex");
+  };
+  if (hex.size() % 2 != 0) throw proto::BadMessage("key is not hex");
+  std::string raw;
+  for (size_t i = 0; i < hex.size(); i += 2)
+    raw += static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1]));
+  return raw;
+}
+
 uint32_t get_uint32(const json& msg, const char* key) {
   const uint64_t v = proto::get_uint(msg, key);
   if (v > UINT32_MAX) throw proto::BadMessage(std::string(key) + " out of range");
@@ -100,6 +114,34 @@ std::string encode(const Message& m) {
             json r = exit_record_json(e.job_id, e.record);
             r["type"] = "exited";
             return r;
+          },
+          [](const StepLaunch& l) {
+            return json{{"type", "step_launch"},
+                        {"job_id", l.job_id},
+                        {"step_id", l.step_id},
+                        {"node", l.node},
+                        {"cred", l.cred},
+                        {"launch", l.launch},
+                        {"peer", l.peer},
+                        {"key", net::to_hex(l.key)},
+                        {"send_dir", std::string(1, l.send_dir)},
+                        {"recv_dir", std::string(1, l.recv_dir)},
+                        {"send_seq", l.send_seq},
+                        {"recv_seq", l.recv_seq}};
+          },
+          [](const StepSignal& s) {
+            return json{{"type", "step_signal"},    {"signal", s.sig},
+                        {"terminate", s.terminate}, {"kill_wait", s.kill_wait_s},
+                        {"notice", s.notice},       {"graceful", s.graceful}};
+          },
+          [](const StepStatus& s) {
+            return json{{"type", "step_status"}, {"job_id", s.job_id}, {"step_id", s.step_id}};
+          },
+          [](const StepExited& e) {
+            return json{{"type", "step_exited"},
+                        {"job_id", e.job_id},
+                        {"step_id", e.step_id},
+                        {"status", e.status}};
           },
       },
       m);
@@ -153,6 +195,36 @@ Message decode(const std::string& payload) {
     e.record.usage.max_rss_bytes = proto::get_int(j, "max_rss", -1);
     return e;
   }
+  if (type == "step_launch") {
+    StepLaunch l;
+    l.job_id = proto::need_uint(j, "job_id");
+    l.step_id = get_uint32(j, "step_id");
+    l.node = proto::get_string(j, "node");
+    l.cred = proto::get_string(j, "cred");
+    l.launch = proto::get_string(j, "launch");
+    l.peer = proto::get_string(j, "peer");
+    l.key = from_hex(proto::get_string(j, "key"));
+    const std::string sd = proto::get_string(j, "send_dir"), rd = proto::get_string(j, "recv_dir");
+    if (sd.size() != 1 || rd.size() != 1) throw proto::BadMessage("bad direction");
+    l.send_dir = sd[0];
+    l.recv_dir = rd[0];
+    l.send_seq = proto::get_uint(j, "send_seq");
+    l.recv_seq = proto::get_uint(j, "recv_seq");
+    return l;
+  }
+  if (type == "step_signal") {
+    const int sig = get_int32(j, "signal");
+    if (sig < 0 || sig >= NSIG) throw proto::BadMessage("no such signal");
+    const int64_t wait = proto::get_int(j, "kill_wait", 30);
+    if (wait < 0) throw proto::BadMessage("kill_wait is negative");
+    return StepSignal{sig, proto::get_bool(j, "terminate"), wait, proto::get_string(j, "notice"),
+                      proto::get_bool(j, "graceful")};
+  }
+  if (type == "step_status")
+    return StepStatus{proto::need_uint(j, "job_id"), get_uint32(j, "step_id")};
+  if (type == "step_exited")
+    return StepExited{proto::need_uint(j, "job_id"), get_uint32(j, "step_id"),
+                      get_int32(j, "status")};
   throw proto::BadMessage("unknown message type '" + type + "'");
 }
 
@@ -160,6 +232,34 @@ std::string socket_dir(const std::string& spool_dir) { return spool_dir + "/step
 
 std::string socket_path(const std::string& spool_dir, uint64_t job_id) {
   return socket_dir(spool_dir) + "/job" + std::to_string(job_id) + ".sock";
+}
+
+std::string step_socket_path(const std::string& spool_dir, uint64_t job_id, uint32_t step_id) {
+  return socket_dir(spool_dir) + "/step" + std::to_string(job_id) + "." + std::to_string(step_id) +
+         ".sock";
+}
+
+std::vector<std::pair<uint64_t, uint32_t>> listed_steps(const std::string& dir) {
+  std::vector<std::pair<uint64_t, uint32_t>> steps;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() < 11 || name.rfind("step", 0) != 0 ||
+        name.compare(name.size() - 5, 5, ".sock") != 0)
+      continue;
+    const std::string ids = name.substr(4, name.size() - 9);
+    const auto dot = ids.find('.');
+    if (dot == std::string::npos) continue;
+    const std::string job = ids.substr(0, dot), step = ids.substr(dot + 1);
+    auto digits = [](const std::string& d, size_t max) {
+      return !d.empty() && d.size() <= max &&
+             d.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(job, 19) || !digits(step, 9)) continue;
+    steps.emplace_back(std::stoull(job), static_cast<uint32_t>(std::stoul(step)));
+  }
+  std::sort(steps.begin(), steps.end());
+  return steps;
 }
 
 std::vector<uint64_t> listed_jobs(const std::string& dir) {
@@ -266,16 +366,47 @@ std::optional<Adopted> adopt(const std::string& spool_dir, uint64_t job_id,
   return std::nullopt;
 }
 
+int adopt_step(const std::string& spool_dir, uint64_t job_id, uint32_t step_id,
+               std::chrono::milliseconds timeout) {
+  const std::string path = step_socket_path(spool_dir, job_id, step_id);
+  int fd = -1;
+  try {
+    fd = connect_socket(path);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  if (fd < 0) {
+    if (fd == -ECONNREFUSED) ::unlink(path.c_str());
+    return -1;
+  }
+  try {
+    write_frame(fd, encode(StatusRequest{}));
+    if (auto reply = read_frame(fd, timeout)) {
+      const Message m = decode(*reply);
+      if (const auto* s = std::get_if<StepStatus>(&m);
+          s && s->job_id == job_id && s->step_id == step_id)
+        return fd;
+    }
+  } catch (const std::exception&) {
+  }
+  ::close(fd);
+  return -1;
+}
+
 int terminate_all(const std::string& spool_dir, int64_t kill_wait_s,
                   std::chrono::milliseconds wait) {
   const std::string dir = socket_dir(spool_dir);
-  std::vector<std::pair<uint64_t, int>> links;
-  for (uint64_t id : listed_jobs(dir)) {
-    const int fd = connect_socket(socket_path(spool_dir, id));
+  std::vector<std::string> paths;
+  for (uint64_t id : listed_jobs(dir)) paths.push_back(socket_path(spool_dir, id));
+  for (const auto& [job, step] : listed_steps(dir))
+    paths.push_back(step_socket_path(spool_dir, job, step));
+  std::vector<std::pair<std::string, int>> links;
+  for (const std::string& path : paths) {
+    const int fd = connect_socket(path);
     if (fd < 0) continue;
     try {
       write_frame(fd, encode(Terminate{kill_wait_s, ""}));
-      links.emplace_back(id, fd);
+      links.emplace_back(path, fd);
     } catch (const std::exception&) {
       ::close(fd);
     }
@@ -284,14 +415,18 @@ int terminate_all(const std::string& spool_dir, int64_t kill_wait_s,
   // its socket.
   const auto deadline = std::chrono::steady_clock::now() + wait;
   int left = 0;
-  for (auto [id, fd] : links) {
+  for (const auto& [path, fd] : links) {
     while (true) {
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       std::optional<std::string> f;
       try {
         if (ms.count() > 0) f = read_frame(fd, ms);
-        if (f && std::holds_alternative<Exited>(decode(*f))) break;  // recorded, about to go
+        if (f) {
+          const Message m = decode(*f);
+          if (std::holds_alternative<Exited>(m) || std::holds_alternative<StepExited>(m))
+            break;  // ended, about to go
+        }
       } catch (const std::exception&) {
         break;
       }
@@ -299,7 +434,7 @@ int terminate_all(const std::string& spool_dir, int64_t kill_wait_s,
     }
     ::close(fd);
     std::error_code ec;
-    if (fs::exists(socket_path(spool_dir, id), ec)) ++left;
+    if (fs::exists(path, ec)) ++left;
   }
   return left;
 }

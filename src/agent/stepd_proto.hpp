@@ -54,17 +54,56 @@ struct Exited {
   ExitRecord record{};
 };
 
-using Message = std::variant<Launch, Signal, Terminate, StatusRequest, Status, Started, Exited>;
+// agent -> a step's supervisor, the first frame: an srun step whose link (the supervisor's fd
+// 5) the agent hands over after checking its credential. The supervisor launches the tasks
+// and carries the session on (its key and sequence numbers), so srun's I/O outlives the agent.
+struct StepLaunch {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  std::string node;
+  std::string cred;    // the step credential (JSON), checked by the agent
+  std::string launch;  // srun's launch request (JSON)
+  std::string peer;    // srun's address
+  std::string key;     // the session key (raw)
+  char send_dir = 0, recv_dir = 0;
+  uint64_t send_seq = 0, recv_seq = 0;
+};
+// agent -> a step's supervisor: scancel of the step (StepServer::signal_step's arguments).
+struct StepSignal {
+  int sig = 0;
+  bool terminate = false;
+  int64_t kill_wait_s = 30;
+  std::string notice;
+  bool graceful = false;
+};
+// A step's supervisor -> agent: the step it runs (the reply to a StatusRequest).
+struct StepStatus {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+};
+// A step's supervisor -> agent: every task of the step here has ended (the worst wait status).
+struct StepExited {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  int status = 0;
+};
+
+using Message = std::variant<Launch, Signal, Terminate, StatusRequest, Status, Started, Exited,
+                             StepLaunch, StepSignal, StepStatus, StepExited>;
 
 std::string encode(const Message& m);
 // Throws proto::BadMessage on a frame that is not one of the messages, or has a bad field.
 Message decode(const std::string& payload);
 
-// Where a node's supervisors listen: <spool>/stepd/job<id>.sock.
+// Where a node's supervisors listen: <spool>/stepd/job<id>.sock for a batch job,
+// step<id>.<step>.sock for an srun step.
 std::string socket_dir(const std::string& spool_dir);
 std::string socket_path(const std::string& spool_dir, uint64_t job_id);
+std::string step_socket_path(const std::string& spool_dir, uint64_t job_id, uint32_t step_id);
 // The jobs with a socket in `dir`, by id (other names ignored).
 std::vector<uint64_t> listed_jobs(const std::string& dir);
+// The steps with a socket in `dir`.
+std::vector<std::pair<uint64_t, uint32_t>> listed_steps(const std::string& dir);
 
 // Blocking helpers for the few places that talk to a supervisor outside an event loop (the
 // agent adopting at start, `drover down`). Each throws std::runtime_error with errno text.
@@ -83,6 +122,9 @@ struct Adopted {
 };
 std::optional<Adopted> adopt(const std::string& spool_dir, uint64_t job_id,
                              std::chrono::milliseconds timeout);
+// The same for a step's supervisor: the open link (the caller's), or -1.
+int adopt_step(const std::string& spool_dir, uint64_t job_id, uint32_t step_id,
+               std::chrono::milliseconds timeout);
 
 // Asks every supervisor of the node to end its job (as a Terminate) and waits up to `wait` for
 // them to finish; returns how many were still there. For `drover down` of a local cluster.

@@ -134,3 +134,36 @@ def test_scancel_while_the_agent_is_down_ends_the_job_once_it_is_back(make_clust
     wait_for(lambda: c.ok("squeue", "-h", "-j", str(jid), "-o", "%t").strip() == "",
              what="the job to leave the queue")
     assert open(runs).read().split() == [str(shell)]
+
+
+def test_an_srun_step_outlives_its_killed_agents(make_cluster):
+    # A two-node step inside a batch job; both agents are killed while it runs. Each node's
+    # tasks go on under their step's supervisor, which holds srun's link: their output still
+    # reaches srun, and the step and the job end as they would have.
+    c = make_cluster(nodes=2, cpus=1, mem=500)
+    gate = os.path.join(c.work, "s.go")
+    out = os.path.join(c.work, "s.out")
+    jid = c.sbatch("-N2", "-n2", "-o", out, "--wrap",
+                   f"srun -l bash -c 'echo start; while [ ! -e {gate} ]; do sleep 0.05; done; "
+                   f"echo end'; echo srun=$?")
+    c.wait_state(jid, "RUNNING")
+    wait_for(lambda: os.path.exists(out) and open(out).read().count("start") == 2,
+             what="both tasks' start")
+    for node in ("node1", "node2"):
+        pid = c.pid(f"agent-{node}.pid")
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not alive(pid), what=f"the end of {node}'s agent")
+    time.sleep(0.5)
+    c.up()
+    for node in ("node1", "node2"):
+        wait_for(lambda: f"step {jid}.0 goes on under its supervisor; adopted" in
+                 open(os.path.join(c.state_dir, f"agent-{node}.log")).read(),
+                 what=f"{node}'s adoption of the step")
+    open(gate, "w").close()
+    done = c.wait_state(jid, ["COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL"])
+    assert (done["JobState"], done["ExitCode"], done["Restarts"]) == ("COMPLETED", "0:0", "0")
+    lines = open(out).read().splitlines()
+    assert sorted(lines) == ["0: end", "0: start", "1: end", "1: start", "srun=0"], lines
+    rows = c.ok("sacct", "-P", "-n", "-S", "now-1hours", "-j", str(jid), "-o",
+                "JobID,State,ExitCode").split()
+    assert f"{jid}.0|COMPLETED|0:0" in rows, rows

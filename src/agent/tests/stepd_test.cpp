@@ -79,7 +79,7 @@ struct Supervised {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
       throw std::runtime_error("sp");
-    const int listening = listen_socket(spool, job);
+    const int listening = listen_socket(stepd::socket_path(spool, job));
     supervisor = ::fork();
     if (supervisor == 0) {
       ::close(sv[0]);
@@ -329,7 +329,7 @@ TEST(Supervisor, WithoutALaunchItStartsNothingAndLeavesNoSocket) {
   const std::string spool = t.path.string();
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-  const int listening = listen_socket(spool, 3);
+  const int listening = listen_socket(stepd::socket_path(spool, 3));
   EXPECT_EQ(fs::status(stepd::socket_dir(spool)).permissions(), fs::perms::owner_all);
   EXPECT_EQ(fs::status(stepd::socket_path(spool, 3)).permissions(),
             fs::perms::owner_read | fs::perms::owner_write);
@@ -346,4 +346,62 @@ TEST(Supervisor, WithoutALaunchItStartsNothingAndLeavesNoSocket) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
   EXPECT_FALSE(fs::exists(stepd::socket_path(spool, 3)));
   EXPECT_TRUE(ExitStore(spool + "/exits").load().empty());
+}
+
+TEST(StepdProtocol, StepMessagesSurviveTheWire) {
+  stepd::StepLaunch l;
+  l.job_id = 5;
+  l.step_id = 2;
+  l.node = "n2";
+  l.cred = R"({"job_id":5})";
+  l.launch = R"({"type":"launch"})";
+  l.peer = "127.0.0.1:4000";
+  l.key = std::string("\x00\x01\xfe\xff", 4);
+  l.send_dir = 'd';
+  l.recv_dir = 'u';
+  l.send_seq = 3;
+  l.recv_seq = 1;
+  auto back = std::get<stepd::StepLaunch>(stepd::decode(stepd::encode(l)));
+  EXPECT_EQ(back.job_id, 5u);
+  EXPECT_EQ(back.step_id, 2u);
+  EXPECT_EQ(back.node, "n2");
+  EXPECT_EQ(back.cred, l.cred);
+  EXPECT_EQ(back.launch, l.launch);
+  EXPECT_EQ(back.peer, l.peer);
+  EXPECT_EQ(back.key, l.key);
+  EXPECT_EQ(back.send_dir, 'd');
+  EXPECT_EQ(back.recv_dir, 'u');
+  EXPECT_EQ(back.send_seq, 3u);
+  EXPECT_EQ(back.recv_seq, 1u);
+  auto sig = std::get<stepd::StepSignal>(
+      stepd::decode(stepd::encode(stepd::StepSignal{SIGINT, true, 4, "CANCELLED", true})));
+  EXPECT_EQ(sig.sig, SIGINT);
+  EXPECT_TRUE(sig.terminate);
+  EXPECT_EQ(sig.kill_wait_s, 4);
+  EXPECT_EQ(sig.notice, "CANCELLED");
+  EXPECT_TRUE(sig.graceful);
+  auto st = std::get<stepd::StepStatus>(stepd::decode(stepd::encode(stepd::StepStatus{5, 2})));
+  EXPECT_EQ(st.job_id, 5u);
+  EXPECT_EQ(st.step_id, 2u);
+  auto ex = std::get<stepd::StepExited>(stepd::decode(stepd::encode(stepd::StepExited{5, 2, 9})));
+  EXPECT_EQ(ex.status, 9);
+  using drover::proto::BadMessage;
+  EXPECT_THROW(stepd::decode(R"({"type":"step_launch","job_id":1,"step_id":0,"key":"zz",)"
+                             R"("send_dir":"d","recv_dir":"u"})"),
+               BadMessage);
+  EXPECT_THROW(stepd::decode(R"({"type":"step_launch","job_id":1,"step_id":0,"key":"00",)"
+                             R"("send_dir":"dd","recv_dir":"u"})"),
+               BadMessage);
+  EXPECT_THROW(stepd::decode(R"({"type":"step_exited","step_id":0})"), BadMessage);
+}
+
+TEST(StepdProtocol, OnlyStepSocketsAreListedAsSteps) {
+  TempDir t;
+  for (const char* name : {"step4.0.sock", "step4.12.sock", "step4.sock", "step.1.sock",
+                           "stepx.1.sock", "job4.sock", "step4.1.sock.tmp"})
+    std::ofstream(t.path / name) << "";
+  EXPECT_EQ(stepd::listed_steps(t.path.string()),
+            (std::vector<std::pair<uint64_t, uint32_t>>{{4, 0}, {4, 12}}));
+  EXPECT_EQ(stepd::listed_jobs(t.path.string()), std::vector<uint64_t>{4});
+  EXPECT_EQ(stepd::step_socket_path("/s", 4, 12), "/s/stepd/step4.12.sock");
 }
