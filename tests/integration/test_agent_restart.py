@@ -1,12 +1,16 @@
-"""Agents restart without killing jobs: each batch job runs under a supervisor of its own
-(`droverd --stepd`) that outlives the agent. An agent killed with SIGKILL, or stopped with
-SIGTERM, leaves the job running; the next agent of the node adopts it, lists it as running when
-it registers, and reports its end: the job ends once, as it ended, with its output, and is not
-requeued. (A job whose supervisor is gone as well is cleaned up and requeued:
-test_exactly_once.py.)"""
+"""Agents restart without killing jobs: each batch job, and each srun step on each node, runs
+under a supervisor of its own (`droverd --stepd`) that outlives the agent. An agent killed with
+SIGKILL, or stopped with SIGTERM, leaves the job running; the next agent of the node adopts it,
+lists it as running when it registers, and reports its end: the job ends once, as it ended,
+with its output, and is not requeued. A step's supervisor holds srun's link, so srun keeps its
+tasks' output and exits, and scancel still reaches an adopted step. (A job whose supervisor is
+gone as well is cleaned up and requeued: test_exactly_once.py.)"""
 import os
 import signal
+import subprocess
 import time
+
+from conftest import SLURM_BIN
 
 FIELDS = ["-P", "-n", "-X", "-S", "now-1hours", "-o", "JobID,State,ExitCode"]
 
@@ -167,3 +171,45 @@ def test_an_srun_step_outlives_its_killed_agents(make_cluster):
     rows = c.ok("sacct", "-P", "-n", "-S", "now-1hours", "-j", str(jid), "-o",
                 "JobID,State,ExitCode").split()
     assert f"{jid}.0|COMPLETED|0:0" in rows, rows
+
+
+def test_an_interactive_srun_goes_on_through_sigterm_of_its_agent(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    gate = os.path.join(c.work, "i.go")
+    srun = subprocess.Popen(
+        [os.path.join(SLURM_BIN, "srun"), "-n1", "bash", "-c",
+         f"echo before; while [ ! -e {gate} ]; do sleep 0.05; done; echo after; exit 3"],
+        env=c.env, cwd=c.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert srun.stdout.readline() == "before\n"
+        kill_agent(c, signal.SIGTERM)
+        time.sleep(0.5)
+        assert srun.poll() is None  # srun's link is the supervisor's: nothing ended it
+        c.up()
+        open(gate, "w").close()
+        out, err = srun.communicate(timeout=30)
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+    assert (srun.returncode, out) == (3, "after\n"), err
+
+
+def test_scancel_of_an_adopted_step_reaches_its_supervisor(make_cluster):
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    out = os.path.join(c.work, "k.out")
+    jid = c.sbatch("-o", out, "--wrap",
+                   "srun bash -c 'echo step; sleep 300'; echo srun=$?; sleep 300")
+    c.wait_state(jid, "RUNNING")
+    wait_for(lambda: os.path.exists(out) and "step" in open(out).read(), what="the step's start")
+    kill_agent(c)
+    c.up()
+    wait_for(lambda: f"step {jid}.0 goes on under its supervisor; adopted" in
+             open(os.path.join(c.state_dir, "agent-node1.log")).read(), what="the adoption")
+    c.ok("scancel", f"{jid}.0")
+    # The step's tasks are killed; srun ends, and the batch script goes on.
+    wait_for(lambda: "srun=" in open(out).read(), timeout=30, what="srun's end")
+    assert c.job(jid)["JobState"] == "RUNNING"
+    wait_for(lambda: c.ok("sacct", "-P", "-n", "-S", "now-1hours", "-j", f"{jid}.0", "-o",
+                          "State").strip() == "CANCELLED", what="the step's end in sacct")
+    c.ok("scancel", str(jid))
+    c.wait_state(jid, "CANCELLED")
