@@ -6,11 +6,12 @@ with its output, and is not requeued. A step's supervisor holds srun's link, so 
 tasks' output and exits, and scancel still reaches an adopted step. (A job whose supervisor is
 gone as well is cleaned up and requeued: test_exactly_once.py.)"""
 import os
+import shutil
 import signal
 import subprocess
 import time
 
-from conftest import SLURM_BIN
+from conftest import BIN, SLURM_BIN
 
 FIELDS = ["-P", "-n", "-X", "-S", "now-1hours", "-o", "JobID,State,ExitCode"]
 
@@ -213,3 +214,28 @@ def test_scancel_of_an_adopted_step_reaches_its_supervisor(make_cluster):
                           "State").strip() == "CANCELLED", what="the step's end in sacct")
     c.ok("scancel", str(jid))
     c.wait_state(jid, "CANCELLED")
+
+
+def test_a_new_build_of_the_agent_adopts_what_the_old_one_started(make_cluster):
+    # The binary is replaced while the agent is down (an upgrade: a new file under the same
+    # name); the old supervisor keeps running the old code, the new agent adopts its job.
+    c = make_cluster(nodes=1, cpus=1, mem=500)
+    jid, runs, gate = gated_job(c, "u", 0)
+    shell = int(open(runs).read().split()[0])
+    kill_agent(c)
+    droverd = os.path.join(BIN, "droverd")
+    shutil.copy2(droverd, droverd + ".new")
+    os.replace(droverd + ".new", droverd)
+    with open(f"/proc/{shell}/stat") as f:
+        supervisor = int(f.read().rsplit(")", 1)[1].split()[1])
+    assert os.readlink(f"/proc/{supervisor}/exe").endswith(" (deleted)")
+    c.up()
+    wait_for(lambda: f"job {jid}: run 1 (pid {shell}) goes on under its supervisor; adopted" in
+             open(os.path.join(c.state_dir, "agent-node1.log")).read(), what="the adoption")
+    open(gate, "w").close()
+    done = c.wait_state(jid, ["COMPLETED", "FAILED", "CANCELLED", "NODE_FAIL"])
+    assert (done["JobState"], done["ExitCode"], done["Restarts"]) == ("COMPLETED", "0:0", "0")
+    assert open(runs).read().split() == [str(shell)]
+    # The new build's own supervisors run what comes next.
+    other = c.sbatch("--wrap", "true")
+    assert c.wait_state(other, ["COMPLETED", "FAILED"])["JobState"] == "COMPLETED"
