@@ -68,15 +68,17 @@ void Connection::set_session_key(std::string key, bool is_controller) {
 
 int Connection::hand_over(SessionState& state) {
   if (closed_ || writing_ || !out_.empty()) return -1;
-  const int fd = ::fcntl(socket_.native_handle(), F_DUPFD_CLOEXEC, 0);
-  if (fd < 0) return -1;
+  // release(), not close(): the descriptor leaves this process's epoll set too (closing a copy
+  // would leave the socket registered there while the other process holds it).
+  boost::system::error_code ec;
+  const int fd = socket_.release(ec);
+  if (ec || fd < 0) return -1;
   state = {key_, send_dir_, recv_dir_, send_seq_, recv_seq_};
   closed_ = true;  // the read that would follow this frame is never started
   idle_timer_.cancel();
   handshake_timer_.cancel();
   // The handlers stay (the message handler may be the caller); closed_ keeps them from running.
-  boost::system::error_code ignored;
-  socket_.close(ignored);  // this descriptor only: the socket lives on in `fd`
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   return fd;
 }
 

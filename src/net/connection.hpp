@@ -56,8 +56,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     uint64_t send_seq = 0, recv_seq = 0;
   };
   // Hands the socket over: this connection stops reading and writing without shutting the
-  // socket down or calling its close handler, and returns a duplicate of its descriptor (the
-  // caller's) with the session's state. Must be called on the executor, from a message handler
+  // socket down or calling its close handler, and returns its descriptor (now the caller's)
+  // with the session's state. Must be called on the executor, from a message handler
   // (so no read is in flight); -1 while a frame is still being written.
   int hand_over(SessionState& state);
   // The other end of hand_over(), before start().
