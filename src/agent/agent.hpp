@@ -32,10 +32,10 @@ struct AgentOptions {
 };
 
 // The node agent: keeps one authenticated connection to the controller, starts a supervisor
-// for each batch job (which runs the batch shell and outlives the agent), runs srun's tasks,
-// and reports how jobs ended. Exits are remembered until the controller acknowledges them, on
-// disk too, so none is lost across a controller restart, a dropped connection or the agent's
-// own death.
+// for each batch job and each srun step (which runs the job's shell or the step's tasks and
+// outlives the agent), relays signals and ends to them, and reports how they ended. Exits are
+// remembered until the controller acknowledges them, on disk too, so none is lost across a
+// controller restart, a dropped connection or the agent's own death.
 class Agent {
  public:
   explicit Agent(AgentOptions opts);

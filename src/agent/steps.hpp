@@ -25,7 +25,8 @@ class ProcTrack;
 // signed (who runs which tasks where, for how long); the agent checks it with the cluster key,
 // both sides derive a session key from the step key, and the link then carries srun's launch
 // request, input and signals one way and the tasks' output and exits the other (see
-// proto/step_io.hpp). A credential launches once.
+// proto/step_io.hpp). A credential launches once. In the agent, a launch is handed with the
+// link to the step's supervisor (on_launch), whose own StepServer runs the tasks (resume).
 class StepServer {
  public:
   // `track` (may be null) puts each step's tasks into a cgroup of their own.
