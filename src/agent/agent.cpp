@@ -14,6 +14,8 @@
 #include <filesystem>
 
 #include "agent/launch.hpp"
+#include "agent/stepd.hpp"
+#include "agent/stepd_proto.hpp"
 #include "core/export_env.hpp"
 #include "net/auth.hpp"
 #include "net/protocol.hpp"
@@ -43,20 +45,6 @@ json exit_json(uint64_t job_id, const Agent::Finished& f) {
   return j;
 }
 
-// Slurm tells the job why it is being killed, in its error file. The agent may be root, so it
-// writes only to a regular file (not through a symlink) that the job's user owns.
-void append_notice(const std::string& path, uid_t owner, const std::string& line) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != owner) {
-    ::close(fd);
-    return;
-  }
-  std::string text = line + "\n";
-  (void)!::write(fd, text.data(), text.size());
-  ::close(fd);
-}
 }  // namespace
 
 Agent::Agent(AgentOptions opts)
@@ -69,14 +57,18 @@ Agent::Agent(AgentOptions opts)
 
 int Agent::run() {
   std::filesystem::create_directories(opts_.spool_dir);
-  // What a previous agent of this node still runs is gone before this one registers: the
-  // controller requeues the jobs it does not hear of, and they must not run twice at once.
-  if (auto left = proctrack_.kill_leftovers(std::chrono::seconds(15)); !left.empty())
+  // Batch jobs whose supervisors outlived a previous agent go on: this agent takes them over
+  // and lists them as running. What else a previous agent left (srun's tasks, a job whose
+  // supervisor died) is gone before this one registers: the controller requeues the jobs it
+  // does not hear of, and they must not run twice at once.
+  const auto adopted = adopt_supervisors();
+  if (auto left = proctrack_.kill_leftovers(std::chrono::seconds(15), adopted); !left.empty())
     spdlog::warn("removed {} job cgroup(s) a previous agent of {} left", left.size(), opts_.node);
-  // Exits a previous agent recorded and never saw acknowledged: reported in the registration,
-  // so that the controller ends those jobs as they ended rather than requeue them. Those whose
-  // leftover cgroup was just removed count too: their shell had ended, only stragglers were
-  // killed.
+  // Exits recorded (by supervisors, or a previous agent) and never acknowledged: reported in
+  // the registration, so that the controller ends those jobs as they ended rather than requeue
+  // them. Read after the adoption: a supervisor records its job's exit before it removes its
+  // socket, so a job is either adopted or found here. Those whose leftover cgroup was just
+  // removed count too: their shell had ended, only stragglers were killed.
   try {
     exits_.open();
   } catch (const std::exception& e) {
@@ -90,6 +82,8 @@ int Agent::run() {
     step_ended(job_id, step_id);
     send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
   };
+  steps_.on_launch = [this](const std::shared_ptr<net::Connection>& srun, const json& cred,
+                            const json& launch) { return hand_step(srun, cred, launch); };
   steps_.listen(opts_.listen_address);
   spdlog::info("listening for srun on {}", steps_.launch_addr());
   child_signals_.async_wait([this](auto, int) { reap(); });
@@ -223,6 +217,12 @@ void Agent::dispatch(const std::string& type, const json& msg) {
   } else if (type == "terminate") {
     steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
                          msg.value("step_notice", ""));
+    const uint64_t job = msg.at("job_id").get<uint64_t>();
+    for (auto it = step_links_.lower_bound({job, 0});
+         it != step_links_.end() && it->first.first == job; ++it)
+      it->second->send(stepd::encode(stepd::Terminate{msg.value("kill_wait", int64_t{30}),
+                                                      msg.value("step_notice", "")}),
+                       false);
     terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
               msg.value("notice", ""));
   } else if (type == "step_signal") {
@@ -230,6 +230,14 @@ void Agent::dispatch(const std::string& type, const json& msg) {
                        msg.value("signal", SIGKILL), msg.value("terminate", false),
                        msg.value("kill_wait", 30), msg.value("step_notice", ""),
                        msg.value("graceful", false));
+    if (auto it =
+            step_links_.find({msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>()});
+        it != step_links_.end())
+      it->second->send(stepd::encode(stepd::StepSignal{
+                           msg.value("signal", SIGKILL), msg.value("terminate", false),
+                           msg.value("kill_wait", int64_t{30}), msg.value("step_notice", ""),
+                           msg.value("graceful", false)}),
+                       false);
   } else if (type == "signal") {
     signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
                msg.value("batch_only", false));
@@ -292,41 +300,180 @@ void Agent::launch(const json& msg) {
     spec.script_path = dir + "/slurm_script";
     write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
+    const SupervisorLink link =
+        start_supervisor(opts_.spool_dir, stepd::socket_path(opts_.spool_dir, spec.job_id));
+    attach_supervisor(spec.job_id, run, 0, link.fd);
     // --mem/--mem-per-cpu: what the job holds on this node is its limit here.
-    spec.cgroup_procs = proctrack_.prepare(spec.job_id, "batch", msg.value("mem_mb", int64_t{0}));
-    Spawned child{};
-    try {
-      child = spawn_batch(spec);
-    } catch (...) {
-      for (int fd : spec.cgroup_procs) ::close(fd);
-      throw;
-    }
-    for (int fd : spec.cgroup_procs) ::close(fd);
-    const pid_t pid = child.pid;
-    running_[spec.job_id] =
-        Running{pid,  spec.std_err, ::geteuid() == 0 ? spec.uid : ::geteuid(), run, nullptr,
-                true, std::nullopt};
-    auto exec_pipe = std::make_shared<asio::posix::stream_descriptor>(io_, child.exec_fd);
-    auto byte = std::make_shared<char>();
-    exec_pipe->async_read_some(
-        asio::buffer(byte.get(), 1),
-        [this, exec_pipe, byte, id = spec.job_id, pid](auto, size_t) { on_exec(id, pid); });
-    spdlog::info("job {} started, pid {}", spec.job_id, pid);
-    send({{"type", "started"}, {"job_id", spec.job_id}, {"pid", pid}});
+    running_.at(spec.job_id)
+        .stepd->send(stepd::encode(stepd::Launch{std::move(spec), run,
+                                                 msg.value("mem_mb", int64_t{0}), opts_.node}),
+                     false);
+    spdlog::info("job {}: supervisor started, pid {}", msg.at("job_id").get<uint64_t>(), link.pid);
   } catch (const std::exception& e) {
     spdlog::error("job {} failed to launch: {}", spec.job_id, e.what());
     report_exit(spec.job_id, run, 1 << 8);
   }
 }
 
-void Agent::on_exec(uint64_t job_id, pid_t pid) {
-  auto it = running_.find(job_id);
-  if (it == running_.end() || it->second.pid != pid) return;  // it died before exec
-  it->second.exec_pending = false;
-  if (auto deferred = std::move(it->second.deferred_terminate)) {
-    it->second.deferred_terminate.reset();
-    terminate(job_id, deferred->first, deferred->second);
+std::set<std::pair<uint64_t, std::string>> Agent::adopt_supervisors() {
+  std::set<std::pair<uint64_t, std::string>> adopted;
+  const std::string dir = stepd::socket_dir(opts_.spool_dir);
+  for (uint64_t id : stepd::listed_jobs(dir)) {
+    const auto a = stepd::adopt(opts_.spool_dir, id, std::chrono::seconds(5));
+    if (!a) continue;
+    spdlog::info("job {}: run {} (pid {}) goes on under its supervisor; adopted", id, a->status.run,
+                 a->status.pid);
+    attach_supervisor(id, a->status.run, a->status.pid, a->fd);
+    adopted.insert({id, "batch"});
   }
+  for (const auto& [job, step] : stepd::listed_steps(dir)) {
+    const int fd = stepd::adopt_step(opts_.spool_dir, job, step, std::chrono::seconds(5));
+    if (fd < 0) continue;
+    spdlog::info("step {}.{} goes on under its supervisor; adopted", job, step);
+    attach_step_supervisor(job, step, fd);
+    adopted.insert({job, std::to_string(step)});
+  }
+  return adopted;
+}
+
+bool Agent::hand_step(const std::shared_ptr<net::Connection>& srun, const json& cred,
+                      const json& launch) {
+  const uint64_t job = proto::get_uint(cred, "job_id");
+  const auto step = static_cast<uint32_t>(proto::get_uint(cred, "step_id"));
+  net::Connection::SessionState session;
+  const int fd = srun->hand_over(session);
+  if (fd < 0) return false;  // a frame still on its way out: the step runs here, unsupervised
+  try {
+    const SupervisorLink link =
+        start_supervisor(opts_.spool_dir, stepd::step_socket_path(opts_.spool_dir, job, step), fd);
+    ::close(fd);
+    attach_step_supervisor(job, step, link.fd);
+    step_links_.at({job, step})
+        ->send(stepd::encode(stepd::StepLaunch{job, step, opts_.node, proto::dump(cred),
+                                               proto::dump(launch), srun->peer(), session.key,
+                                               session.send_dir, session.recv_dir, session.send_seq,
+                                               session.recv_seq}),
+               false);
+    spdlog::info("step {}.{}: supervisor started for srun at {}, pid {}", job, step, srun->peer(),
+                 link.pid);
+  } catch (const std::exception& e) {
+    ::close(fd);
+    spdlog::error("step {}.{}: cannot start its supervisor ({}); srun's link is dropped", job, step,
+                  e.what());
+  }
+  return true;
+}
+
+void Agent::attach_step_supervisor(uint64_t job_id, uint32_t step_id, int fd) {
+  auto link = std::make_shared<net::Connection>(
+      net::Connection::Socket(io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd));
+  if (auto old = step_links_.find({job_id, step_id}); old != step_links_.end())
+    old->second->close();
+  step_links_[{job_id, step_id}] = link;
+  std::weak_ptr<net::Connection> weak = link;
+  link->start(
+      [this, job_id, step_id, weak](std::string payload) {
+        if (auto l = weak.lock()) step_supervisor_message(job_id, step_id, l, payload);
+      },
+      [this, job_id, step_id, weak](const std::string&) {
+        if (auto l = weak.lock()) step_supervisor_gone(job_id, step_id, l, SIGKILL);
+      });
+}
+
+void Agent::step_supervisor_message(uint64_t job_id, uint32_t step_id,
+                                    const std::shared_ptr<net::Connection>& link,
+                                    const std::string& payload) {
+  try {
+    const stepd::Message m = stepd::decode(payload);
+    if (const auto* e = std::get_if<stepd::StepExited>(&m);
+        e && e->job_id == job_id && e->step_id == step_id)
+      step_supervisor_gone(job_id, step_id, link, e->status);
+  } catch (const std::exception& e) {
+    spdlog::error("step {}.{}: bad message from its supervisor: {}", job_id, step_id, e.what());
+  }
+}
+
+// The step has ended (or its supervisor died, which ends it): the controller hears it even
+// when srun is gone, and what its tasks left goes.
+void Agent::step_supervisor_gone(uint64_t job_id, uint32_t step_id,
+                                 const std::shared_ptr<net::Connection>& link, int status) {
+  auto it = step_links_.find({job_id, step_id});
+  if (stopping_ || it == step_links_.end() || it->second != link) return;
+  step_links_.erase(it);
+  link->close();
+  if (status == SIGKILL)
+    spdlog::error("step {}.{}: its supervisor is gone without the step's end", job_id, step_id);
+  step_ended(job_id, step_id);
+  send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
+}
+
+void Agent::attach_supervisor(uint64_t job_id, uint32_t run, pid_t pid, int fd) {
+  auto link = std::make_shared<net::Connection>(
+      net::Connection::Socket(io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd));
+  running_[job_id] = Running{link, run, pid};
+  link->start(
+      [this, job_id, weak = std::weak_ptr<net::Connection>(link)](std::string payload) {
+        if (auto l = weak.lock()) on_supervisor_message(job_id, l, payload);
+      },
+      [this, job_id, weak = std::weak_ptr<net::Connection>(link)](const std::string&) {
+        if (auto l = weak.lock()) supervisor_gone(job_id, l);
+      });
+}
+
+void Agent::on_supervisor_message(uint64_t job_id, const std::shared_ptr<net::Connection>& link,
+                                  const std::string& payload) {
+  auto it = running_.find(job_id);
+  if (it == running_.end() || it->second.stepd != link) return;
+  try {
+    const stepd::Message m = stepd::decode(payload);
+    if (const auto* s = std::get_if<stepd::Started>(&m)) {
+      it->second.pid = s->pid;
+      spdlog::info("job {} started, pid {}", job_id, s->pid);
+      send({{"type", "started"}, {"job_id", job_id}, {"pid", s->pid}});
+    } else if (const auto* e = std::get_if<stepd::Exited>(&m); e && e->job_id == job_id) {
+      job_ended(job_id, e->record);
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("job {}: bad message from its supervisor: {}", job_id, e.what());
+  }
+}
+
+void Agent::supervisor_gone(uint64_t job_id, const std::shared_ptr<net::Connection>& link) {
+  auto it = running_.find(job_id);
+  if (stopping_ || it == running_.end() || it->second.stepd != link) return;
+  const uint32_t run = it->second.run;
+  // Its exit message may not have made it: the record it wrote before it went says how the
+  // job ended.
+  auto stored = exits_.load();
+  if (auto f = stored.find(job_id); f != stored.end() && f->second.run == run)
+    return job_ended(job_id, f->second);
+  // The supervisor itself died (killed, out of memory): the job cannot be watched any more and
+  // ends here, as a job whose processes were killed.
+  spdlog::error("job {}: its supervisor is gone without recording an exit; killing the job",
+                job_id);
+  proctrack_.kill(job_id);
+  if (it->second.pid > 0) ::kill(-it->second.pid, SIGKILL);
+  when_gone(job_id, "", [this, job_id, run] {
+    auto it = running_.find(job_id);
+    if (it == running_.end() || it->second.run != run) return;
+    proctrack_.remove(job_id);
+    running_.erase(it);
+    std::error_code ignored;
+    std::filesystem::remove_all(job_dir(job_id), ignored);
+    report_exit(job_id, run, SIGKILL);
+    maybe_stop();
+  });
+}
+
+void Agent::job_ended(uint64_t job_id, const Finished& f) {
+  auto it = running_.find(job_id);
+  if (it == running_.end()) return;
+  it->second.stepd->close();
+  running_.erase(it);
+  spdlog::info("job {} ended, wait status {}", job_id, f.status);
+  // The supervisor has recorded it in the exit store: reported from there until acknowledged.
+  send_exit(job_id, finished_[job_id] = f);
+  maybe_stop();
 }
 
 void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice) {
@@ -349,85 +496,22 @@ void Agent::terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& n
     }
     return;
   }
-  if (it->second.shell_exited) return proctrack_.kill(job_id);  // being killed already
-  if (it->second.exec_pending) {
-    // Its output files are not open yet (a notice would be truncated away): wait for exec.
-    if (!it->second.deferred_terminate) it->second.deferred_terminate.emplace(kill_wait_s, notice);
-    return;
-  }
-  pid_t pgid = it->second.pid;
-  if (!notice.empty() && !it->second.kill_timer)
-    append_notice(it->second.std_err, it->second.uid,
-                  "slurmstepd-" + opts_.node + ": error: " + notice);
-  // Every process of the job: its process group, and through its cgroup those that left it.
-  ::kill(-pgid, SIGCONT);
-  ::kill(-pgid, SIGTERM);
-  proctrack_.signal(job_id, "", SIGCONT);
-  proctrack_.signal(job_id, "", SIGTERM);
-  auto timer = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(kill_wait_s));
-  timer->async_wait([this, pgid, job_id](boost::system::error_code ec) {
-    if (ec) return;
-    ::kill(-pgid, SIGKILL);
-    proctrack_.kill(job_id);
-  });
-  it->second.kill_timer = std::move(timer);
+  it->second.stepd->send(stepd::encode(stepd::Terminate{kill_wait_s, notice}), false);
 }
 
 void Agent::signal_job(uint64_t job_id, int sig, bool batch_only) {
   auto it = running_.find(job_id);
-  if (it != running_.end() && !it->second.shell_exited)
-    ::kill(batch_only ? it->second.pid : -it->second.pid, sig);
+  if (it != running_.end())
+    it->second.stepd->send(stepd::encode(stepd::Signal{sig, batch_only}), false);
 }
 
 void Agent::reap() {
   int status = 0;
   pid_t pid;
-  struct rusage ru {};
-  while ((pid = ::wait4(-1, &status, WNOHANG, &ru)) > 0) {
-    if (steps_.child_exited(pid, status)) continue;
-    for (auto it = running_.begin(); it != running_.end(); ++it) {
-      if (it->second.pid != pid || it->second.shell_exited) continue;
-      batch_ended(it->first, status, ru.ru_maxrss);
-      break;
-    }
-  }
+  // srun's tasks; the supervisors this agent started (their jobs' ends come over their links).
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) steps_.child_exited(pid, status);
   maybe_stop();
   if (!io_.stopped()) child_signals_.async_wait([this](auto, int) { reap(); });
-}
-
-void Agent::batch_ended(uint64_t id, int status, int64_t shell_max_rss_kb) {
-  Running& r = running_.at(id);
-  // The batch shell is gone: none of its children may linger, in its process group or not.
-  ::kill(-r.pid, SIGKILL);
-  r.shell_exited = true;
-  r.kill_timer.reset();
-  proctrack_.kill(id);
-  // The job has ended once its last process has: only then is it reported (and may run again).
-  when_gone(id, "", [this, id, status, shell_max_rss_kb] {
-    auto it = running_.find(id);
-    if (it == running_.end()) return;
-    const uint32_t run = it->second.run;
-    ProcTrack::Usage usage = proctrack_.usage(id);
-    // No memory cgroup: the largest process among the shell and the descendants it waited for.
-    if (usage.max_rss_bytes < 0 && shell_max_rss_kb > 0)
-      usage.max_rss_bytes = shell_max_rss_kb * 1024;
-    if (usage.oom_kills > 0)  // as Slurm 22.05's task/cgroup says it
-      append_notice(it->second.std_err, it->second.uid,
-                    "slurmstepd-" + opts_.node + ": error: Detected " +
-                        std::to_string(usage.oom_kills) +
-                        " oom-kill event(s) in StepId=" + std::to_string(id) +
-                        ".batch. Some of your processes may have been killed by the cgroup "
-                        "out-of-memory handler.");
-    proctrack_.remove(id);
-    running_.erase(it);
-    std::error_code ignored;
-    std::filesystem::remove_all(job_dir(id), ignored);
-    spdlog::info("job {} ended, wait status {}{}", id, status,
-                 usage.oom_kills > 0 ? ", " + std::to_string(usage.oom_kills) + " OOM kill(s)"
-                                     : std::string());
-    report_exit(id, run, status, usage);
-    maybe_stop();
-  });
 }
 
 void Agent::when_gone(uint64_t job_id, const std::string& step, std::function<void()> then) {
@@ -464,7 +548,7 @@ void Agent::step_ended(uint64_t job_id, uint32_t step_id) {
 }
 
 void Agent::maybe_stop() {
-  if (stopping_ && running_.empty() && steps_.idle()) io_.stop();
+  if (stopping_ && steps_.idle()) io_.stop();
 }
 
 void Agent::report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage) {
@@ -483,17 +567,18 @@ void Agent::forget_exit(std::map<uint64_t, Finished>::iterator it) {
 void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_json(job_id, f)); }
 
 void Agent::shutdown() {
+  // As slurmd: the agent goes, batch jobs and srun steps go on under their supervisors (the
+  // next agent adopts them); a step that could not be handed over ends.
   stopping_ = true;
-  spdlog::info("stopping; terminating {} running jobs", running_.size());
+  spdlog::info("stopping; {} batch job(s) and {} step(s) go on under their supervisors",
+               running_.size(), step_links_.size());
   reconnect_timer_.cancel();
   heartbeat_timer_.cancel();
   if (conn_) conn_->close();
+  for (auto& [id, r] : running_) r.stepd->close();
+  for (auto& [id, link] : step_links_) link->close();
   steps_.stop_all(5);
-  if (running_.empty() && steps_.idle()) {
-    io_.stop();
-    return;
-  }
-  for (auto& [id, r] : running_) terminate(id, 5, "");
+  maybe_stop();
 }
 
 }  // namespace drover::agent

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "agent/exit_store.hpp"
@@ -34,10 +35,11 @@ struct AgentOptions {
   std::string dynamic_conf;
 };
 
-// The node agent: keeps one authenticated connection to the controller, runs batch shells,
-// and reports how they ended. Exits are remembered until the controller acknowledges them, on
-// disk too, so none is lost across a controller restart, a dropped connection or the agent's
-// own death.
+// The node agent: keeps one authenticated connection to the controller, starts a supervisor
+// for each batch job and each srun step (which runs the job's shell or the step's tasks and
+// outlives the agent), relays signals and ends to them, and reports how they ended. Exits are
+// remembered until the controller acknowledges them, on disk too, so none is lost across a
+// controller restart, a dropped connection or the agent's own death.
 class Agent {
  public:
   explicit Agent(AgentOptions opts);
@@ -46,16 +48,11 @@ class Agent {
   using Finished = ExitRecord;
 
  private:
+  // A batch job, run by its supervisor (stepd.hpp): the agent only relays to it.
   struct Running {
-    pid_t pid;
-    std::string std_err;  // where cancellation notices go
-    uid_t uid;
-    uint32_t run;  // which run of the job (a requeued job runs again under the same id)
-    std::unique_ptr<boost::asio::steady_timer> kill_timer;
-    bool exec_pending = true;  // forked, not yet running the script
-    // A terminate that came before the script ran: applied once it does.
-    std::optional<std::pair<int64_t, std::string>> deferred_terminate;
-    bool shell_exited = false;  // the rest of the job's processes are being killed
+    std::shared_ptr<net::Connection> stepd;  // the link to the job's supervisor
+    uint32_t run;   // which run of the job (a requeued job runs again under the same id)
+    pid_t pid = 0;  // the batch shell, once the supervisor has forked it
   };
   void connect();
   void schedule_reconnect();
@@ -69,9 +66,25 @@ class Agent {
   void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
   void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();
-  void on_exec(uint64_t job_id, pid_t pid);
+  // Supervisors a previous agent of this node started and that still run their jobs and
+  // steps: taken over, before the registration lists the jobs as running. Returns the (job,
+  // step) cgroups they hold ("batch" for a batch job).
+  std::set<std::pair<uint64_t, std::string>> adopt_supervisors();
+  // StepServer::on_launch: srun's link and the step go to a supervisor of their own.
+  bool hand_step(const std::shared_ptr<net::Connection>& srun, const nlohmann::json& cred,
+                 const nlohmann::json& launch);
+  void attach_step_supervisor(uint64_t job_id, uint32_t step_id, int fd);
+  void step_supervisor_message(uint64_t job_id, uint32_t step_id,
+                               const std::shared_ptr<net::Connection>& link,
+                               const std::string& payload);
+  void step_supervisor_gone(uint64_t job_id, uint32_t step_id,
+                            const std::shared_ptr<net::Connection>& link, int status);
+  void attach_supervisor(uint64_t job_id, uint32_t run, pid_t pid, int fd);
+  void on_supervisor_message(uint64_t job_id, const std::shared_ptr<net::Connection>& link,
+                             const std::string& payload);
+  void supervisor_gone(uint64_t job_id, const std::shared_ptr<net::Connection>& link);
+  void job_ended(uint64_t job_id, const Finished& f);
   void report_exit(uint64_t job_id, uint32_t run, int status, ProcTrack::Usage usage = {});
-  void batch_ended(uint64_t job_id, int status, int64_t shell_max_rss_kb);
   void when_gone(uint64_t job_id, const std::string& step, std::function<void()> then);
   void step_ended(uint64_t job_id, uint32_t step_id);
   void maybe_stop();
@@ -93,6 +106,8 @@ class Agent {
   int heartbeat_interval_s_ = 10;
   int reconnect_delay_ms_ = 100;
   std::map<uint64_t, Running> running_;
+  // srun steps run by their supervisors: the links to them.
+  std::map<std::pair<uint64_t, uint32_t>, std::shared_ptr<net::Connection>> step_links_;
   std::map<uint64_t, Finished> finished_;        // until the controller acknowledges them
   ExitStore exits_{opts_.spool_dir + "/exits"};  // finished_, as it outlives this process
   // This process among the node's agents (new at each start): the controller sends a launch

@@ -1,5 +1,6 @@
 // droverd: the node agent.
 #include <pthread.h>
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include "agent/agent.hpp"
 #include "agent/vouch.hpp"
 #include "net/keys.hpp"
+#include "agent/stepd.hpp"
+#include "net/auth.hpp"
 
 namespace {
 int usage() {
@@ -45,6 +48,12 @@ int main(int argc, char** argv) {
   // What the agent creates (spool, job scripts) is its own unless it says otherwise; jobs get
   // their submitter's umask (SLURM_UMASK) in launch.cpp.
   ::umask(077);
+  // A job's or step's supervisor (agent/stepd.hpp), started by the agent: its link is fd 3,
+  // its socket fd 4, srun's link (a step's) fd 5.
+  if (argc == 4 && std::string(argv[1]) == "--stepd" && std::string(argv[2]) == "--spool") {
+    spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [stepd] %v");
+    return drover::agent::run_supervisor(3, 4, argv[3], ::fcntl(5, F_GETFD) >= 0 ? 5 : -1);
+  }
   drover::agent::AgentOptions opts;
   std::string key_file, controller, auth_socket;
   bool login = false;

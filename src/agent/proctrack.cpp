@@ -194,7 +194,7 @@ ProcTrack::ProcTrack(const std::string& node, const std::string& spool_dir, cons
 }
 
 ProcTrack::~ProcTrack() {
-  if (!enabled()) return;
+  if (!enabled() || keep_subtree_) return;
   ::rmdir((layout_.track + "/" + name_).c_str());
   if (limits_memory() && !layout_.memory_v2) ::rmdir((layout_.memory + "/" + name_).c_str());
 }
@@ -310,9 +310,35 @@ bool ProcTrack::remove(uint64_t job, const std::string& step) const {
   return gone;
 }
 
-std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait) const {
+std::vector<uint64_t> ProcTrack::kill_leftovers(
+    std::chrono::milliseconds wait, const std::set<std::pair<uint64_t, std::string>>& keep) const {
   if (!enabled()) return {};
-  std::vector<uint64_t> ids = job_ids_under(layout_.track + "/" + name_);
+  std::set<uint64_t> kept_jobs;
+  for (const auto& k : keep) kept_jobs.insert(k.first);
+  std::vector<uint64_t> ids;
+  for (uint64_t id : job_ids_under(layout_.track + "/" + name_)) {
+    if (!kept_jobs.count(id)) {
+      ids.push_back(id);
+      continue;
+    }
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(track_dir(id, ""), ec)) {
+      const std::string name = e.path().filename().string();
+      if (!e.is_directory(ec) || name.rfind("step_", 0) != 0) continue;
+      const std::string step = name.substr(5);
+      if (keep.count({id, step})) continue;
+      kill(id, step);
+      const auto deadline = std::chrono::steady_clock::now() + wait;
+      while (populated(id, step) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        kill(id, step);
+      }
+      if (!remove(id, step))
+        spdlog::error("job {}: step {} a previous agent left is still there", id, step);
+      else
+        spdlog::warn("job {}: removed step {} a previous agent left", id, step);
+    }
+  }
   for (uint64_t id : ids) {
     std::vector<pid_t> pids;
     collect_pids(track_dir(id, ""), pids);
@@ -335,7 +361,8 @@ std::vector<uint64_t> ProcTrack::kill_leftovers(std::chrono::milliseconds wait) 
   }
   // Memory cgroups (v1) of jobs whose tracking cgroup had already gone.
   if (limits_memory() && !layout_.memory_v2)
-    for (uint64_t id : job_ids_under(layout_.memory + "/" + name_)) remove_tree(memory_dir(id));
+    for (uint64_t id : job_ids_under(layout_.memory + "/" + name_))
+      if (!kept_jobs.count(id)) remove_tree(memory_dir(id));
   return ids;
 }
 

@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace drover::agent {
@@ -39,8 +41,10 @@ class ProcTrack {
   // root privileges or cgroups, nothing is tracked (jobs are killed by process group).
   ProcTrack(const std::string& node, const std::string& spool_dir,
             const std::string& root = "/sys/fs/cgroup");
-  // The agent's own subtree goes with it when no job is left in it.
+  // The agent's own subtree goes with it when no job is left in it (unless keep_subtree()).
   ~ProcTrack();
+  // For a job's supervisor: the subtree is the agent's, left in place.
+  void keep_subtree() { keep_subtree_ = true; }
   ProcTrack(const ProcTrack&) = delete;
   ProcTrack& operator=(const ProcTrack&) = delete;
   bool enabled() const { return !layout_.track.empty(); }
@@ -65,8 +69,12 @@ class ProcTrack {
   // Removes the cgroups of an empty job (or of one step); false if something is left.
   bool remove(uint64_t job, const std::string& step = "") const;
   // Jobs a previous agent of this node left running: killed, waited for (up to `wait`) and
-  // removed, before this agent registers. Returns their ids.
-  std::vector<uint64_t> kill_leftovers(std::chrono::milliseconds wait) const;
+  // removed, before this agent registers. Returns their ids. The (job, step) cgroups in `keep`
+  // (whose supervisors still run them: "batch", an srun step) stay; of their jobs only the
+  // other steps go.
+  std::vector<uint64_t> kill_leftovers(
+      std::chrono::milliseconds wait,
+      const std::set<std::pair<uint64_t, std::string>>& keep = {}) const;
 
  private:
   std::string track_dir(uint64_t job, const std::string& step) const;
@@ -74,6 +82,7 @@ class ProcTrack {
 
   CgroupLayout layout_;
   std::string name_;  // drover/<node>_<tag>
+  bool keep_subtree_ = false;
 };
 
 // In the forked child (async-signal-safe): writes its pid into each cgroup.procs descriptor.

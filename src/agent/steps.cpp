@@ -114,6 +114,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
       const json msg = proto::decode_object(payload);
       const std::string type = proto::get_string(msg, "type");
       if (type == "launch" && !launched) {
+        if (server.on_launch && server.on_launch(conn, cred, msg)) return handed_over();
         launch(msg);
       } else if (type == "signal") {
         signal_tasks(static_cast<int>(proto::get_int(msg, "signal", SIGTERM)));
@@ -121,6 +122,13 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     } catch (const std::exception& e) {
       refuse(std::string("Invalid request: ") + e.what());
     }
+  }
+
+  // The step went to a supervisor with the link: nothing of it is left here.
+  void handed_over() {
+    handshake_ticket.reset();
+    boost::asio::post(server.io_,
+                      [self = shared_from_this()] { self->server.sessions_.erase(self); });
   }
 
   void refuse(const std::string& why) {
@@ -533,20 +541,39 @@ void StepServer::accept() {
     conn->set_limits(limits);
     auto session = std::make_shared<Session>(*this, conn);
     session->handshake_ticket = std::move(handshake);
-    sessions_.insert(session);
-    std::weak_ptr<Session> weak = session;
-    conn->start(
-        [weak](std::string payload) {
-          if (auto s = weak.lock()) s->on_message(payload);
-        },
-        [this, weak, ticket](const std::string&) {
-          auto s = weak.lock();
-          if (!s) return;
-          s->closed();
-          if (s->finished()) sessions_.erase(s);  // pending handlers keep it alive till done
-        });
+    start_session(session, std::move(ticket));
     accept();
   });
+}
+
+void StepServer::start_session(const std::shared_ptr<Session>& session,
+                               std::shared_ptr<void> admission_ticket) {
+  sessions_.insert(session);
+  std::weak_ptr<Session> weak = session;
+  session->conn->start(
+      [weak](std::string payload) {
+        if (auto s = weak.lock()) s->on_message(payload);
+      },
+      [this, weak, admission_ticket](const std::string&) {
+        auto s = weak.lock();
+        if (!s) return;
+        s->closed();
+        if (s->finished()) sessions_.erase(s);  // pending handlers keep it alive till done
+      });
+}
+
+void StepServer::resume(std::shared_ptr<net::Connection> link, const json& cred,
+                        const json& launch) {
+  auto session = std::make_shared<Session>(*this, std::move(link));
+  session->authenticated = true;
+  session->cred = cred;
+  session->job_id = proto::get_uint(cred, "job_id");
+  session->step_id = static_cast<uint32_t>(proto::get_uint(cred, "step_id"));
+  launched_.insert(
+      {session->job_id, session->step_id, static_cast<uint32_t>(proto::get_uint(cred, "run"))});
+  start_session(session, nullptr);
+  session->launched = true;
+  session->launch(launch);
 }
 
 bool StepServer::child_exited(pid_t pid, int status) {

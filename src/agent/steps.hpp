@@ -7,11 +7,16 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
 
 #include "net/admission.hpp"
+
+namespace drover::net {
+class Connection;
+}
 
 namespace drover::agent {
 class ProcTrack;
@@ -20,7 +25,9 @@ class ProcTrack;
 // signed (who runs which tasks where, for how long); the agent checks it with the controller's
 // public key, both sides derive a session key from this node's step key (net/keys.hpp), and the
 // link then carries srun's launch request, input and signals one way and the tasks' output and
-// exits the other (see proto/step_io.hpp). A credential launches once.
+// exits the other (see proto/step_io.hpp). A credential launches once. In the agent, a launch
+// is handed with the link to the step's supervisor (on_launch), whose own StepServer runs the
+// tasks (resume).
 class StepServer {
  public:
   // `track` (may be null) puts each step's tasks into a cgroup of their own.
@@ -44,6 +51,17 @@ class StepServer {
                    const std::string& notice, bool graceful = false);
   void stop_all(int64_t kill_wait_s);
   bool idle() const { return task_owner_.empty(); }
+  // No srun link is open (every session has ended or was handed over).
+  bool no_sessions() const { return sessions_.empty(); }
+  // Set by the agent: offered each step srun asks to launch, once its credential is checked;
+  // true when it took the step over (the link is then no longer this server's). `launch` is
+  // srun's launch request.
+  std::function<bool(const std::shared_ptr<net::Connection>& link, const nlohmann::json& cred,
+                     const nlohmann::json& launch)>
+      on_launch;
+  // In a step's supervisor: the link and step an agent handed over (on_launch), launched here.
+  void resume(std::shared_ptr<net::Connection> link, const nlohmann::json& cred,
+              const nlohmann::json& launch);
   // Called when every task of a step here has ended (with the worst wait status), so the
   // controller learns of it even when srun is gone.
   std::function<void(uint64_t job_id, uint32_t step_id, int status)> on_step_end;
@@ -53,6 +71,8 @@ class StepServer {
  private:
   friend struct Session;
   void accept();
+  void start_session(const std::shared_ptr<Session>& session,
+                     std::shared_ptr<void> admission_ticket);
 
   boost::asio::io_context& io_;
   std::string node_, key_;  // key_: this node's own key

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/stepd_proto.hpp"
 #include "core/hostlist.hpp"
 #include "core/slurm_conf.hpp"
 #include "core/text.hpp"
@@ -504,7 +505,7 @@ int cluster_down(const std::string& state_dir) {
     std::error_code ec;
     fs::remove(pid_file, ec);
   };
-  // Agents first: they end their jobs' processes; the controller keeps the queue.
+  // Agents first; the controller keeps the queue.
   std::vector<std::thread> stoppers;
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
@@ -512,6 +513,18 @@ int cluster_down(const std::string& state_dir) {
       stoppers.emplace_back(stop, entry.path(), "droverd", 10);
   }
   for (auto& t : stoppers) t.join();
+  // A stopped agent leaves its batch jobs to their supervisors (as slurmd does); a local
+  // cluster brought down ends them too. Their exits wait in each node's spool for the next up.
+  std::error_code ec;
+  if (fs::is_directory(dir / "spool", ec)) {
+    stoppers.clear();
+    for (const auto& entry : fs::directory_iterator(dir / "spool", ec))
+      stoppers.emplace_back([spool = entry.path().string()] {
+        if (int left = agent::stepd::terminate_all(spool, 2, std::chrono::seconds(15)); left > 0)
+          std::cerr << "drover: " << left << " job supervisor(s) in " << spool << " did not end\n";
+      });
+    for (auto& t : stoppers) t.join();
+  }
   stop(dir / "ctld.pid", "droverctld", 10);
   if (plan) {
     // Also after a crash: whatever of the cluster's network is still there goes.

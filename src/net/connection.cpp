@@ -1,5 +1,7 @@
 #include "net/connection.hpp"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/post.hpp>
@@ -62,6 +64,30 @@ void Connection::set_session_key(std::string key, bool is_controller) {
   handshake_timer_.cancel();
   send_dir_ = is_controller ? 'd' : 'u';  // down to agents, up to the controller
   recv_dir_ = is_controller ? 'u' : 'd';
+}
+
+int Connection::hand_over(SessionState& state) {
+  if (closed_ || writing_ || !out_.empty()) return -1;
+  // release(), not close(): the descriptor leaves this process's epoll set too (closing a copy
+  // would leave the socket registered there while the other process holds it).
+  boost::system::error_code ec;
+  const int fd = socket_.release(ec);
+  if (ec || fd < 0) return -1;
+  state = {key_, send_dir_, recv_dir_, send_seq_, recv_seq_};
+  closed_ = true;  // the read that would follow this frame is never started
+  idle_timer_.cancel();
+  handshake_timer_.cancel();
+  // The handlers stay (the message handler may be the caller); closed_ keeps them from running.
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return fd;
+}
+
+void Connection::resume(const SessionState& state) {
+  key_ = state.key;
+  send_dir_ = state.send_dir;
+  recv_dir_ = state.recv_dir;
+  send_seq_ = state.send_seq;
+  recv_seq_ = state.recv_seq;
 }
 
 void Connection::send(std::string payload, bool authenticated) {

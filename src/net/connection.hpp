@@ -48,6 +48,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Must be called on the executor (from a message handler), before the next frame.
   void set_session_key(std::string key, bool is_controller);
   int native_handle() { return socket_.native_handle(); }
+  // Where an authenticated session stands, for another process to carry it on (a job's step
+  // supervisor taking over srun's link from the agent).
+  struct SessionState {
+    std::string key;
+    char send_dir = 0, recv_dir = 0;
+    uint64_t send_seq = 0, recv_seq = 0;
+  };
+  // Hands the socket over: this connection stops reading and writing without shutting the
+  // socket down or calling its close handler, and returns its descriptor (now the caller's)
+  // with the session's state. Must be called on the executor, from a message handler
+  // (so no read is in flight); -1 while a frame is still being written.
+  int hand_over(SessionState& state);
+  // The other end of hand_over(), before start().
+  void resume(const SessionState& state);
   uint64_t id() const { return id_; }
   const std::string& peer() const { return peer_; }
   void set_peer(std::string p) { peer_ = std::move(p); }

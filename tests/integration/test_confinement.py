@@ -1,6 +1,7 @@
 """Jobs confined to cgroups: every process of a job ends with it (also those that called setsid),
 its memory is limited to what it asked for (OUT_OF_MEMORY when exceeded, MaxRSS in sacct), and a
-restarted agent kills what its previous instance left before it registers."""
+restarted agent kills what its previous instance left (and no supervisor runs) before it
+registers."""
 import os
 import signal
 import time
@@ -148,12 +149,17 @@ def test_restarted_agent_kills_what_its_predecessor_left(make_cluster):
     jid = c.sbatch(c.write_script("r.sh", script))
     first = int(wait_file(starts).split()[0])
     sleeper = int(wait_file(pidfile))
+    # The agent dies and so does the job's supervisor (with it alive, the job is adopted).
+    with open(f"/proc/{first}/stat") as f:
+        supervisor = int(f.read().rsplit(")", 1)[1].split()[1])
     os.kill(c.pid("agent-node1.pid"), signal.SIGKILL)
+    os.kill(supervisor, signal.SIGKILL)
     time.sleep(0.5)
     assert alive(first) and alive(sleeper)  # nothing killed them with the agent
     c.up()  # starts the missing agent
-    # Before it registered, the new agent killed the old run and what it had started; the
-    # controller, not hearing of the run, starts it again: never beside the first.
+    # Before it registered, the new agent killed the old run, whose supervisor was gone, and
+    # what it had started; the controller, not hearing of the run, starts it again: never
+    # beside the first.
     assert wait_gone(first, 5) and wait_gone(sleeper, 5)
     deadline = time.time() + 60
     while time.time() < deadline and len(open(starts).read().split()) < 2:

@@ -133,6 +133,11 @@ def alive(pid):
         return False
 
 
+def ppid(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
 def test_restarted_agent_never_runs_a_job_beside_its_old_copy(make_cluster):
     c = make_cluster(nodes=1, cpus=1, mem=500)
     runs = os.path.join(c.work, "runs")
@@ -142,9 +147,13 @@ def test_restarted_agent_never_runs_a_job_beside_its_old_copy(make_cluster):
     while not os.path.exists(runs) and time.time() < deadline:
         time.sleep(0.05)
     first = int(open(runs).read().split()[0])
+    # The agent and the job's supervisor both die (an adopted job would simply go on).
+    supervisor = ppid(first)
+    assert "--stepd" in open(f"/proc/{supervisor}/cmdline").read().split("\0")
     os.kill(c.pid("agent-node1.pid"), signal.SIGKILL)
+    os.kill(supervisor, signal.SIGKILL)
     time.sleep(0.5)
-    assert alive(first)  # the job's processes outlive the agent...
+    assert alive(first)  # the job's processes outlive both...
     c.up()  # ...until a new agent starts: it ends them before it registers
     deadline = time.time() + 30
     while time.time() < deadline and len(open(runs).read().split()) < 2:

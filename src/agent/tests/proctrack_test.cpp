@@ -236,5 +236,49 @@ TEST(ProcTrack, KillLeftoversOnThisHost) {
   EXPECT_FALSE(after.populated(9));
 }
 
+// A job whose supervisor a restarted agent adopted keeps its batch step; what srun's tasks of
+// the old agent left in it goes, and so does every job no supervisor runs.
+TEST(ProcTrack, KillLeftoversKeepsTheBatchStepOfAnAdoptedJob) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make cgroups";
+  const std::string spool = "/tmp/proctrack-keep-" + std::to_string(::getpid());
+  ProcTrack t("unit", spool);
+  if (!t.enabled()) GTEST_SKIP() << "no writable cgroup hierarchy on this host";
+  auto start = [&](uint64_t job, const std::string& step) {
+    std::vector<int> fds = t.prepare(job, step, 0);
+    int exec_pipe[2];
+    EXPECT_EQ(::pipe2(exec_pipe, O_CLOEXEC), 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      if (!place_self(fds)) ::_exit(3);
+      ::execl("/bin/sleep", "sleep", "300", nullptr);
+      ::_exit(4);
+    }
+    for (int fd : fds) ::close(fd);
+    ::close(exec_pipe[1]);
+    char c;
+    EXPECT_EQ(::read(exec_pipe[0], &c, 1), 0);
+    ::close(exec_pipe[0]);
+    return pid;
+  };
+  const pid_t batch = start(11, "batch"), step = start(11, "0"), other = start(12, "batch");
+  std::vector<uint64_t> killed = t.kill_leftovers(std::chrono::seconds(10), {{11, "batch"}});
+  EXPECT_EQ(killed, std::vector<uint64_t>{12});
+  for (pid_t pid : {step, other}) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+  }
+  EXPECT_TRUE(t.populated(11, "batch"));
+  EXPECT_FALSE(t.populated(11, "0"));
+  EXPECT_EQ(::waitpid(batch, nullptr, WNOHANG), 0);  // still running
+  t.kill(11);
+  int status = 0;
+  ASSERT_EQ(::waitpid(batch, &status, 0), batch);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (t.populated(11) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(t.remove(11));
+}
+
 }  // namespace
 }  // namespace drover::agent

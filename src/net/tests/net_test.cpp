@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
@@ -82,6 +83,53 @@ TEST(Connection, AuthenticatedFramesArriveInOrder) {
   EXPECT_EQ(got[0], "one");
   EXPECT_EQ(got[1].size(), 100000u);
   EXPECT_EQ(got[2], "three");
+}
+
+// srun's link handed from the agent to a step's supervisor: the session goes on on the other
+// side with its key and sequence numbers, and the peer notices nothing; the old side neither
+// reads on nor shuts the socket down.
+TEST(Connection, AHandedOverSessionGoesOnWhereItWas) {
+  boost::asio::io_context io;
+  auto [srun, agent] = pair_on(io);
+  srun->set_session_key("step", true);
+  agent->set_session_key("step", false);
+  std::vector<std::string> at_srun, at_agent, at_supervisor;
+  bool agent_closed = false;
+  int fd = -1;
+  net::Connection::SessionState state;
+  agent->start(
+      [&](std::string m) {
+        at_agent.push_back(m);
+        fd = agent->hand_over(state);
+      },
+      [&](const std::string&) { agent_closed = true; });
+  srun->start([&](std::string m) { at_srun.push_back(m); }, [](const std::string&) {});
+  agent->send("accept");
+  io.run_for(std::chrono::milliseconds(200));
+  srun->send("launch");
+  srun->send("stdin");  // already on its way while the link changes hands
+  io.run_for(std::chrono::milliseconds(200));
+  ASSERT_EQ(at_agent, std::vector<std::string>{"launch"});
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(state.key, "step");
+  EXPECT_EQ(state.recv_seq, 1u);
+  EXPECT_EQ(state.send_seq, 1u);
+  auto supervisor = std::make_shared<net::Connection>(
+      net::Connection::Socket(io, boost::asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd));
+  supervisor->resume(state);
+  supervisor->start([&](std::string m) { at_supervisor.push_back(m); }, [](const std::string&) {});
+  supervisor->send("launched");
+  io.run_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(at_supervisor, std::vector<std::string>{"stdin"});
+  EXPECT_EQ(at_srun, (std::vector<std::string>{"accept", "launched"}));
+  EXPECT_FALSE(agent_closed);
+  // While a frame is still being written the link cannot change hands.
+  auto [x, y] = pair_on(io);  // y never reads: the write cannot finish
+  x->start([](std::string) {}, [](const std::string&) {});
+  x->send(std::string(1 << 22, 'z'));
+  io.poll();
+  net::Connection::SessionState ignored;
+  EXPECT_EQ(x->hand_over(ignored), -1);
 }
 
 TEST(Connection, WrongKeyClosesTheLink) {
