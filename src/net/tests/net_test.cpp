@@ -98,9 +98,11 @@ TEST(Connection, AHandedOverSessionGoesOnWhereItWas) {
   int fd = -1;
   net::Connection::SessionState state;
   agent->start(
-      [&](std::string m) {
+      // A raw pointer: clang 14 captures no structured binding, and a shared_ptr in its own
+      // handler would never be freed.
+      [&, a = agent.get()](std::string m) {
         at_agent.push_back(m);
-        fd = agent->hand_over(state);
+        fd = a->hand_over(state);
       },
       [&](const std::string&) { agent_closed = true; });
   srun->start([&](std::string m) { at_srun.push_back(m); }, [](const std::string&) {});
