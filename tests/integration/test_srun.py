@@ -274,15 +274,24 @@ def test_signals_go_to_steps_or_the_batch_shell_as_scancel_and_signal_say(make_c
             assert steps_got == (0 if mode == "-b" else 1), (mode, text)
         assert text.count("shell got USR1") == (0 if mode == "" else 1), (mode, text)
         assert text.rstrip().endswith("end")
-    # --signal without B: reaches the steps sig_time seconds before the end (here at once).
+    # --signal without B: reaches the steps sig_time seconds before the end (here 5 s after the
+    # start, time enough for the step's trap even on a loaded machine; the trap ends the step).
+    warned = os.path.join(c.work, "warned.sh")
+    with open(warned, "w") as f:
+        f.write("#!/bin/bash\n"
+                "trap 'echo shell got USR1' USR1\n"
+                "srun -n1 bash -c 'trap \"echo step got USR1; exit 0\" USR1; "
+                "for i in $(seq 120); do sleep 0.25; done' &\n"
+                "until wait; do :; done\n"
+                "echo end\n")
     out = os.path.join(c.work, "warned.out")
-    jid = c.sbatch("-t", "1", "--signal=USR1@59", "-o", out, script)
+    jid = c.sbatch("-t", "1", "--signal=USR1@55", "-o", out, warned)
     c.wait_state(jid, "COMPLETED", timeout=60)
     text = open(out).read()
     assert text.count("step got USR1") == 1 and "shell got" not in text, text
     # srun's own allocation takes --signal too (not B:, there is no batch shell).
-    p = c.run("srun", "-t", "1", "--signal=USR1@59", "bash", "-c",
-              'trap "echo warned" USR1; for i in $(seq 20); do sleep 0.25; done')
+    p = c.run("srun", "-t", "1", "--signal=USR1@55", "bash", "-c",
+              'trap "echo warned; exit 0" USR1; for i in $(seq 120); do sleep 0.25; done')
     assert p.returncode == 0 and p.stdout == "warned\n", p.stdout + p.stderr
     p = c.run("srun", "--signal=B:USR1", "true")
     assert p.returncode == 255 and "srun: error: Invalid --signal specification" in p.stderr
