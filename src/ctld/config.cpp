@@ -2,7 +2,9 @@
 
 #include <pwd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -12,6 +14,47 @@
 #include "core/text.hpp"
 
 namespace drover::ctld {
+
+Config load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw core::ParseError("cannot read " + path + ": " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_config_text(text.str(), path);
+}
+
+std::vector<std::string> restart_only_changes(const core::SlurmConf& running,
+                                              const core::SlurmConf& next) {
+  // slurm.conf(5) says these need a restart (or drover reads them only at startup).
+  static const char* const kKeys[] = {"AccountingStorageEnforce",
+                                      "AccountingStorageHost",
+                                      "AccountingStorageLoc",
+                                      "AccountingStoragePassFile",
+                                      "AccountingStoragePort",
+                                      "AccountingStorageType",
+                                      "AccountingStorageUser",
+                                      "AuthType",
+                                      "ClusterName",
+                                      "ControlMachine",
+                                      "DroverHttpAddress",
+                                      "DroverHttpPort",
+                                      "DroverMetricsTokenFile",
+                                      "GresTypes",
+                                      "MaxJobCount",
+                                      "MaxNodeCount",
+                                      "SchedulerType",
+                                      "SelectType",
+                                      "SelectTypeParameters",
+                                      "SlurmctldAddr",
+                                      "SlurmctldHost",
+                                      "SlurmctldPort",
+                                      "SlurmUser",
+                                      "StateSaveLocation"};
+  std::vector<std::string> changed;
+  for (const char* key : kKeys)
+    if (running.get(key, "") != next.get(key, "")) changed.emplace_back(key);
+  return changed;
+}
 
 Config load_config_text(const std::string& text, const std::string& source_name) {
   Config c;
