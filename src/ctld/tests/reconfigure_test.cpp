@@ -19,6 +19,13 @@ const std::string kBase =
 
 Config conf(const std::string& text) { return load_config_text(text, "slurm.conf"); }
 
+// Where a job runs: "node:cpus" per node.
+std::string where(const core::Job& job) {
+  std::string out;
+  for (const auto& a : job.alloc) out += a.node + ":" + std::to_string(a.cpus) + " ";
+  return out;
+}
+
 json partition(Harness& h, const std::string& name) {
   const json all = h.sm.query({{"what", "partitions"}}, h.now);
   for (const auto& p : all["partitions"])
@@ -34,7 +41,7 @@ TEST(Reconfigure, AppliesPartitionsAndSchedulingAndKeepsJobs) {
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
   ASSERT_EQ(h.sm.find_job(pending)->state, core::JobState::Pending);
-  const auto alloc = h.sm.find_job(running)->alloc;
+  const std::string alloc = where(*h.sm.find_job(running));
   const int64_t pending_limit = h.sm.find_job(pending)->time_limit_min;
 
   Effects re;
@@ -52,7 +59,7 @@ TEST(Reconfigure, AppliesPartitionsAndSchedulingAndKeepsJobs) {
   EXPECT_EQ(partition(h, "extra")["nodelist"], "node2");
   // The jobs are as they were: the running one keeps its nodes, the pending one its limit.
   EXPECT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
-  EXPECT_EQ(h.sm.find_job(running)->alloc, alloc);
+  EXPECT_EQ(where(*h.sm.find_job(running)), alloc);
   EXPECT_EQ(h.sm.find_job(pending)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(pending)->time_limit_min, pending_limit);
   // A new job gets the new MaxTime, and may go to the new partition.
