@@ -40,8 +40,9 @@ def test_reconfigure_applies_settings_and_keeps_jobs(make_cluster):
     running = [c.sbatch("--wrap", "sleep 120") for _ in range(2)]
     for j in running:
         c.wait_state(j, "RUNNING")
-    pending = c.sbatch("--wrap", "sleep 1")
-    before = {j: c.job(j) for j in running + [pending]}
+    pending = c.sbatch("-t", "10", "--wrap", "sleep 1")
+    unlimited = c.sbatch("--wrap", "sleep 1")  # no -t: the partition's (unlimited) MaxTime
+    before = {j: c.job(j) for j in running + [pending, unlimited]}
     assert before[pending]["JobState"] == "PENDING"
     # scontrol update's State=DOWN goes: slurm.conf's settings replace it (no ReconfigFlags).
     c.ok("scontrol", "update", "PartitionName=debug", "State=DOWN")
@@ -65,8 +66,11 @@ def test_reconfigure_applies_settings_and_keeps_jobs(make_cluster):
     # New jobs get the new limits.
     assert c.job(c.sbatch("--hold", "--wrap", "true"))["TimeLimit"] == "00:30:00"
     assert c.job(c.sbatch("--hold", "-p", "extra", "--wrap", "true"))["TimeLimit"] == "00:05:00"
+    assert c.job(unlimited)["TimeLimit"] == "UNLIMITED"
     c.ok("scancel", str(running[0]))
     c.wait_state(pending, "RUNNING")
+    # The job whose limit is now beyond MaxTime waits for it, as in Slurm.
+    assert c.job(unlimited)["Reason"] == "PartitionTimeLimit"
 
 
 def test_bad_file_is_refused_and_the_configuration_stays(make_cluster):
