@@ -164,3 +164,26 @@ TEST(Reconfigure, NodeStatesSetByScontrolStay) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Reconfigure, DynamicNodesStayInThePartitionsThatTakeThem) {
+  const std::string text =
+      "ClusterName=test\nMaxNodeCount=4\n"
+      "NodeName=node[1-2] CPUs=2 RealMemory=1000\n"
+      "PartitionName=all Nodes=ALL Default=YES\n"
+      "PartitionName=fixed Nodes=node1\n";
+  Harness h(conf(text));
+  Effects fx;
+  ASSERT_TRUE(h.sm.node_create({{"line", "NodeName=dyn1 CPUs=2 State=FUTURE"}}, h.root, fx)["ok"]);
+  const json before = partition(h, "all")["nodes"];
+  ASSERT_EQ(before.size(), 3u);
+  // The file's partitions again, and a new Nodes=ALL one: the dynamic node is in both.
+  ASSERT_EQ(h.sm.reconfigure(conf(text + "PartitionName=more Nodes=ALL\n"), h.now, fx), "");
+  EXPECT_EQ(partition(h, "all")["nodes"], before);
+  EXPECT_EQ(partition(h, "more")["nodes"], before);
+  EXPECT_EQ(partition(h, "fixed")["nodes"], json::array({"node1"}));
+  EXPECT_TRUE(h.sm.knows_node("dyn1"));
+}
+
+}  // namespace
