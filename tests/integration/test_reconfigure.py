@@ -129,3 +129,14 @@ def test_only_operators_reconfigure(make_cluster):
     assert (p.returncode, p.stderr) == (1, "slurm_reconfigure error: Invalid user id\n")
     assert partition(c, "debug")["MaxTime"] == "UNLIMITED"
     assert c.run("scontrol", "reconfigure", "now").returncode == 1  # no arguments
+
+
+def test_reset_partition_change_stays_reset_after_a_restart(make_cluster):
+    c = make_cluster(nodes=1, cpus=1)
+    c.ok("scontrol", "update", "PartitionName=debug", "State=DOWN")
+    c.ok("scontrol", "reconfigure")
+    assert partition(c, "debug")["State"] == "UP"
+    # The journaled State=DOWN went with it: a restart does not bring it back.
+    c.down()
+    c.up()
+    assert partition(c, "debug")["State"] == "UP"
