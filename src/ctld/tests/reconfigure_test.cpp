@@ -187,3 +187,32 @@ TEST(Reconfigure, DynamicNodesStayInThePartitionsThatTakeThem) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Reconfigure, AccountingDataStaysAndLimitsFollowPartitionQos) {
+  const std::string text =
+      "ClusterName=test\nAccountingStorageEnforce=associations,limits,qos\n"
+      "NodeName=node[1-2] CPUs=2 RealMemory=1000\n";
+  const std::string part = "PartitionName=debug Nodes=node[1-2] Default=YES";
+  Config c = conf(text + part + "\n");
+  load_accounting(c,
+                  "Cluster - test:QOS='normal,high'\nAccount - physics\nParent - physics\n"
+                  "User - alice\nQOS - high:Priority=100\n",
+                  "accounts.cfg");
+  Harness h(std::move(c));
+  ASSERT_TRUE(h.sm.acct_data().has_value());
+  Effects fx;
+  // A partition QOS the accounting data lacks: refused, nothing changes.
+  EXPECT_NE(h.sm.reconfigure(conf(text + part + " QOS=nosuch MaxTime=5\n"), h.now, fx), "");
+  EXPECT_EQ(partition(h, "debug")["max_time_min"], -1);
+  // One it has: the limits are rebuilt over it, the accounts stay and still admit alice only.
+  ASSERT_EQ(h.sm.reconfigure(conf(text + part + " QOS=high MaxTime=5\n"), h.now, fx), "");
+  ASSERT_NE(h.sm.config().limits, nullptr);
+  EXPECT_TRUE(h.sm.acct_data().has_value());
+  EXPECT_EQ(partition(h, "debug")["max_time_min"], 5);
+  h.submit(h.alice, h.spec(), fx);
+  EXPECT_FALSE(h.sm.submit({{"spec", h.spec()}}, h.bob, h.now, fx).value("ok", true));
+}
+
+}  // namespace
