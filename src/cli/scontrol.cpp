@@ -608,9 +608,9 @@ int node_delete(const std::string& nodes) {
   return 1;
 }
 
-// reconfigure: the controller reads slurm.conf again; silent on success, as Slurm's.
-int reconfigure(const std::vector<std::string>& args) {
-  if (args.size() > 1) return usage_error("too many arguments for keyword:" + args[0]);
+// reconfigure: the controller reads slurm.conf again; silent on success, as Slurm's (which
+// also ignores any words after it).
+int reconfigure() {
   json r;
   try {
     r = call_controller({{"op", "reconfigure"}});
@@ -722,7 +722,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
     // Any abbreviation of three letters or more, as Slurm takes it.
     if (cmd.size() >= 3 && cmd.size() <= 11 &&
         core::iequals(cmd, std::string("reconfigure").substr(0, cmd.size())))
-      return reconfigure(args);
+      return reconfigure();
     if (cmd == "hold" || cmd == "uhold" || cmd == "release" || cmd == "requeue" ||
         cmd == "requeuehold")
       return job_control(cmd, {args.begin() + 1, args.end()});
