@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -56,7 +57,46 @@ std::vector<std::string> restart_only_changes(const core::SlurmConf& running,
   return changed;
 }
 
+namespace {
+
+// A value found wrong after parsing (SlurmConf::get_int: "slurm.conf: Key=value ...") is
+// named by its key alone: its line is the last one that sets the key.
+std::string with_line(const std::string& message, const std::string& text,
+                      const std::string& source_name) {
+  const std::string prefix = "slurm.conf: ";
+  if (message.rfind(prefix, 0) != 0) return message;
+  const std::string rest = message.substr(prefix.size());
+  const std::string key = core::to_lower(rest.substr(0, rest.find('='))) + "=";
+  if (key.size() == 1 || key.size() > rest.size()) return message;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0, found = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string low = core::to_lower(line.substr(0, line.find('#')));
+    for (size_t at = low.find(key); at != std::string::npos; at = low.find(key, at + 1))
+      if (at == 0 || std::isspace(static_cast<unsigned char>(low[at - 1]))) found = number;
+  }
+  if (found == 0) return message;
+  return (source_name.empty() ? std::string("slurm.conf") : source_name) + ":" +
+         std::to_string(found) + ": " + rest;
+}
+
+Config read_config_values(const std::string& text, const std::string& source_name);
+
+}  // namespace
+
 Config load_config_text(const std::string& text, const std::string& source_name) {
+  try {
+    return read_config_values(text, source_name);
+  } catch (const core::ParseError& e) {
+    throw core::ParseError(with_line(e.what(), text, source_name));
+  }
+}
+
+namespace {
+
+Config read_config_values(const std::string& text, const std::string& source_name) {
   Config c;
   c.conf = core::parse_slurm_conf(text, source_name);
   if (!source_name.empty() && source_name.front() == '/') c.source_path = source_name;
@@ -161,6 +201,8 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;
   return c;
 }
+
+}  // namespace
 
 const char* preempt_mode_name(sched::PreemptMode mode) {
   switch (mode) {

@@ -117,7 +117,20 @@ def test_sighup_reconfigures(make_cluster):
         log = f.read()
     assert re.search(r"SIGHUP: reconfiguring from .*slurm\.conf", log)
     assert "is now the configuration in force" in log
-    c.ok("scontrol", "ping")  # still up
+    # A bad file on SIGHUP: logged with its line, and the controller goes on as it was.
+    edit_conf(c, lambda t: t + "KillWait=soon\n")
+    os.kill(c.pid("ctld.pid"), signal.SIGHUP)
+    deadline = time.time() + 10
+    while "reconfigure refused" not in open(os.path.join(c.state_dir, "ctld.log")).read():
+        assert time.time() < deadline, "SIGHUP with a bad file was not refused"
+        time.sleep(0.1)
+    with open(conf_path(c)) as f:
+        line = f.read().count("\n")
+    with open(os.path.join(c.state_dir, "ctld.log")) as f:
+        assert f"slurm.conf:{line}: KillWait=soon is not a number" in f.read()
+    c.ok("scontrol", "ping")
+    assert partition(c, "debug")["MaxTime"] == "00:20:00"
+    assert config_value(c, "KillWait") == "30 sec"
 
 
 @requires_root

@@ -216,3 +216,16 @@ TEST(Reconfigure, AccountingDataStaysAndLimitsFollowPartitionQos) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Reconfigure, ABadValueIsNamedWithItsLine) {
+  try {
+    load_config_text(kBase + "# KillWait=30 in a comment\nkillwait=soon\n", "/etc/slurm.conf");
+    FAIL() << "not refused";
+  } catch (const core::ParseError& e) {
+    EXPECT_STREQ(e.what(), "/etc/slurm.conf:6: KillWait=soon is not a number");
+  }
+}
+
+}  // namespace
