@@ -411,6 +411,7 @@ constexpr const char* kHelpText =
     "     help                     this help\n"
     "     hold <job_list>          keep jobs from starting (priority 0)\n"
     "     ping                     is the controller up\n"
+    "     reconfigure              the controller reads slurm.conf again\n"
     "     release <job_list>       let held jobs start\n"
     "     requeue <job_id>         stop a batch job and queue it again\n"
     "     requeuehold <job_id>     requeue a batch job and hold it\n"
@@ -607,6 +608,21 @@ int node_delete(const std::string& nodes) {
   return 1;
 }
 
+// reconfigure: the controller reads slurm.conf again; silent on success, as Slurm's (which
+// also ignores any words after it).
+int reconfigure() {
+  json r;
+  try {
+    r = call_controller({{"op", "reconfigure"}});
+  } catch (const ControllerUnreachable&) {
+    std::cerr << "slurm_reconfigure error: Unable to contact slurm controller (connect failure)\n";
+    return 1;
+  }
+  if (r.value("ok", false)) return 0;
+  std::cerr << "slurm_reconfigure error: " << r.value("error", "Unknown error") << '\n';
+  return 1;
+}
+
 }  // namespace
 
 int scontrol_main(const std::vector<std::string>& all_args) {
@@ -703,6 +719,10 @@ int scontrol_main(const std::vector<std::string>& all_args) {
     }
     const std::string& cmd = args[0];
     if (cmd == "token") return scontrol_token({args.begin() + 1, args.end()});
+    // Any abbreviation of three letters or more, as Slurm takes it.
+    if (cmd.size() >= 3 && cmd.size() <= 11 &&
+        core::iequals(cmd, std::string("reconfigure").substr(0, cmd.size())))
+      return reconfigure();
     if (cmd == "hold" || cmd == "uhold" || cmd == "release" || cmd == "requeue" ||
         cmd == "requeuehold")
       return job_control(cmd, {args.begin() + 1, args.end()});

@@ -2,7 +2,10 @@
 
 #include <pwd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,7 +16,87 @@
 
 namespace drover::ctld {
 
+Config load_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw core::ParseError("cannot read " + path + ": " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  return load_config_text(text.str(), path);
+}
+
+std::vector<std::string> restart_only_changes(const core::SlurmConf& running,
+                                              const core::SlurmConf& next) {
+  // slurm.conf(5) says these need a restart (or drover reads them only at startup).
+  static const char* const kKeys[] = {"AccountingStorageEnforce",
+                                      "AccountingStorageHost",
+                                      "AccountingStorageLoc",
+                                      "AccountingStoragePassFile",
+                                      "AccountingStoragePort",
+                                      "AccountingStorageType",
+                                      "AccountingStorageUser",
+                                      "AuthType",
+                                      "ClusterName",
+                                      "ControlMachine",
+                                      "DroverHttpAddress",
+                                      "DroverHttpPort",
+                                      "DroverMetricsTokenFile",
+                                      "GresTypes",
+                                      "MaxJobCount",
+                                      "MaxNodeCount",
+                                      "SchedulerType",
+                                      "SelectType",
+                                      "SelectTypeParameters",
+                                      "SlurmctldAddr",
+                                      "SlurmctldHost",
+                                      "SlurmctldPort",
+                                      "SlurmUser",
+                                      "StateSaveLocation"};
+  std::vector<std::string> changed;
+  for (const char* key : kKeys)
+    if (running.get(key, "") != next.get(key, "")) changed.emplace_back(key);
+  return changed;
+}
+
+namespace {
+
+// A value found wrong after parsing (SlurmConf::get_int: "slurm.conf: Key=value ...") is
+// named by its key alone: its line is the last one that sets the key.
+std::string with_line(const std::string& message, const std::string& text,
+                      const std::string& source_name) {
+  const std::string prefix = "slurm.conf: ";
+  if (message.rfind(prefix, 0) != 0) return message;
+  const std::string rest = message.substr(prefix.size());
+  const std::string key = core::to_lower(rest.substr(0, rest.find('='))) + "=";
+  if (key.size() == 1 || key.size() > rest.size()) return message;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0, found = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string low = core::to_lower(line.substr(0, line.find('#')));
+    for (size_t at = low.find(key); at != std::string::npos; at = low.find(key, at + 1))
+      if (at == 0 || std::isspace(static_cast<unsigned char>(low[at - 1]))) found = number;
+  }
+  if (found == 0) return message;
+  return (source_name.empty() ? std::string("slurm.conf") : source_name) + ":" +
+         std::to_string(found) + ": " + rest;
+}
+
+Config read_config_values(const std::string& text, const std::string& source_name);
+
+}  // namespace
+
 Config load_config_text(const std::string& text, const std::string& source_name) {
+  try {
+    return read_config_values(text, source_name);
+  } catch (const core::ParseError& e) {
+    throw core::ParseError(with_line(e.what(), text, source_name));
+  }
+}
+
+namespace {
+
+Config read_config_values(const std::string& text, const std::string& source_name) {
   Config c;
   c.conf = core::parse_slurm_conf(text, source_name);
   if (!source_name.empty() && source_name.front() == '/') c.source_path = source_name;
@@ -118,6 +201,8 @@ Config load_config_text(const std::string& text, const std::string& source_name)
   if (struct passwd* pw = getpwnam(c.slurm_user.c_str())) c.slurm_user_uid = pw->pw_uid;
   return c;
 }
+
+}  // namespace
 
 const char* preempt_mode_name(sched::PreemptMode mode) {
   switch (mode) {

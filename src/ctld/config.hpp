@@ -80,6 +80,15 @@ store::AccountingStorage parse_accounting_storage(const core::SlurmConf& conf,
 
 // Throws core::ParseError for a bad file; unknown keys end up in conf.warnings.
 Config load_config_text(const std::string& text, const std::string& source_name);
+// The same from the file at `path` (absolute): at startup and on reconfigure. Throws
+// core::ParseError also when it cannot be read.
+Config load_config_file(const std::string& path);
+
+// The slurm.conf keys whose change needs a restart of the controller (listeners, state and
+// accounting storage, plugins, cluster identity): a reconfigure that changes one is refused.
+// Each differing key as "Key" (empty when none differ).
+std::vector<std::string> restart_only_changes(const core::SlurmConf& running,
+                                              const core::SlurmConf& next);
 
 // The accounting file: accounts.cfg beside slurm.conf (sacctmgr dump format, see
 // docs/accounting.md).

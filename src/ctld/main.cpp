@@ -44,14 +44,7 @@ int main(int argc, char** argv) {
   conf_path = std::filesystem::absolute(conf_path).lexically_normal().string();
   spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
   try {
-    std::ifstream in(conf_path);
-    if (!in) {
-      spdlog::critical("cannot read {}: {}", conf_path, std::strerror(errno));
-      return 1;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    drover::ctld::Config config = drover::ctld::load_config_text(text.str(), conf_path);
+    drover::ctld::Config config = drover::ctld::load_config_file(conf_path);
     for (const auto& w : config.conf.warnings) spdlog::warn("{}", w);
     auto accounts = drover::ctld::read_accounts_file(conf_path);
     config.state_dir = state_dir;

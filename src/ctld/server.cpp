@@ -65,6 +65,7 @@ struct Server::Impl {
   asio::local::stream_protocol::acceptor unix_acceptor{io};
   asio::ip::tcp::acceptor tcp_acceptor{io};
   asio::signal_set signals{io, SIGTERM, SIGINT};
+  asio::signal_set hangup{io, SIGHUP};
   std::unique_ptr<net::HttpServer> http;
   // Connection floods (I/O thread): each command is one short connection, so a uid holding
   // more than its share is a flood; agents are one connection per node, but anyone can open
@@ -315,6 +316,7 @@ int Server::run() {
     cv_.notify_all();
     impl_->io.stop();
   });
+  await_sighup();
   accept_unix();
   accept_tcp();
   started_at_ = last_job_change_ = wall_now();
@@ -513,6 +515,44 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
       false);
 }
 
+void Server::await_sighup() {
+  impl_->hangup.async_wait([this](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    spdlog::info("SIGHUP: reconfiguring from {}", config_.source_path);
+    Event ev{Event::Task, nullptr, {}, {}, {}};
+    ev.apply = [this](Effects& fx) -> std::function<void()> {
+      reconfigure(nullptr, fx);
+      return nullptr;
+    };
+    post(std::move(ev));
+    await_sighup();
+  });
+}
+
+json Server::reconfigure(const Caller* who, Effects& fx) {
+  if (who != nullptr && !machine_.is_operator(*who)) {
+    spdlog::warn("reconfigure refused: uid {} is not an operator", who->uid);
+    return error_reply("Invalid user id");
+  }
+  std::string why;
+  std::vector<std::string> warnings;
+  // Whatever a bad file throws is a refusal (SIGHUP's has nobody else to catch it).
+  try {
+    Config next = load_config_file(config_.source_path);
+    warnings = next.conf.warnings;
+    why = machine_.reconfigure(std::move(next), wall_now(), fx);
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    spdlog::error("reconfigure refused, the configuration in force is kept: {}", why);
+    return error_reply(why);
+  }
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  spdlog::info("reconfigure: {} is now the configuration in force", config_.source_path);
+  return {{"ok", true}};
+}
+
 void Server::handle(Event& ev, Effects& fx, Replies& replies) {
   const int64_t now = wall_now();
   switch (ev.kind) {
@@ -528,6 +568,8 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
         } else if (what == "usage") {
           usage_query(ev.msg, ev.conn);
           break;
+        } else if (op == "reconfigure") {
+          reply = reconfigure(&ev.caller, fx);
         } else if (op == "acct_change") {
           auto r = acct_change(ev, fx);
           if (!r) break;  // answered once stored

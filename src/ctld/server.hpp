@@ -76,6 +76,11 @@ class Server {
   // opens in the accounting store when one goes out and is closed when it comes back. Checked
   // once a second; writes the store could not take are tried again.
   void record_node_events(int64_t now);
+  // scontrol reconfigure (`who`: its caller, operators only) and SIGHUP (no caller): slurm.conf
+  // read again and handed to StateMachine::reconfigure; the reply says why not, if refused.
+  json reconfigure(const Caller* who, Effects& fx);
+  // SIGHUP: a reconfigure on the state thread; the handler is set again for the next one.
+  void await_sighup();
   void accept_unix();
   void accept_tcp();
   // `ticket`, `handshake`: its admission slots (Impl), held while open and until authenticated.
@@ -95,6 +100,9 @@ class Server {
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  // slurm.conf as read at startup: its listeners, storage and cluster identity are what a
+  // reconfigure may not change, so the I/O thread reads them here unguarded. The configuration
+  // in force is machine_.config().
   Config config_;
   std::string state_dir_;
   std::string key_;       // the controller's master secret (net/keys.hpp); no other host has it

@@ -33,31 +33,33 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
     : config_(std::move(config)), scheduler_(std::move(scheduler)) {
   for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
-  for (const auto& pc : config_.conf.partitions) {
-    Partition p;
-    p.name = pc.name;
-    p.is_default = pc.is_default;
-    p.state = pc.state;
-    // DRAIN still runs what is queued; DOWN and INACTIVE run nothing.
-    if (pc.state == "DOWN") p.not_running_reason = "PartitionDown";
-    if (pc.state == "INACTIVE") p.not_running_reason = "PartitionInactive";
-    p.max_time_min = pc.max_time_min;
-    p.default_time_min = pc.default_time_min;
-    p.max_nodes = pc.max_nodes;
-    if (auto it = pc.other.find("PreemptMode"); it != pc.other.end())
-      p.preempt_mode = parse_preempt_mode(it->second, "partition " + pc.name);
-    if (auto it = pc.other.find("GraceTime"); it != pc.other.end())
-      p.grace_time_s = std::atoll(it->second.c_str());
-    p.conf = pc;
-    for (const auto& name : pc.nodes)
-      if (const NodeId id = nodes_.find(name); id != kNoNode) p.nodes.push_back(id);
-    partitions_.push_back(std::move(p));
-  }
+  for (const auto& pc : config_.conf.partitions) partitions_.push_back(partition_from_conf(pc));
   if (config_.limits) {
     assoc_ = config_.limits->fairshare_tree();
     acct_data_ = core::acct_data_from_dump(config_.limits->dump());
     acct_data_->cluster = config_.cluster_name;
   }
+}
+
+StateMachine::Partition StateMachine::partition_from_conf(const core::PartitionConf& pc) const {
+  Partition p;
+  p.name = pc.name;
+  p.is_default = pc.is_default;
+  p.state = pc.state;
+  // DRAIN still runs what is queued; DOWN and INACTIVE run nothing.
+  if (pc.state == "DOWN") p.not_running_reason = "PartitionDown";
+  if (pc.state == "INACTIVE") p.not_running_reason = "PartitionInactive";
+  p.max_time_min = pc.max_time_min;
+  p.default_time_min = pc.default_time_min;
+  p.max_nodes = pc.max_nodes;
+  if (auto it = pc.other.find("PreemptMode"); it != pc.other.end())
+    p.preempt_mode = parse_preempt_mode(it->second, "partition " + pc.name);
+  if (auto it = pc.other.find("GraceTime"); it != pc.other.end())
+    p.grace_time_s = std::atoll(it->second.c_str());
+  p.conf = pc;
+  for (const auto& name : pc.nodes)
+    if (const NodeId id = nodes_.find(name); id != kNoNode) p.nodes.push_back(id);
+  return p;
 }
 
 void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now) {

@@ -116,6 +116,14 @@ class StateMachine {
   // before the jobs are restored (their allocations are charged to them).
   void restore_dynamic_nodes(const std::map<std::string, json>& records);
   size_t max_node_count() const;
+  // scontrol reconfigure and SIGHUP (reconfigure.cpp): `next`, slurm.conf read again, becomes
+  // the configuration: partitions are rebuilt from it (what scontrol update changed is kept
+  // as ReconfigFlags says), scheduling, priority and limit settings apply at once, and jobs
+  // are left as they are. Refused ("<why>", nothing changed) when it changes what needs a
+  // restart (restart_only_changes, slurm.conf's nodes), removes a partition jobs are in, or
+  // has settings the accounting data cannot take; "" when applied. Operators only: the caller
+  // checks (the controller's own SIGHUP has no caller).
+  std::string reconfigure(Config next, int64_t now, Effects& fx);
   // scontrol update PartitionName=... with typed settings ("set": {"state", "max_time_min",
   // ...}) checked by scontrol; operators only (partition_admin.cpp).
   json partition_update(const json& req, const Caller& who, Effects& fx);
@@ -215,6 +223,8 @@ class StateMachine {
     core::PartitionConf conf;
     json admin = json::object();  // what scontrol update changed, journaled over slurm.conf
   };
+  // A partition as slurm.conf defines it, with the nodes known now. Throws core::ParseError.
+  Partition partition_from_conf(const core::PartitionConf& pc) const;
   // Applies typed settings (partition_update's "set") to `p`; false if a node is unknown.
   bool apply_partition_settings(Partition& p, const json& set);
   // With EnforcePartLimits=ALL|ANY|YES, Slurm's refusal of a job beyond its partition's CPUs,
