@@ -9,6 +9,7 @@
 #include "core/array_spec.hpp"
 #include "core/dependency.hpp"
 #include "core/gres.hpp"
+#include "core/istring.hpp"
 
 namespace drover::core {
 
@@ -39,52 +40,54 @@ inline constexpr uint8_t kHeldUser = 1, kHeldAdmin = 2;
 inline constexpr int64_t kTimeNotSet = -2;  // no --time: the partition's default applies
 
 // What the submitter asked for, after option parsing and defaults. Sent by sbatch, kept
-// verbatim for the life of the job.
+// verbatim for the life of the job. Texts are interned (IString): the controller holds every
+// pending job's spec, most of these fields are empty, and the rest mostly repeat across jobs.
 struct JobSpec {
-  std::string name;
+  IString name;
   std::vector<std::string> partitions;  // empty: the default partition
   int ntasks = 1;
+  // Flags together (no padding between them): every pending job holds a spec.
   bool ntasks_set = false;
+  bool nodes_set = false;
+  bool cpus_per_task_set = false;
+  bool exclusive = false;
   int nodes_min = 1;
   int nodes_max = 0;  // 0: no upper bound given
-  bool nodes_set = false;
   int cpus_per_task = 1;
-  bool cpus_per_task_set = false;
   int ntasks_per_node = 0;               // 0: not given
   int min_cpus = 0;                      // --mincpus: CPUs per node at least (0: not given)
   int64_t tmp_disk_mb = 0;               // --tmp: temporary disk per node
   int64_t mem_per_node_mb = -1;          // -1: not given; 0: all memory of each node
   int64_t mem_per_cpu_mb = -1;           // -1: not given
   int64_t time_limit_min = kTimeNotSet;  // minutes; -1 (kInfinite) unlimited
-  bool exclusive = false;
-  std::string workdir;
-  std::string std_out, std_err, std_in;            // patterns; empty: Slurm defaults
-  std::string script;                              // the batch script text
+  IString workdir;
+  IString std_out, std_err, std_in;                // patterns; empty: Slurm defaults
+  IString script;                                  // the batch script text
   std::vector<std::string> argv;                   // script arguments (argv[0] is the script name)
   std::map<std::string, std::string> environment;  // exported to the job
-  std::string submit_host;
+  IString submit_host;
   int64_t submit_sid = 0;  // the submitting shell's session (AllocNode:Sid)
-  std::string command;     // absolute script path; empty for --wrap and stdin
-  std::string comment;
-  std::string account, qos;
+  IString command;         // absolute script path; empty for --wrap and stdin
+  IString comment;
+  IString account, qos;
   // Submission options kept verbatim as given (the controller parses and checks them).
-  std::string array;              // --array spec, "" for an ordinary job
-  std::string dependency;         // --dependency spec
-  int64_t begin_time = 0;         // --begin as Unix seconds (0: not given)
-  int64_t deadline = 0;           // --deadline as Unix seconds (0: not given)
-  bool hold = false;              // -H/--hold
-  int nice = 0;                   // --nice
-  int requeue = -1;               // --requeue (1) / --no-requeue (0); -1: the cluster's JobRequeue
-  int kill_on_invalid_dep = -1;   // -1: the cluster's default (kill_invalid_depend)
-  std::string signal;             // --signal [{R|B}:]num[@time]
-  std::string nodelist, exclude;  // -w / -x as given (hostlists)
-  std::string constraint;         // -C
-  std::string gres, gpus, gpus_per_node, gpus_per_task;  // as given (validated by ctld)
+  IString array;                 // --array spec, "" for an ordinary job
+  IString dependency;            // --dependency spec
+  int64_t begin_time = 0;        // --begin as Unix seconds (0: not given)
+  int64_t deadline = 0;          // --deadline as Unix seconds (0: not given)
+  bool hold = false;             // -H/--hold
+  int nice = 0;                  // --nice
+  int requeue = -1;              // --requeue (1) / --no-requeue (0); -1: the cluster's JobRequeue
+  int kill_on_invalid_dep = -1;  // -1: the cluster's default (kill_invalid_depend)
+  IString signal;                // --signal [{R|B}:]num[@time]
+  IString nodelist, exclude;     // -w / -x as given (hostlists)
+  IString constraint;            // -C
+  IString gres, gpus, gpus_per_node, gpus_per_task;  // as given (validated by ctld)
   int64_t mem_per_gpu_mb = -1;
-  std::string reservation, licenses;
-  std::string mail_type, mail_user;
-  std::string open_mode;      // "append" / "truncate"; "" default
-  std::string submit_dir;     // sbatch's working directory (SLURM_SUBMIT_DIR); -D may differ
+  IString reservation, licenses;
+  IString mail_type, mail_user;
+  IString open_mode;          // "append" / "truncate"; "" default
+  IString submit_dir;         // sbatch's working directory (SLURM_SUBMIT_DIR); -D may differ
   int submit_nice = 0;        // the submitting process's nice (SLURM_PRIO_PROCESS)
   bool get_user_env = false;  // add the user's login environment at launch (see export_env)
   bool asks_for_gres() const {
@@ -142,11 +145,11 @@ struct Job {
   uint64_t id = 0;
   JobSpec spec;
   uint32_t uid = 0, gid = 0;
-  std::string user, group;
-  std::string partition;  // the partition it runs (or will run) in
+  IString user, group;
+  IString partition;  // the partition it runs (or will run) in
   JobState state = JobState::Pending;
-  bool completing = false;      // processes still being killed / reported
-  std::string reason = "None";  // pending reason or end reason (e.g. "TimeLimit")
+  bool completing = false;  // processes still being killed / reported
+  IString reason = "None";  // pending reason or end reason (e.g. "TimeLimit")
   int64_t submit_time = kNoTime, eligible_time = kNoTime, start_time = kNoTime, end_time = kNoTime;
   int64_t last_sched_eval = kNoTime;
   int64_t time_limit_min = -1;  // effective limit (partition default applied); -1 = unlimited
@@ -159,8 +162,8 @@ struct Job {
   // earlier launch (the job requeued since) end nothing.
   uint32_t launches = 0;
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
-  std::string batch_host;
-  std::string sched_nodes;  // pending: the nodes the plan expects it to start on
+  IString batch_host;
+  IString sched_nodes;  // pending: the nodes the plan expects it to start on
   // Pending: where the last full pass planned it (node indices as the scheduler's view lists
   // nodes, and tasks there), which the next pass keeps when they still hold it. Not journaled.
   struct PlannedShare {

@@ -106,7 +106,7 @@ store::JobRecord acct_record(const core::Job& job) {
     b.ntasks = 1;
     b.start_time = job.start_time;
     b.end_time = core::is_finished(job.state) && !job.completing ? job.end_time : 0;
-    b.nodelist = job.batch_host.empty() ? job.alloc.front().node : job.batch_host;
+    b.nodelist = job.batch_host.empty() ? job.alloc.front().node : job.batch_host.str();
     b.nnodes = 1;
     int64_t mem = 0, gpus = 0;
     for (const auto& a : job.alloc)

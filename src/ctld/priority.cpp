@@ -104,7 +104,7 @@ sched::JobPriorityInput StateMachine::priority_input(const core::Job& job, const
       in.qos_priority = static_cast<uint32_t>(limits->qos()[q].priority);
     in.max_qos_priority = static_cast<uint32_t>(limits->max_qos_priority());
     if (int a = limits->find_assoc(job.user, job.spec.account,
-                                   part != nullptr ? part->name : job.partition);
+                                   part != nullptr ? part->name : job.partition.str());
         a != sched::Limits::kNone)
       in.assoc_priority = static_cast<uint32_t>(limits->assocs()[a].priority);
     in.max_assoc_priority = static_cast<uint32_t>(limits->max_assoc_priority());

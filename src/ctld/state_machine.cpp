@@ -196,7 +196,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     return error_reply(kTooLong);
   if (spec.script.find('\0') != std::string::npos)
     return error_reply("Batch script contains a NULL character");
-  for (const std::string* text : {&spec.name, &spec.comment, &spec.mail_user})
+  for (const core::IString* text : {&spec.name, &spec.comment, &spec.mail_user})
     if (text->size() > kMaxTextField) return error_reply(kTooLong);
   if (spec.workdir.empty() || spec.workdir.front() != '/')
     return error_reply("Invalid working directory");
@@ -435,7 +435,6 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   fx.new_payloads.emplace_back(job.id, json{{"script", std::move(spec.script)},
                                             {"environment", std::move(spec.environment)}});
   spec.script.clear();
-  spec.script.shrink_to_fit();
   spec.environment.clear();
   job.payload_id = job.id;
   job.spec = std::move(spec);
@@ -806,8 +805,11 @@ void StateMachine::agent_disconnected(const std::string& node_name, int64_t /*no
   full_pass_needed_ = true;  // plans that counted on the node are made again
 }
 
-void StateMachine::agent_exited(const std::string& node_name, const json& msg, int64_t now,
+void StateMachine::agent_exited(const std::string& node, const json& msg, int64_t now,
                                 Effects& fx) {
+  // A copy: the caller may pass the job's own batch_host, which the exit clears (and an
+  // interned text may go with it).
+  const std::string node_name = node;
   uint64_t id = msg.at("job_id").get<uint64_t>();
   auto it = jobs_.find(id);
   // A report of an earlier run (the job was requeued since) ends nothing.
@@ -1047,8 +1049,8 @@ StdPaths std_paths(const core::Job& job, bool for_display = false) {
   };
   std::string out_pattern = job.spec.std_out.empty()
                                 ? core::default_output_pattern(job.array_job_id != 0)
-                                : job.spec.std_out;
-  std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err;
+                                : job.spec.std_out.str();
+  std::string err_pattern = job.spec.std_err.empty() ? out_pattern : job.spec.std_err.str();
   std::string in_pattern = job.spec.std_in.empty() ? "/dev/null" : job.spec.std_in;
   return {resolve_path(expand(out_pattern), job.spec.workdir),
           resolve_path(expand(err_pattern), job.spec.workdir),

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/istring.hpp"
+
 namespace drover::proto {
 
 class JsonObjectText {
@@ -62,6 +64,7 @@ class JsonObjectText {
   }
   static void write(std::string& out, const std::string& s) { write(out, std::string_view(s)); }
   static void write(std::string& out, const char* s) { write(out, std::string_view(s)); }
+  static void write(std::string& out, const core::IString& s) { write(out, std::string_view(s)); }
   static void write(std::string& out, const std::vector<std::string>& v) {
     out += '[';
     for (size_t i = 0; i < v.size(); ++i) {

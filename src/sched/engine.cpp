@@ -104,9 +104,9 @@ struct SpecKeyHash {
     h = mix(h, pair(k.ntasks_per_node, int(k.nodes_set) | int(k.exclusive) << 1));
     for (int64_t v : {k.mem_per_node_mb, k.mem_per_cpu_mb, k.mem_per_gpu_mb})
       h = mix(h, static_cast<uint64_t>(v));
-    for (const std::string* v : {&k.nodelist, &k.exclude, &k.constraint, &k.gres, &k.gpus,
-                                 &k.gpus_per_node, &k.gpus_per_task})
-      if (!v->empty()) h = mix(h, std::hash<std::string>{}(*v));
+    for (const auto* v : {&k.nodelist, &k.exclude, &k.constraint, &k.gres, &k.gpus,
+                          &k.gpus_per_node, &k.gpus_per_task})
+      if (!v->empty()) h = mix(h, std::hash<std::string_view>{}(*v));
     return h;
   }
 };

@@ -74,3 +74,19 @@ TEST(NodeState, LongAndShortForms) {
   n.not_responding = true;
   EXPECT_EQ(n.state_short(), "down*");
 }
+
+// The controller keeps every pending job in memory (1,000,000 of them must fit): a new field
+// belongs out of line (or interned) unless most jobs need it.
+TEST(Job, RecordStaysSmall) {
+  EXPECT_LE(sizeof(JobSpec), 448u);
+  EXPECT_LE(sizeof(Job), 800u);
+}
+
+TEST(JobSpec, EqualTextsAreShared) {
+  JobSpec a, b;
+  a.workdir = std::string("/home/user/a/long/working/directory");
+  b.workdir = std::string("/home/user/a/long/working/directory");
+  EXPECT_EQ(a.workdir.data(), b.workdir.data());
+  b = a;
+  EXPECT_EQ(b.workdir, "/home/user/a/long/working/directory");
+}
