@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -52,6 +53,63 @@ void append_notice(const std::string& path, uid_t owner, const std::string& line
   ::close(fd);
 }
 
+// A supervisor's link to its node's agent: the connection it was started with, then whichever
+// agent connects to its socket. Only the supervisor's own user may (root in production), and
+// the newest agent speaks for the node: an older link goes. Shared by batch and step
+// supervisors; the owner's io_context runs it.
+class AgentLink {
+ public:
+  using OnMessage =
+      std::function<void(const std::shared_ptr<net::Connection>&, const std::string&)>;
+  explicit AgentLink(asio::io_context& io) : io_(io) {}
+
+  // `on_closed` runs when an agent's connection closes, once it is no longer the current one.
+  void start(int link_fd, int listen_fd, OnMessage on_message, std::function<void()> on_closed) {
+    on_message_ = std::move(on_message);
+    on_closed_ = std::move(on_closed);
+    acceptor_.assign(asio::local::stream_protocol(), listen_fd);
+    attach(std::make_shared<net::Connection>(net::Connection::Socket(
+        io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), link_fd)));
+    accept();
+  }
+  void send(const stepd::Message& m) {
+    if (agent_) agent_->send(stepd::encode(m), false);
+  }
+  const std::shared_ptr<net::Connection>& current() const { return agent_; }
+  // The job or step has ended: no agent may connect any more.
+  void stop_listening() {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+  }
+
+ private:
+  void accept() {
+    acceptor_.async_accept(
+        [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
+          if (ec) return;  // closed: the job has ended
+          auto cred = net::peer_credentials(sock.native_handle());
+          if (cred && cred->uid == ::geteuid())
+            attach(std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock))));
+          accept();
+        });
+  }
+  void attach(std::shared_ptr<net::Connection> conn) {
+    if (agent_) agent_->close();
+    agent_ = conn;
+    conn->start([this, conn](std::string payload) { on_message_(conn, payload); },
+                [this, conn](const std::string&) {
+                  if (agent_ == conn) agent_.reset();
+                  on_closed_();
+                });
+  }
+
+  asio::io_context& io_;
+  asio::local::stream_protocol::acceptor acceptor_{io_};
+  std::shared_ptr<net::Connection> agent_;
+  OnMessage on_message_;
+  std::function<void()> on_closed_;
+};
+
 class Supervisor {
  public:
   Supervisor(stepd::Launch launch, std::string spool_dir)
@@ -62,10 +120,11 @@ class Supervisor {
 
   int run(int fd, int listen_fd) {
     const uint64_t id = launch_.spec.job_id;
-    acceptor_.assign(asio::local::stream_protocol(), listen_fd);
-    attach(std::make_shared<net::Connection>(
-        net::Connection::Socket(io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), fd)));
-    accept();
+    link_.start(
+        fd, listen_fd, [this](const auto& conn, const std::string& m) { on_message(conn, m); },
+        [this] {
+          if (done_) io_.stop();
+        });
     children_.async_wait([this](auto, int) { reap(); });
     try {
       exits_.open();
@@ -100,32 +159,7 @@ class Supervisor {
   }
 
  private:
-  void accept() {
-    acceptor_.async_accept(
-        [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
-          if (ec) return;  // closed: the job has ended
-          // Only the node's agent (the same user as this supervisor, root in production).
-          auto cred = net::peer_credentials(sock.native_handle());
-          if (cred && cred->uid == ::geteuid())
-            attach(std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock))));
-          accept();
-        });
-  }
-
-  // The newest agent is the one that speaks for the node: an older link goes.
-  void attach(std::shared_ptr<net::Connection> conn) {
-    if (agent_) agent_->close();
-    agent_ = conn;
-    conn->start([this, conn](std::string payload) { on_message(conn, payload); },
-                [this, conn](const std::string&) {
-                  if (agent_ == conn) agent_.reset();
-                  if (done_) io_.stop();
-                });
-  }
-
-  void send(const stepd::Message& m) {
-    if (agent_) agent_->send(stepd::encode(m), false);
-  }
+  void send(const stepd::Message& m) { link_.send(m); }
 
   void on_message(const std::shared_ptr<net::Connection>& conn, const std::string& payload) {
     try {
@@ -239,10 +273,9 @@ class Supervisor {
     done_ = true;
     exits_.save(launch_.spec.job_id, rec);
     ::unlink(sock_path_.c_str());
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
+    link_.stop_listening();
     children_.cancel();
-    if (!agent_) return io_.stop();
+    if (!link_.current()) return io_.stop();
     send(stepd::Exited{launch_.spec.job_id, rec});
     // The agent closes the link once it has the exit; a silent one is not waited for long.
     linger_timer_.expires_after(std::chrono::seconds(2));
@@ -256,9 +289,8 @@ class Supervisor {
   ExitStore exits_;
   asio::io_context io_;
   asio::signal_set children_{io_, SIGCHLD};
-  asio::local::stream_protocol::acceptor acceptor_{io_};
+  AgentLink link_{io_};
   asio::steady_timer poll_timer_{io_}, linger_timer_{io_};
-  std::shared_ptr<net::Connection> agent_;
   std::unique_ptr<ProcTrack> track_;
   std::unique_ptr<asio::steady_timer> kill_timer_;
   std::optional<stepd::Terminate> deferred_;
@@ -279,10 +311,11 @@ class StepSupervisor {
         sock_path_(stepd::step_socket_path(spool_, launch_.job_id, launch_.step_id)) {}
 
   int run(int link_fd, int listen_fd, int srun_fd) {
-    acceptor_.assign(asio::local::stream_protocol(), listen_fd);
-    attach(std::make_shared<net::Connection>(net::Connection::Socket(
-        io_, asio::generic::stream_protocol(AF_UNIX, SOCK_STREAM), link_fd)));
-    accept();
+    link_.start(
+        link_fd, listen_fd, [this](const auto& conn, const std::string& m) { on_message(conn, m); },
+        [this] {
+          if (finishing_) io_.stop();
+        });
     children_.async_wait([this](auto, int) { reap(); });
     track_ = std::make_unique<ProcTrack>(launch_.node, spool_);
     track_->keep_subtree();
@@ -291,7 +324,7 @@ class StepSupervisor {
       ended_ = true;
       status_ = status;
       spdlog::info("step {}.{} ended, wait status {}", launch_.job_id, launch_.step_id, status);
-      if (agent_) {
+      if (link_.current()) {
         send(stepd::StepExited{launch_.job_id, launch_.step_id, status});
         delivered_ = true;
       }
@@ -312,30 +345,7 @@ class StepSupervisor {
   }
 
  private:
-  void accept() {
-    acceptor_.async_accept(
-        [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
-          if (ec) return;
-          auto cred = net::peer_credentials(sock.native_handle());
-          if (cred && cred->uid == ::geteuid())
-            attach(std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock))));
-          accept();
-        });
-  }
-
-  void attach(std::shared_ptr<net::Connection> conn) {
-    if (agent_) agent_->close();
-    agent_ = conn;
-    conn->start([this, conn](std::string payload) { on_message(conn, payload); },
-                [this, conn](const std::string&) {
-                  if (agent_ == conn) agent_.reset();
-                  if (finishing_) io_.stop();
-                });
-  }
-
-  void send(const stepd::Message& m) {
-    if (agent_) agent_->send(stepd::encode(m), false);
-  }
+  void send(const stepd::Message& m) { link_.send(m); }
 
   void on_message(const std::shared_ptr<net::Connection>& conn, const std::string& payload) {
     try {
@@ -348,7 +358,7 @@ class StepSupervisor {
       } else if (std::holds_alternative<stepd::StatusRequest>(m)) {
         conn->send(stepd::encode(stepd::StepStatus{launch_.job_id, launch_.step_id}), false);
         // A step that ended while no agent was there: the new one hears it now.
-        if (ended_ && !delivered_ && conn == agent_) {
+        if (ended_ && !delivered_ && conn == link_.current()) {
           send(stepd::StepExited{launch_.job_id, launch_.step_id, status_});
           delivered_ = true;
           maybe_finish();
@@ -384,11 +394,10 @@ class StepSupervisor {
     }
     finishing_ = true;
     ::unlink(sock_path_.c_str());
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
+    link_.stop_listening();
     children_.cancel();
     poll_->cancel();
-    if (!agent_) return io_.stop();
+    if (!link_.current()) return io_.stop();
     linger_.expires_after(std::chrono::seconds(2));
     linger_.async_wait([this](boost::system::error_code ec) {
       if (!ec) io_.stop();
@@ -408,11 +417,10 @@ class StepSupervisor {
   std::string spool_, sock_path_;
   asio::io_context io_;
   asio::signal_set children_{io_, SIGCHLD};
-  asio::local::stream_protocol::acceptor acceptor_{io_};
+  AgentLink link_{io_};
   asio::steady_timer linger_{io_};
   std::optional<asio::steady_timer> poll_;
   std::optional<std::chrono::steady_clock::time_point> linger_deadline_;
-  std::shared_ptr<net::Connection> agent_;
   std::unique_ptr<ProcTrack> track_;
   std::unique_ptr<StepServer> steps_;
   bool ended_ = false, delivered_ = false, finishing_ = false;
