@@ -12,4 +12,8 @@ std::string version_text();
 // `Try "PROGRAM --help" for more information`.
 std::string try_help(const std::string& program);
 
+// -M/--clusters: other clusters are found through slurmdbd, which drover does not have; Slurm's
+// two error lines for a cluster it cannot reach.
+std::string cluster_unreachable(const std::string& program, const std::string& cluster);
+
 }  // namespace drover::cli

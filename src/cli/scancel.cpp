@@ -187,10 +187,7 @@ int scancel_main(const std::vector<std::string>& args) {
         break;
       }
       case 'M':
-        std::cerr << "scancel: error: Problem talking to database\n"
-                  << "scancel: error: '" << value
-                  << "' can't be reached now, or it is an invalid entry for --cluster.  Use "
-                     "'sacctmgr list clusters' to see available clusters.\n";
+        std::cerr << cluster_unreachable("scancel", value);
         return 1;
       case 'A':
       case 'q':

@@ -653,10 +653,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         std::cout << version_text();
         return 0;
       case 'M':
-        std::cerr << "scontrol: error: Problem talking to database\n"
-                  << "scontrol: error: '" << o.value.value_or("")
-                  << "' can't be reached now, or it is an invalid entry for --cluster.  Use "
-                     "'sacctmgr list clusters' to see available clusters.\n";
+        std::cerr << cluster_unreachable("scontrol", o.value.value_or(""));
         return 1;
       case 'u':
         return usage_error(

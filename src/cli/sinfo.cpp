@@ -210,12 +210,7 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
           for (auto& n : core::expand_hostlist(item)) want_nodes.insert(std::move(n));
         break;
       case 'M':
-        return fail(
-            "sinfo: error: Problem talking to database\n"
-            "sinfo: error: '" +
-            value +
-            "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr list "
-            "clusters' to see available clusters.\n");
+        return fail(cluster_unreachable("sinfo", value));
       case 'S':
       case 'T':
         if (unsupported == 0) unsupported = o.id;

@@ -230,13 +230,7 @@ CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& 
         format_set = true;
         break;
       case 'M':
-        // Other clusters are found through slurmdbd, which drover does not have.
-        res.err +=
-            "sprio: error: Problem talking to database\n"
-            "sprio: error: '" +
-            v +
-            "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr "
-            "list clusters' to see available clusters.\n";
+        res.err += cluster_unreachable("sprio", v);
         res.rc = 1;
         return res;
       case 'n':

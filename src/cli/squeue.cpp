@@ -580,10 +580,7 @@ int squeue_main(const std::vector<std::string>& args) {
         if (o.value && !add_jobs(value)) return 1;
         break;
       case 'M':
-        std::cerr << "squeue: error: Problem talking to database\n"
-                  << "squeue: error: '" << value
-                  << "' can't be reached now, or it is an invalid entry for --cluster.  Use "
-                     "'sacctmgr list clusters' to see available clusters.\n";
+        std::cerr << cluster_unreachable("squeue", value);
         return 1;
       case 'V':
         std::cout << version_text();

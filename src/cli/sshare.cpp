@@ -151,13 +151,7 @@ CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv&
         long_format = true;
         break;
       case 'M':
-        // Other clusters are found through slurmdbd, which drover does not have.
-        res.err +=
-            "sshare: error: Problem talking to database\n"
-            "sshare: error: '" +
-            v +
-            "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr "
-            "list clusters' to see available clusters.\n";
+        res.err += cluster_unreachable("sshare", v);
         res.rc = 1;
         return res;
       case 'm':
