@@ -95,4 +95,14 @@ std::string session_key(std::string_view key, std::string_view nonce_c, std::str
   return hmac_sha256(key, joined({"session", nonce_c, nonce_a}));
 }
 
+std::string frame_mac(std::string_view key, char direction, uint64_t seq,
+                      std::string_view payload) {
+  std::string s;
+  s.reserve(9 + payload.size());
+  s += direction;
+  for (int i = 7; i >= 0; --i) s += static_cast<char>(seq >> (i * 8));
+  s += payload;
+  return hmac_sha256(key, s);
+}
+
 }  // namespace drover::net

@@ -11,6 +11,8 @@
 // step_pub is the public key step credentials are checked with; the MAC vouches for it.
 // Afterwards every frame carries HMAC(S, direction | sequence | payload) with the session key
 // S = HMAC(K, "session" | nonce_c | nonce_a), so frames cannot be forged, replayed or reordered.
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,11 @@ std::string hmac_sha256(std::string_view key, std::string_view data);  // 32 raw
 std::string random_bytes(size_t n);
 std::string to_hex(std::string_view raw);
 bool constant_time_equal(std::string_view a, std::string_view b);
+
+// The MAC every frame of an authenticated link carries before its payload (Connection and the
+// commands' FramedClient alike): HMAC(key, direction | sequence, 8 bytes big endian | payload).
+inline constexpr size_t kFrameMacSize = 32;
+std::string frame_mac(std::string_view key, char direction, uint64_t seq, std::string_view payload);
 
 // Reads a key file, creating a fresh random one (mode 0600) if the file is missing.
 // Refuses a key file that others can read.

@@ -14,16 +14,6 @@
 namespace drover::net {
 namespace {
 std::atomic<uint64_t> next_id{1};
-constexpr size_t kMacSize = 32;
-
-std::string mac_input(char dir, uint64_t seq, std::string_view payload) {
-  std::string s;
-  s.reserve(9 + payload.size());
-  s += dir;
-  for (int i = 7; i >= 0; --i) s += static_cast<char>(seq >> (i * 8));
-  s += payload;
-  return s;
-}
 }  // namespace
 
 Connection::Connection(Socket socket)
@@ -96,7 +86,7 @@ void Connection::send(std::string payload, bool authenticated) {
     if (self->closed_) return;
     std::string frame;
     if (authenticated && !self->key_.empty()) {
-      std::string mac = hmac_sha256(self->key_, mac_input(self->send_dir_, self->send_seq_++, p));
+      std::string mac = frame_mac(self->key_, self->send_dir_, self->send_seq_++, p);
       frame = proto::encode_length(static_cast<uint32_t>(mac.size() + p.size())) + mac + p;
     } else {
       frame = proto::encode_length(static_cast<uint32_t>(p.size())) + p;
@@ -155,13 +145,12 @@ void Connection::read_body(uint32_t len) {
         if (self->body_.size() < len) return self->read_body(len);
         std::string payload = std::move(self->body_);
         if (!self->key_.empty()) {
-          if (payload.size() < kMacSize) return self->fail("frame without MAC");
-          std::string_view mac(payload.data(), kMacSize);
-          std::string_view data(payload.data() + kMacSize, payload.size() - kMacSize);
-          std::string want =
-              hmac_sha256(self->key_, mac_input(self->recv_dir_, self->recv_seq_++, data));
+          if (payload.size() < kFrameMacSize) return self->fail("frame without MAC");
+          std::string_view mac(payload.data(), kFrameMacSize);
+          std::string_view data(payload.data() + kFrameMacSize, payload.size() - kFrameMacSize);
+          std::string want = frame_mac(self->key_, self->recv_dir_, self->recv_seq_++, data);
           if (!constant_time_equal(mac, want)) return self->fail("bad message authentication code");
-          payload.erase(0, kMacSize);
+          payload.erase(0, kFrameMacSize);
         }
         if (self->on_message_) self->on_message_(std::move(payload));
         if (!self->closed_) self->read_header();

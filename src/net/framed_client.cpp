@@ -13,45 +13,10 @@
 #include <stdexcept>
 
 #include "net/auth.hpp"
+#include "net/fd_io.hpp"
 #include "proto/frame.hpp"
 
 namespace drover::net {
-namespace {
-constexpr size_t kMacSize = 32;
-
-std::string mac_input(char dir, uint64_t seq, std::string_view payload) {
-  std::string s;
-  s.reserve(9 + payload.size());
-  s += dir;
-  for (int i = 7; i >= 0; --i) s += static_cast<char>(seq >> (i * 8));
-  s += payload;
-  return s;
-}
-
-void write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      throw std::runtime_error(std::string("write to controller: ") + std::strerror(errno));
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
-void read_all(int fd, char* p, size_t n) {
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) throw std::runtime_error("controller closed the connection");
-    if (r < 0)
-      throw std::runtime_error(std::string("read from controller: ") + std::strerror(errno));
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-}
-}  // namespace
-
 FramedClient::~FramedClient() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -96,9 +61,9 @@ void FramedClient::connect_tcp(const std::string& host, int port, int timeout_s)
 
 void FramedClient::send(const std::string& payload) {
   std::string body = payload;
-  if (!key_.empty()) body = hmac_sha256(key_, mac_input('u', send_seq_++, payload)) + payload;
+  if (!key_.empty()) body = frame_mac(key_, 'u', send_seq_++, payload) + payload;
   const std::string frame = proto::encode_length(static_cast<uint32_t>(body.size())) + body;
-  write_all(fd_, frame.data(), frame.size());
+  send_all(fd_, frame.data(), frame.size(), MSG_NOSIGNAL);
 }
 
 std::string FramedClient::recv() {
@@ -109,15 +74,15 @@ std::string FramedClient::recv() {
   std::string body(len, '\0');
   read_all(fd_, body.data(), len);
   if (key_.empty()) return body;
-  if (body.size() < kMacSize ||
+  if (body.size() < kFrameMacSize ||
       !constant_time_equal(
-          std::string_view(body.data(), kMacSize),
-          hmac_sha256(key_, mac_input('d', recv_seq_, std::string_view(body).substr(kMacSize))))) {
+          std::string_view(body.data(), kFrameMacSize),
+          frame_mac(key_, 'd', recv_seq_, std::string_view(body).substr(kFrameMacSize)))) {
     unauthenticated = body;
     throw std::runtime_error("reply without a valid message authentication code");
   }
   ++recv_seq_;
-  return body.substr(kMacSize);
+  return body.substr(kFrameMacSize);
 }
 
 }  // namespace drover::net

@@ -8,32 +8,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "net/fd_io.hpp"
 #include "proto/frame.hpp"
 
 namespace drover::net {
-namespace {
-void write_all(int fd, const char* p, size_t n) {
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0)
-      throw std::runtime_error(std::string("write to controller: ") + std::strerror(errno));
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-void read_all(int fd, char* p, size_t n) {
-  while (n > 0) {
-    ssize_t r = ::read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r == 0) throw std::runtime_error("controller closed the connection");
-    if (r < 0)
-      throw std::runtime_error(std::string("read from controller: ") + std::strerror(errno));
-    p += r;
-    n -= static_cast<size_t>(r);
-  }
-}
-}  // namespace
 
 UnixClient::~UnixClient() {
   if (fd_ >= 0) ::close(fd_);
@@ -53,7 +31,7 @@ void UnixClient::connect(const std::string& path) {
 
 std::string UnixClient::call(const std::string& request) {
   std::string frame = proto::encode_length(static_cast<uint32_t>(request.size())) + request;
-  write_all(fd_, frame.data(), frame.size());
+  send_all(fd_, frame.data(), frame.size(), 0);
   unsigned char h[4];
   read_all(fd_, reinterpret_cast<char*>(h), 4);
   uint32_t len = proto::decode_length(h);
