@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "net/fd_io.hpp"
 #include "proto/decode.hpp"
 
 namespace drover::agent {
@@ -28,17 +29,6 @@ bool parse_id(const std::string& name, uint64_t& id) {
   unsigned long long v = std::strtoull(name.c_str(), &end, 10);
   if (errno != 0 || *end != '\0') return false;
   id = v;
-  return true;
-}
-
-bool write_all(int fd, const std::string& s) {
-  size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    off += static_cast<size_t>(n);
-  }
   return true;
 }
 
@@ -66,7 +56,7 @@ bool ExitStore::save(uint64_t job_id, const ExitRecord& e) const {
     spdlog::error("job {}: cannot record its exit in {}: {}", job_id, dir_, std::strerror(errno));
     return false;
   }
-  bool ok = write_all(fd, j.dump() + "\n");
+  bool ok = net::write_fully(fd, j.dump() + "\n");
   int err = errno;
   ok = ::close(fd) == 0 && ok;
   if (ok && ::rename(tmp.c_str(), path.c_str()) != 0) {

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "agent/proctrack.hpp"
+#include "net/fd_io.hpp"
 
 namespace drover::agent {
 namespace {
@@ -117,7 +118,7 @@ mode_t job_umask(const std::map<std::string, std::string>& env) {
 void write_script(const std::string& path, const std::string& text, uid_t uid, gid_t gid) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
   if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  bool ok = net::write_fully(fd, text);
   if (ok && ::geteuid() == 0) ok = ::fchown(fd, uid, gid) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));

@@ -23,6 +23,7 @@
 #include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
+#include "net/fd_io.hpp"
 #include "net/keys.hpp"
 #include "proto/decode.hpp"
 #include "proto/step_io.hpp"
@@ -54,15 +55,8 @@ struct FileSink {
   ~FileSink() {
     if (fd >= 0) ::close(fd);
   }
-  void write(const std::string& text) const {
-    size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // a full disk loses output, as it would for the task itself
-      done += static_cast<size_t>(n);
-    }
-  }
+  // A full disk loses output, as it would for the task itself.
+  void write(const std::string& text) const { (void)net::write_fully(fd, text); }
 };
 
 struct StepServer::Session : std::enable_shared_from_this<Session> {

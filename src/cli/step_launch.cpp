@@ -23,6 +23,7 @@
 #include "core/task_lines.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
+#include "net/fd_io.hpp"
 #include "proto/step_io.hpp"
 
 namespace drover::cli {
@@ -31,16 +32,8 @@ using nlohmann::json;
 
 namespace {
 
-void write_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-}
+// srun's own stdout/stderr: output that cannot be written is lost, as a task's would be.
+void write_all(int fd, std::string_view data) { (void)net::write_fully(fd, data); }
 
 void say(const std::string& line) { write_all(2, "srun: " + line + "\n"); }
 

@@ -26,6 +26,7 @@
 #include "core/text.hpp"
 #include "drover/netns.hpp"
 #include "net/auth.hpp"
+#include "net/fd_io.hpp"
 #include "net/keys.hpp"
 #include "net/unix_client.hpp"
 #include "nlohmann/json.hpp"
@@ -52,7 +53,7 @@ void write_file(const fs::path& path, const std::string& text, mode_t mode) {
   if (fd < 0)
     throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
   bool ok = ::fchmod(fd, mode) == 0;
-  ok = ok && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ok = ok && net::write_fully(fd, text);
   const int err = errno;
   ::close(fd);
   if (!ok) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(err));

@@ -10,6 +10,8 @@
 
 #include <stdexcept>
 
+#include "net/fd_io.hpp"
+
 namespace drover::net {
 
 std::string hmac_sha256(std::string_view key, std::string_view data) {
@@ -49,8 +51,7 @@ std::string load_or_create_key(const std::string& path) {
     std::string key = to_hex(random_bytes(32));
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) throw std::runtime_error("cannot create key file " + path);
-    bool ok =
-        ::write(fd, key.data(), key.size()) == static_cast<ssize_t>(key.size()) && ::fsync(fd) == 0;
+    bool ok = write_fully(fd, key) && ::fsync(fd) == 0;
     ::close(fd);
     if (!ok) throw std::runtime_error("cannot write key file " + path);
     return key;

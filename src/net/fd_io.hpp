@@ -1,7 +1,9 @@
 #pragma once
-// Whole reads and writes on a blocking socket, for the commands' clients (unix_client,
-// framed_client). Both throw std::runtime_error naming the controller, which is the only peer.
+// Whole reads and writes on blocking descriptors. send_all/read_all are the commands' clients'
+// (unix_client, framed_client) and throw std::runtime_error naming the controller, their only
+// peer; write_fully is for files and pipes, where the caller decides what a failure means.
 #include <cstddef>
+#include <string_view>
 
 namespace drover::net {
 
@@ -9,5 +11,7 @@ namespace drover::net {
 void send_all(int fd, const char* p, size_t n, int flags);
 // Reads exactly `n` bytes, retrying on EINTR; the peer closing first is an error.
 void read_all(int fd, char* p, size_t n);
+// Writes all of `data`, retrying on EINTR and short writes; false (errno set) if a write fails.
+bool write_fully(int fd, std::string_view data);
 
 }  // namespace drover::net

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "net/auth.hpp"
+#include "net/fd_io.hpp"
 
 namespace drover::net {
 namespace {
@@ -68,8 +69,7 @@ void write_key(const std::string& path, const std::string& key) {
   if (fd < 0)
     throw std::runtime_error("cannot create key file " + path + ": " + std::strerror(errno));
   const std::string text = key + "\n";
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                  ::fsync(fd) == 0;
+  const bool ok = write_fully(fd, text) && ::fsync(fd) == 0;
   ::close(fd);
   if (!ok) throw std::runtime_error("cannot write key file " + path);
 }

@@ -8,6 +8,7 @@
 #include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/write.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "net/admission.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
+#include "net/fd_io.hpp"
 #include "net/peercred.hpp"
 
 using namespace drover;
@@ -43,6 +45,32 @@ TEST(Auth, KeyFileIsCreatedPrivateAndReloaded) {
   chmod(path.c_str(), 0644);
   EXPECT_THROW(net::load_or_create_key(path), std::runtime_error);
   std::filesystem::remove_all(dir);
+}
+
+TEST(FdIo, WriteFullyWritesPastAFullPipeAndReportsABrokenOne) {
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  // More than a pipe holds: the writer is short-written and must go on once the reader drains.
+  const std::string data(256 * 1024, 'x');
+  std::string got;
+  std::thread reader([&] {
+    char buf[4096];
+    for (ssize_t n; (n = ::read(p[0], buf, sizeof buf)) > 0;)
+      got.append(buf, static_cast<size_t>(n));
+  });
+  EXPECT_TRUE(net::write_fully(p[1], data));
+  ::close(p[1]);
+  reader.join();
+  EXPECT_EQ(got, data);
+
+  ASSERT_EQ(::pipe(p), 0);
+  ::close(p[0]);
+  auto* old = ::signal(SIGPIPE, SIG_IGN);
+  errno = 0;
+  EXPECT_FALSE(net::write_fully(p[1], "lost"));
+  EXPECT_EQ(errno, EPIPE);
+  ::signal(SIGPIPE, old);
+  ::close(p[1]);
 }
 
 TEST(PeerCred, ReportsOwnIdentityOnSocketPair) {
