@@ -218,7 +218,7 @@ Register Register::from_json(const json& j) {
     // Agents before runs were reported listed bare job ids.
     if (e.is_object())
       r.running.push_back({need_uint(e, "job_id"), opt_uint32(e, "run")});
-    else if (e.is_number_unsigned())
+    else if (e.is_number_integer() && e.get<int64_t>() >= 0)
       r.running.push_back({e.get<uint64_t>(), std::nullopt});
     else
       throw BadMessage("field \"running\" holds neither a job id nor a job");

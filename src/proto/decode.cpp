@@ -71,6 +71,8 @@ uint64_t get_uint(const json& msg, const char* key, uint64_t fallback) {
   const json* v = member(msg, key);
   if (!v) return fallback;
   if (v->is_number_unsigned()) return v->get<uint64_t>();
+  // Parsed text is unsigned when not negative; a document built in memory may hold it signed.
+  if (v->is_number_integer() && v->get<int64_t>() >= 0) return v->get<uint64_t>();
   ill_typed(key, "an unsigned integer");
 }
 
