@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
   {
     ctld::Effects fx;
     for (int i = 1; i <= static_nodes; ++i)
-      sm.agent_register("node" + std::to_string(i), {{"running", nlohmann::json::array()}}, now,
-                        fx);
+      sm.agent_register("node" + std::to_string(i), proto::Register{}, now, fx);
   }
   const ctld::Caller who{1000, 1000, "user", "user"};
   auto job = [&](int i) {
@@ -89,14 +88,12 @@ int main(int argc, char** argv) {
   // The batch in which every joining agent registers, and the pass after it.
   const auto t_reg = Clock::now();
   ctld::Effects fx;
-  for (int i = 1; i <= joining; ++i)
-    sm.agent_register("dyn" + std::to_string(i),
-                      {{"running", nlohmann::json::array()},
-                       {"dynamic", true},
-                       {"conf", "CPUs=16 RealMemory=64000"},
-                       {"cpus", 16},
-                       {"real_memory", 64000}},
-                      now, fx);
+  proto::Register joiner;
+  joiner.dynamic = true;
+  joiner.conf = "CPUs=16 RealMemory=64000";
+  joiner.cpus = 16;
+  joiner.real_memory = 64000;
+  for (int i = 1; i <= joining; ++i) sm.agent_register("dyn" + std::to_string(i), joiner, now, fx);
   const double reg_ms = ms_since(t_reg);
   const auto t_pass = Clock::now();
   sm.tick(now, fx);

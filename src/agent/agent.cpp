@@ -27,23 +27,30 @@ using nlohmann::json;
 
 namespace {
 // What scontrol show node reports as CPULoad and FreeMem.
-json node_health() {
+proto::Heartbeat node_health() {
   double load[1] = {0};
   struct sysinfo si {};
-  json h = json::object();
-  if (::getloadavg(load, 1) == 1) h["cpu_load"] = load[0];
+  proto::Heartbeat h;
+  if (::getloadavg(load, 1) == 1) h.cpu_load = load[0];
   if (::sysinfo(&si) == 0)
-    h["free_mem"] = static_cast<int64_t>(si.freeram) * si.mem_unit / (1024 * 1024);
+    h.free_mem = static_cast<int64_t>(si.freeram) * si.mem_unit / (1024 * 1024);
   return h;
 }
 
 // How a job ended, in an exit report or a registration: OOM kills and its peak memory
 // (bytes) when known.
-json exit_json(uint64_t job_id, const Agent::Finished& f) {
-  json j = exit_record_json(job_id, f);
-  j["type"] = "exited";
-  return j;
+proto::JobExited exit_report(uint64_t job_id, const Agent::Finished& f) {
+  proto::JobExited e{job_id, f.status, f.run, f.usage.oom_kills, std::nullopt};
+  if (f.usage.max_rss_bytes >= 0) e.max_rss = f.usage.max_rss_bytes;
+  return e;
 }
+
+template <class... F>
+struct Overload : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overload(F...) -> Overload<F...>;
 
 }  // namespace
 
@@ -80,7 +87,7 @@ int Agent::run() {
                  opts_.node);
   steps_.on_step_end = [this](uint64_t job_id, uint32_t step_id, int status) {
     step_ended(job_id, step_id);
-    send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
+    send(proto::StepExited{job_id, step_id, status});
   };
   steps_.on_launch = [this](const std::shared_ptr<net::Connection>& srun, const json& cred,
                             const json& launch) { return hand_step(srun, cred, launch); };
@@ -141,55 +148,52 @@ void Agent::schedule_reconnect() {
   });
 }
 
-void Agent::send(const json& msg) {
-  if (conn_ && authenticated_) conn_->send(proto::dump(msg));
+void Agent::send(const proto::FromAgent& msg) {
+  if (conn_ && authenticated_) conn_->send(proto::dump(proto::to_json(msg)));
 }
 
 void Agent::on_message(const std::string& payload) {
-  // Every frame is decoded (proto/decode.hpp) and every field read inside the try: a frame of
-  // the wrong shape is logged, never an exception out of the I/O thread.
-  std::string type;
+  // Every frame is decoded once, here (proto/agent_msg.hpp): a frame of the wrong shape is
+  // logged, never an exception out of the I/O thread.
   try {
-    const json msg = proto::decode_object(payload);
-    type = proto::get_string(msg, "type");
+    const proto::ToAgent msg = proto::decode_to_agent(proto::decode_object(payload));
     if (authenticated_)
-      dispatch(type, msg);
+      dispatch(msg);
     else
-      handshake(type, msg);
+      handshake(msg);
   } catch (const std::exception& e) {
-    spdlog::error("bad {} message from the controller: {}", type.empty() ? "a" : type, e.what());
+    spdlog::error("bad message from the controller: {}", e.what());
   }
 }
 
-void Agent::handshake(const std::string& type, const json& msg) {
-  if (type == "hello") {
-    nonce_c_ = proto::get_string(msg, "nonce");
+void Agent::handshake(const proto::ToAgent& msg) {
+  if (const auto* hello = std::get_if<proto::Hello>(&msg)) {
+    nonce_c_ = hello->nonce;
     nonce_a_ = net::to_hex(net::random_bytes(16));
-    json running = json::array(), finished = json::array();
-    for (const auto& [id, r] : running_) running.push_back({{"job_id", id}, {"run", r.run}});
-    for (const auto& [id, f] : finished_) finished.push_back(exit_json(id, f));
-    json reg = {{"type", "register"},
-                {"node", opts_.node},
-                {"version", net::kProtocolVersion},
-                {"nonce", nonce_a_},
-                {"mac", net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node)},
-                {"cpus", opts_.cpus},
-                {"real_memory", opts_.real_memory_mb},
-                {"launch_addr", steps_.launch_addr()},
-                {"running", running},
-                {"finished", finished},
-                {"instance", instance_}};
+    proto::Register reg;
+    reg.node = opts_.node;
+    reg.version = net::kProtocolVersion;
+    reg.nonce = nonce_a_;
+    reg.mac = net::agent_proof(opts_.key, nonce_c_, nonce_a_, opts_.node);
+    reg.cpus = opts_.cpus;
+    reg.real_memory = opts_.real_memory_mb;
+    reg.launch_addr = steps_.launch_addr();
+    for (const auto& [id, r] : running_) reg.running.push_back({id, r.run});
+    for (const auto& [id, f] : finished_) reg.finished.push_back(exit_report(id, f));
+    reg.instance = instance_;
     if (opts_.dynamic) {
-      reg["dynamic"] = true;
-      reg["conf"] = opts_.dynamic_conf;
+      reg.dynamic = true;
+      reg.conf = opts_.dynamic_conf;
     }
-    reg.update(node_health());
+    const proto::Heartbeat health = node_health();
+    reg.cpu_load = health.cpu_load;
+    reg.free_mem = health.free_mem;
     struct sysinfo si {};
-    if (::sysinfo(&si) == 0) reg["boot_time"] = static_cast<int64_t>(::time(nullptr)) - si.uptime;
-    conn_->send(proto::dump(reg), false);
-  } else if (type == "welcome") {
-    const std::string step_pub = proto::get_string(msg, "step_pub");
-    if (!net::constant_time_equal(proto::get_string(msg, "mac"),
+    if (::sysinfo(&si) == 0) reg.boot_time = static_cast<int64_t>(::time(nullptr)) - si.uptime;
+    conn_->send(proto::dump(reg.to_json()), false);
+  } else if (const auto* welcome = std::get_if<proto::Welcome>(&msg)) {
+    const std::string& step_pub = welcome->step_pub;
+    if (!net::constant_time_equal(welcome->mac,
                                   net::controller_proof(opts_.key, nonce_a_, nonce_c_, step_pub))) {
       spdlog::error("controller failed authentication; dropping the connection");
       conn_->close();
@@ -199,71 +203,62 @@ void Agent::handshake(const std::string& type, const json& msg) {
     steps_.set_step_public_key(step_pub);
     authenticated_ = true;
     reconnect_delay_ms_ = 100;
-    heartbeat_interval_s_ = static_cast<int>(
-        std::clamp<int64_t>(proto::get_int(msg, "heartbeat_interval", 10), 1, 3600));
+    heartbeat_interval_s_ =
+        static_cast<int>(std::clamp<int64_t>(welcome->heartbeat_interval, 1, 3600));
     spdlog::info("registered with controller as {}", opts_.node);
     // Exits that came after the registration was written were not sent: send them now
     // (the controller ignores a report it has already applied).
     for (const auto& [id, f] : finished_) send_exit(id, f);
     heartbeat();
-  } else if (type == "error") {
-    spdlog::error("controller refused registration: {}", proto::get_string(msg, "error"));
+  } else if (const auto* refusal = std::get_if<proto::Refusal>(&msg)) {
+    spdlog::error("controller refused registration: {}", refusal->error);
   }
 }
 
-void Agent::dispatch(const std::string& type, const json& msg) {
-  if (type == "launch") {
-    launch(msg);
-  } else if (type == "terminate") {
-    steps_.terminate_job(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
-                         msg.value("step_notice", ""));
-    const uint64_t job = msg.at("job_id").get<uint64_t>();
-    for (auto it = step_links_.lower_bound({job, 0});
-         it != step_links_.end() && it->first.first == job; ++it)
-      it->second->send(stepd::encode(stepd::Terminate{msg.value("kill_wait", int64_t{30}),
-                                                      msg.value("step_notice", "")}),
-                       false);
-    terminate(msg.at("job_id").get<uint64_t>(), msg.value("kill_wait", 30),
-              msg.value("notice", ""));
-  } else if (type == "step_signal") {
-    steps_.signal_step(msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>(),
-                       msg.value("signal", SIGKILL), msg.value("terminate", false),
-                       msg.value("kill_wait", 30), msg.value("step_notice", ""),
-                       msg.value("graceful", false));
-    if (auto it =
-            step_links_.find({msg.at("job_id").get<uint64_t>(), msg.at("step_id").get<uint32_t>()});
-        it != step_links_.end())
-      it->second->send(stepd::encode(stepd::StepSignal{
-                           msg.value("signal", SIGKILL), msg.value("terminate", false),
-                           msg.value("kill_wait", int64_t{30}), msg.value("step_notice", ""),
-                           msg.value("graceful", false)}),
-                       false);
-  } else if (type == "signal") {
-    signal_job(msg.at("job_id").get<uint64_t>(), msg.value("signal", SIGTERM),
-               msg.value("batch_only", false));
-  } else if (type == "exit_ack") {
-    auto it = finished_.find(msg.at("job_id").get<uint64_t>());
-    if (it != finished_.end() && it->second.run == msg.value("run", it->second.run))
-      forget_exit(it);
-  } else if (type == "error") {
-    spdlog::error("controller: {}", proto::get_string(msg, "error"));
-  }
+void Agent::dispatch(const proto::ToAgent& msg) {
+  std::visit(
+      Overload{
+          [this](const proto::Launch& m) { launch(m); },
+          [this](const proto::Terminate& m) {
+            const std::string step_notice = m.step_notice.value_or("");
+            steps_.terminate_job(m.job_id, m.kill_wait, step_notice);
+            for (auto it = step_links_.lower_bound({m.job_id, 0});
+                 it != step_links_.end() && it->first.first == m.job_id; ++it)
+              it->second->send(stepd::encode(stepd::Terminate{m.kill_wait, step_notice}), false);
+            terminate(m.job_id, m.kill_wait, m.notice.value_or(""));
+          },
+          [this](const proto::StepSignal& m) {
+            steps_.signal_step(m.job_id, m.step_id, m.signal, m.terminate, m.kill_wait,
+                               m.step_notice, m.graceful);
+            if (auto it = step_links_.find({m.job_id, m.step_id}); it != step_links_.end())
+              it->second->send(stepd::encode(stepd::StepSignal{m.signal, m.terminate, m.kill_wait,
+                                                               m.step_notice, m.graceful}),
+                               false);
+          },
+          [this](const proto::Signal& m) { signal_job(m.job_id, m.signal, m.batch_only); },
+          [this](const proto::ExitAck& m) {
+            auto it = finished_.find(m.job_id);
+            if (it != finished_.end() && it->second.run == m.run.value_or(it->second.run))
+              forget_exit(it);
+          },
+          [](const proto::Refusal& m) { spdlog::error("controller: {}", m.error); },
+          [](const auto&) {},  // the handshake's, again: nothing to do
+      },
+      msg);
 }
 
 void Agent::heartbeat() {
-  json hb = node_health();
-  hb["type"] = "heartbeat";
-  send(hb);
+  send(node_health());
   heartbeat_timer_.expires_after(std::chrono::seconds(heartbeat_interval_s_));
   heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec && authenticated_) heartbeat();
   });
 }
 
-void Agent::launch(const json& msg) {
+void Agent::launch(const proto::Launch& msg) {
   LaunchSpec spec;
-  spec.job_id = msg.at("job_id").get<uint64_t>();
-  const uint32_t run = msg.value("run", uint32_t{0});
+  spec.job_id = msg.job_id;
+  const uint32_t run = msg.run;
   if (auto it = running_.find(spec.job_id); it != running_.end()) {
     if (it->second.run != run)
       spdlog::error("job {} run {} not launched: run {} still has processes", spec.job_id, run,
@@ -274,17 +269,17 @@ void Agent::launch(const json& msg) {
     if (it->second.run == run) return send_exit(spec.job_id, it->second);  // ran already
     forget_exit(it);  // an earlier run's report: the controller has moved past it
   }
-  spec.uid = msg.at("uid").get<uid_t>();
-  spec.gid = msg.at("gid").get<gid_t>();
-  spec.user = msg.value("user", "");
-  spec.argv = msg.value("argv", std::vector<std::string>{});
-  spec.env = msg.value("env", std::map<std::string, std::string>{});
-  spec.workdir = msg.value("workdir", "/");
-  spec.std_out = msg.value("stdout", "/dev/null");
-  spec.std_err = msg.value("stderr", spec.std_out);
-  spec.std_in = msg.value("stdin", "/dev/null");
-  spec.append = msg.value("open_mode", "") == "append";
-  if (msg.value("get_user_env", false)) {
+  spec.uid = msg.uid;
+  spec.gid = msg.gid;
+  spec.user = msg.user;
+  spec.argv = msg.argv;
+  spec.env = msg.env;
+  spec.workdir = msg.workdir;
+  spec.std_out = msg.std_out;
+  spec.std_err = msg.std_err;
+  spec.std_in = msg.std_in;
+  spec.append = msg.open_mode == "append";
+  if (msg.get_user_env) {
     // As slurmd: the login environment fills in what the job's environment lacks.
     // Blocking here is bounded by the timeout and only for jobs that ask for it.
     core::add_login_environment(spec.env, login_environment(spec.user, 8));
@@ -298,17 +293,16 @@ void Agent::launch(const json& msg) {
                                           std::filesystem::perms::group_exec |
                                           std::filesystem::perms::others_exec);
     spec.script_path = dir + "/slurm_script";
-    write_script(spec.script_path, msg.value("script", ""), spec.uid, spec.gid);
+    write_script(spec.script_path, msg.script, spec.uid, spec.gid);
     if (!spec.argv.empty()) spec.argv[0] = spec.script_path;
     const SupervisorLink link =
         start_supervisor(opts_.spool_dir, stepd::socket_path(opts_.spool_dir, spec.job_id));
     attach_supervisor(spec.job_id, run, 0, link.fd);
     // --mem/--mem-per-cpu: what the job holds on this node is its limit here.
     running_.at(spec.job_id)
-        .stepd->send(stepd::encode(stepd::Launch{std::move(spec), run,
-                                                 msg.value("mem_mb", int64_t{0}), opts_.node}),
+        .stepd->send(stepd::encode(stepd::Launch{std::move(spec), run, msg.mem_mb, opts_.node}),
                      false);
-    spdlog::info("job {}: supervisor started, pid {}", msg.at("job_id").get<uint64_t>(), link.pid);
+    spdlog::info("job {}: supervisor started, pid {}", msg.job_id, link.pid);
   } catch (const std::exception& e) {
     spdlog::error("job {} failed to launch: {}", spec.job_id, e.what());
     report_exit(spec.job_id, run, 1 << 8);
@@ -404,7 +398,7 @@ void Agent::step_supervisor_gone(uint64_t job_id, uint32_t step_id,
   if (status == SIGKILL)
     spdlog::error("step {}.{}: its supervisor is gone without the step's end", job_id, step_id);
   step_ended(job_id, step_id);
-  send({{"type", "step_exited"}, {"job_id", job_id}, {"step_id", step_id}, {"status", status}});
+  send(proto::StepExited{job_id, step_id, status});
 }
 
 void Agent::attach_supervisor(uint64_t job_id, uint32_t run, pid_t pid, int fd) {
@@ -429,7 +423,7 @@ void Agent::on_supervisor_message(uint64_t job_id, const std::shared_ptr<net::Co
     if (const auto* s = std::get_if<stepd::Started>(&m)) {
       it->second.pid = s->pid;
       spdlog::info("job {} started, pid {}", job_id, s->pid);
-      send({{"type", "started"}, {"job_id", job_id}, {"pid", s->pid}});
+      send(proto::JobStarted{job_id, s->pid});
     } else if (const auto* e = std::get_if<stepd::Exited>(&m); e && e->job_id == job_id) {
       job_ended(job_id, e->record);
     }
@@ -564,7 +558,7 @@ void Agent::forget_exit(std::map<uint64_t, Finished>::iterator it) {
   finished_.erase(it);
 }
 
-void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_json(job_id, f)); }
+void Agent::send_exit(uint64_t job_id, const Finished& f) { send(exit_report(job_id, f)); }
 
 void Agent::shutdown() {
   // As slurmd: the agent goes, batch jobs and srun steps go on under their supervisors (the

@@ -17,6 +17,7 @@
 #include "agent/proctrack.hpp"
 #include "agent/steps.hpp"
 #include "net/connection.hpp"
+#include "proto/agent_msg.hpp"
 
 namespace drover::agent {
 
@@ -58,11 +59,11 @@ class Agent {
   void schedule_reconnect();
   void on_message(const std::string& payload);
   // on_message's frame before and after the registration is accepted. Throw on a bad field.
-  void handshake(const std::string& type, const nlohmann::json& msg);
-  void dispatch(const std::string& type, const nlohmann::json& msg);
-  void send(const nlohmann::json& msg);
+  void handshake(const proto::ToAgent& msg);
+  void dispatch(const proto::ToAgent& msg);
+  void send(const proto::FromAgent& msg);
   void heartbeat();
-  void launch(const nlohmann::json& msg);
+  void launch(const proto::Launch& msg);
   void terminate(uint64_t job_id, int64_t kill_wait_s, const std::string& notice);
   void signal_job(uint64_t job_id, int sig, bool batch_only);
   void reap();

@@ -33,36 +33,6 @@ struct Overload : F... {
 template <class... F>
 Overload(F...) -> Overload<F...>;
 
-std::vector<std::string> get_strings(const json& msg, const char* key) {
-  std::vector<std::string> out;
-  if (!msg.contains(key)) return out;
-  const json& a = msg.at(key);
-  if (!a.is_array()) throw proto::BadMessage(std::string(key) + " is not an array");
-  for (const auto& s : a) {
-    if (!s.is_string()) throw proto::BadMessage(std::string(key) + " holds a non-string");
-    out.push_back(s.get<std::string>());
-  }
-  return out;
-}
-
-std::map<std::string, std::string> get_env(const json& msg, const char* key) {
-  std::map<std::string, std::string> out;
-  if (!msg.contains(key)) return out;
-  const json& o = msg.at(key);
-  if (!o.is_object()) throw proto::BadMessage(std::string(key) + " is not an object");
-  for (const auto& [k, v] : o.items()) {
-    if (!v.is_string()) throw proto::BadMessage(std::string(key) + "." + k + " is not a string");
-    out[k] = v.get<std::string>();
-  }
-  return out;
-}
-
-int32_t get_int32(const json& msg, const char* key, int64_t fallback = 0) {
-  const int64_t v = proto::get_int(msg, key, fallback);
-  if (v < INT32_MIN || v > INT32_MAX) throw proto::BadMessage(std::string(key) + " out of range");
-  return static_cast<int32_t>(v);
-}
-
 std::string from_hex(const std::string& hex) {
   auto nibble = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
@@ -76,11 +46,6 @@ std::string from_hex(const std::string& hex) {
   return raw;
 }
 
-uint32_t get_uint32(const json& msg, const char* key) {
-  const uint64_t v = proto::get_uint(msg, key);
-  if (v > UINT32_MAX) throw proto::BadMessage(std::string(key) + " out of range");
-  return static_cast<uint32_t>(v);
-}
 }  // namespace
 
 std::string encode(const Message& m) {
@@ -155,25 +120,25 @@ Message decode(const std::string& payload) {
     Launch l;
     LaunchSpec& s = l.spec;
     s.job_id = proto::need_uint(j, "job_id");
-    s.uid = static_cast<uid_t>(get_uint32(j, "uid"));
-    s.gid = static_cast<gid_t>(get_uint32(j, "gid"));
+    s.uid = static_cast<uid_t>(proto::get_uint32(j, "uid"));
+    s.gid = static_cast<gid_t>(proto::get_uint32(j, "gid"));
     s.user = proto::get_string(j, "user");
     s.script_path = proto::get_string(j, "script");
     if (s.script_path.empty()) throw proto::BadMessage("launch without a script");
-    s.argv = get_strings(j, "argv");
-    s.env = get_env(j, "env");
+    s.argv = proto::get_strings(j, "argv");
+    s.env = proto::get_string_map(j, "env");
     s.workdir = proto::get_string(j, "workdir", "/");
     s.std_out = proto::get_string(j, "stdout", "/dev/null");
     s.std_err = proto::get_string(j, "stderr", s.std_out);
     s.std_in = proto::get_string(j, "stdin", "/dev/null");
     s.append = proto::get_bool(j, "append");
-    l.run = get_uint32(j, "run");
+    l.run = proto::get_uint32(j, "run");
     l.mem_mb = proto::get_int(j, "mem_mb");
     l.node = proto::get_string(j, "node");
     return l;
   }
   if (type == "signal") {
-    const int sig = get_int32(j, "signal");
+    const int sig = proto::get_int32(j, "signal");
     if (sig < 0 || sig >= NSIG) throw proto::BadMessage("no such signal");
     return Signal{sig, proto::get_bool(j, "batch_only")};
   }
@@ -184,13 +149,14 @@ Message decode(const std::string& payload) {
   }
   if (type == "status?") return StatusRequest{};
   if (type == "status")
-    return Status{proto::need_uint(j, "job_id"), get_uint32(j, "run"), get_int32(j, "pid")};
-  if (type == "started") return Started{get_int32(j, "pid")};
+    return Status{proto::need_uint(j, "job_id"), proto::get_uint32(j, "run"),
+                  proto::get_int32(j, "pid")};
+  if (type == "started") return Started{proto::get_int32(j, "pid")};
   if (type == "exited") {
     Exited e;
     e.job_id = proto::need_uint(j, "job_id");
-    e.record.status = get_int32(j, "status");
-    e.record.run = get_uint32(j, "run");
+    e.record.status = proto::get_int32(j, "status");
+    e.record.run = proto::get_uint32(j, "run");
     e.record.usage.oom_kills = proto::get_int(j, "oom_kills");
     e.record.usage.max_rss_bytes = proto::get_int(j, "max_rss", -1);
     return e;
@@ -198,7 +164,7 @@ Message decode(const std::string& payload) {
   if (type == "step_launch") {
     StepLaunch l;
     l.job_id = proto::need_uint(j, "job_id");
-    l.step_id = get_uint32(j, "step_id");
+    l.step_id = proto::get_uint32(j, "step_id");
     l.node = proto::get_string(j, "node");
     l.cred = proto::get_string(j, "cred");
     l.launch = proto::get_string(j, "launch");
@@ -213,7 +179,7 @@ Message decode(const std::string& payload) {
     return l;
   }
   if (type == "step_signal") {
-    const int sig = get_int32(j, "signal");
+    const int sig = proto::get_int32(j, "signal");
     if (sig < 0 || sig >= NSIG) throw proto::BadMessage("no such signal");
     const int64_t wait = proto::get_int(j, "kill_wait", 30);
     if (wait < 0) throw proto::BadMessage("kill_wait is negative");
@@ -221,10 +187,10 @@ Message decode(const std::string& payload) {
                       proto::get_bool(j, "graceful")};
   }
   if (type == "step_status")
-    return StepStatus{proto::need_uint(j, "job_id"), get_uint32(j, "step_id")};
+    return StepStatus{proto::need_uint(j, "job_id"), proto::get_uint32(j, "step_id")};
   if (type == "step_exited")
-    return StepExited{proto::need_uint(j, "job_id"), get_uint32(j, "step_id"),
-                      get_int32(j, "status")};
+    return StepExited{proto::need_uint(j, "job_id"), proto::get_uint32(j, "step_id"),
+                      proto::get_int32(j, "status")};
   throw proto::BadMessage("unknown message type '" + type + "'");
 }
 

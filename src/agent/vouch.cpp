@@ -14,10 +14,17 @@
 #include "net/peercred.hpp"
 #include "net/user_cred.hpp"
 #include "proto/decode.hpp"
+#include "proto/error.hpp"
 
 namespace drover::agent {
 namespace asio = boost::asio;
 using nlohmann::json;
+
+namespace {
+json invalid_request(const char* why) {
+  return proto::Error(proto::Errno::kError, std::string("Invalid request: ") + why).reply();
+}
+}  // namespace
 
 VouchServer::VouchServer(asio::io_context& io, std::string host, std::string node_key)
     : acceptor_(io), host_(std::move(host)), key_(std::move(node_key)) {}
@@ -67,7 +74,7 @@ void VouchServer::accept() {
                              {"sig", s.sig},
                              {"session_key", net::to_hex(s.session_key)}};
                   } catch (const std::exception& e) {
-                    reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
+                    reply = invalid_request(e.what());
                   }
                   c->send(reply.dump(), false);
                 },

@@ -15,6 +15,7 @@
 #include "net/keys.hpp"
 #include "net/protocol.hpp"
 #include "net/unix_client.hpp"
+#include "proto/error.hpp"
 
 namespace drover::cli {
 
@@ -72,12 +73,15 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
     vouch.connect(sock);
     cred = json::parse(vouch.call(R"({"op":"credential"})"));
   } catch (const std::exception& e) {
-    return {{"ok", false},
-            {"error",
-             "Authentication failure: cannot get a credential from " + sock + ": " + e.what()}};
+    return proto::Error(
+               proto::Errno::kAuthentication,
+               "Authentication failure: cannot get a credential from " + sock + ": " + e.what())
+        .reply();
   }
   if (!cred.value("ok", false))
-    return {{"ok", false}, {"error", "Authentication failure: " + cred.value("error", "")}};
+    return proto::Error(proto::Errno::kAuthentication,
+                        "Authentication failure: " + cred.value("error", ""))
+        .reply();
   net::FramedClient client;
   try {
     client.connect_tcp(ctl.host, ctl.port);
@@ -89,7 +93,7 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
     // The controller greets every connection (an agent's challenge), before anything is sent.
     const json hello = json::parse(client.recv());
     if (hello.value("type", "") == "error")
-      return {{"ok", false}, {"error", hello.value("error", "refused")}};
+      return proto::Error::from_message(hello.value("error", "refused")).reply();
     client.send(json{{"type", "command"},
                      {"version", net::kProtocolVersion},
                      {"cred", cred.at("cred")},
@@ -105,7 +109,7 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
       // The controller refuses a credential before any key is in use, in the clear.
       const json refusal = json::parse(client.unauthenticated, nullptr, false);
       if (refusal.is_object() && refusal.value("type", "") == "error")
-        return {{"ok", false}, {"error", refusal.value("error", "refused")}};
+        return proto::Error::from_message(refusal.value("error", "refused")).reply();
       throw;
     }
     sent = true;

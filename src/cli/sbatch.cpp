@@ -26,6 +26,7 @@
 #include "core/sbatch_options.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
+#include "proto/error.hpp"
 #include "proto/json.hpp"
 
 extern char** environ;
@@ -314,13 +315,13 @@ int sbatch_main(const std::vector<std::string>& args) {
                  "(connect failure)\n";
     return 1;
   }
-  if (!reply.value("ok", false)) {
-    const std::string error = reply.value("error", "Unknown error");
+  if (const auto failed = proto::Error::from_reply(reply)) {
+    const std::string& error = failed->message;
     if (opts.test_only) {
       std::cerr << "allocation failure: " << error << '\n';
       return 1;
     }
-    if (error == "Invalid partition name specified" && reply.contains("bad_partition"))
+    if (failed->code == proto::Errno::kInvalidPartitionName && reply.contains("bad_partition"))
       std::cerr << "sbatch: error: invalid partition specified: "
                 << reply["bad_partition"].get<std::string>() << '\n';
     if (reply.contains("detail"))

@@ -15,6 +15,7 @@
 #include "core/array_spec.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "proto/error.hpp"
 
 namespace drover::cli {
 namespace {
@@ -272,15 +273,15 @@ int scancel_main(const std::vector<std::string>& args) {
   }
   int rc = 0;
   for (const auto& e : reply.value("errors", json::array())) {
-    const std::string error = e.value("error", "");
+    const proto::Error error = proto::Error::from_entry(e);
     // Like Slurm, jobs that are gone or already ending are only mentioned with -v.
     const bool benign =
-        error == "Invalid job id specified" || error == "Job/step already completing or completed";
+        error.code == proto::Errno::kInvalidJobId || error.code == proto::Errno::kAlreadyDone;
     if (benign && !verbose) continue;
     if (!quiet || !benign)
       std::cerr << "scancel: error: Kill job error on job id " << e.value("job", "") << ": "
-                << error << '\n';
-    if (error == "Access/permission denied") rc = kAccessDeniedExit;
+                << error.message << '\n';
+    if (error.code == proto::Errno::kAccessDenied) rc = kAccessDeniedExit;
   }
   return rc;
 }

@@ -71,17 +71,17 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
 }
 
 json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) {
-  if (!is_operator(who)) return error_reply("Invalid user id");
+  if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   const std::string line = req.value("line", "");
   std::vector<core::NodeConf> confs;
   if (std::string e = parse_node_line(line, confs); !e.empty()) {
-    json r = error_reply("Unspecified error");
+    json r = error_reply(proto::Errno::kError);
     r["detail"] = e;
     return r;
   }
   for (const auto& nc : confs) {
     if (nc.state != "FUTURE" && nc.state != "CLOUD") {
-      json r = error_reply("Invalid node state specified");
+      json r = error_reply(proto::Errno::kInvalidNodeState);
       r["detail"] = "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol";
       return r;
     }
@@ -90,7 +90,7 @@ json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) 
   size_t count = nodes_.size();
   for (const auto& nc : confs) {
     if (nodes_.contains(nc.name)) {
-      json r = error_reply("Invalid node name specified");
+      json r = error_reply(proto::Errno::kInvalidNodeName);
       r["detail"] = "Node '" + nc.name + "' already exists in the node table";
       return r;
     }
@@ -121,23 +121,23 @@ std::string StateMachine::node_definition(const core::NodeConf& nc) {
 }
 
 json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) {
-  if (!is_operator(who)) return error_reply("Invalid user id");
+  if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   std::vector<std::string> names;
   try {
     names = core::expand_hostlist(req.value("nodes", ""));
   } catch (const std::exception&) {
-    return error_reply("Invalid node name specified");
+    return error_reply(proto::Errno::kInvalidNodeName);
   }
-  if (names.empty()) return error_reply("Invalid node name specified");
+  if (names.empty()) return error_reply(proto::Errno::kInvalidNodeName);
   std::vector<NodeId> ids;
   for (const auto& name : names) {
     const NodeId id = nodes_.find(name);
-    if (id == kNoNode) return error_reply("Invalid node name specified");
+    if (id == kNoNode) return error_reply(proto::Errno::kInvalidNodeName);
     const core::Node& n = *nodes_.get(id);
     bool busy = n.running_jobs > 0 || n.alloc_cpus > 0;
     for (const auto& [rname, r] : reservations_)
       busy = busy || std::find(r.nodes.begin(), r.nodes.end(), name) != r.nodes.end();
-    if (busy) return error_reply("Requested nodes are busy");
+    if (busy) return error_reply(proto::Errno::kNodesBusy);
     ids.push_back(id);
   }
   for (NodeId id : ids) {
@@ -161,10 +161,11 @@ json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) 
   return {{"ok", true}};
 }
 
-std::string StateMachine::register_dynamic(const std::string& name, const json& msg, Effects& fx) {
-  if (!msg.value("dynamic", false)) return "Invalid node name specified";
+std::string StateMachine::register_dynamic(const std::string& name, const proto::Register& msg,
+                                           Effects& fx) {
+  if (!msg.dynamic) return "Invalid node name specified";
   // The agent's --conf, over the shape it found: slurm.conf's syntax for one node.
-  const std::string conf = msg.value("conf", "");
+  const std::string& conf = msg.conf;
   std::string line = "NodeName=" + name;
   bool layout = false;
   std::istringstream words(conf);
@@ -174,9 +175,8 @@ std::string StateMachine::register_dynamic(const std::string& name, const json& 
       return "Failed to parse nodeline 'NodeName=" + name + " " + conf + "'";
     layout = layout || names_cpu_layout(key);
   }
-  if (!layout && msg.contains("cpus")) line += " CPUs=" + std::to_string(msg.value("cpus", 1));
-  if (msg.contains("real_memory"))
-    line += " RealMemory=" + std::to_string(msg.value("real_memory", int64_t{1}));
+  if (!layout && msg.cpus) line += " CPUs=" + std::to_string(*msg.cpus);
+  if (msg.real_memory) line += " RealMemory=" + std::to_string(*msg.real_memory);
   if (!conf.empty()) line += " " + conf;
   std::vector<core::NodeConf> confs;
   if (std::string e = parse_node_line(line, confs); !e.empty()) return e;

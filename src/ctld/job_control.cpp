@@ -9,16 +9,10 @@
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
 #include "ctld/acct_record.hpp"
+#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
-namespace {
-
-json failure(const std::string& ref, const std::string& error) {
-  return {{"job", ref}, {"error", error}};
-}
-
-}  // namespace
 
 uint32_t StateMachine::next_priority(int nice) {
   if (lowest_priority_ > 1) --lowest_priority_;
@@ -55,11 +49,8 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
     charge_usage(job, now, fx);  // the run so far counts, as in Slurm
     // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible
     // again only once launch credentials of the old run have expired, as in Slurm.
-    fx.to_agents.push_back({job.batch_host,
-                            {{"type", "terminate"},
-                             {"job_id", job.id},
-                             {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
-                             {"notice", notice}}});
+    order(fx, job.batch_host,
+          proto::Terminate{job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait, notice, {}});
     job.completing = true;
   } else {
     if (holds_resources(job)) release(job);
@@ -96,23 +87,23 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
   // A task named alone is split off the array's remainder first, as Slurm does.
   for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
     if (!t.error.empty()) {
-      errors.push_back(failure(t.ref, t.error));
+      errors.push_back(job_error(t.ref, t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
       core::Job& job = *jp;
       if (action == "hold" || action == "uhold" || action == "release") {
         if (core::is_finished(job.state)) {
-          errors.push_back(failure(t.ref, "Job has already finished"));
+          errors.push_back(job_error(t.ref, proto::Errno::kJobFinished));
           continue;
         }
         if (!may_act_on(who, job)) {
-          errors.push_back(failure(t.ref, "Invalid user id"));
+          errors.push_back(job_error(t.ref, proto::Errno::kUserIdMissing));
           continue;
         }
         if (action == "release") {
           if (job.held == core::kHeldAdmin && !op) {
-            errors.push_back(failure(t.ref, "Access/permission denied"));
+            errors.push_back(job_error(t.ref, proto::Errno::kAccessDenied));
             continue;
           }
           if (job.held) {
@@ -130,26 +121,26 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
         }
       } else if (action == "requeue" || action == "requeuehold") {
         if (!may_act_on(who, job)) {
-          errors.push_back(failure(t.ref, "Access/permission denied"));
+          errors.push_back(job_error(t.ref, proto::Errno::kAccessDenied));
           continue;
         }
         if (job.state == core::JobState::Pending) {
-          errors.push_back(failure(t.ref, "Job is pending execution"));
+          errors.push_back(job_error(t.ref, proto::Errno::kJobPending));
           continue;
         }
         if (!requeue_allowed(job)) {
-          errors.push_back(failure(t.ref, "Requested operation is presently disabled"));
+          errors.push_back(job_error(t.ref, proto::Errno::kDisabled));
           continue;
         }
         if (job.completing) {
-          errors.push_back(failure(t.ref, "Job is current completing"));
+          errors.push_back(job_error(t.ref, "Job is current completing"));
           continue;
         }
         uint8_t hold = 0;
         if (action == "requeuehold") hold = op ? core::kHeldAdmin : core::kHeldUser;
         requeue_job(job, now, hold, true, fx);
       } else {
-        return {{"ok", false}, {"error", "Invalid request"}};
+        return error_reply("Invalid request");
       }
       fx.dirty_jobs.insert(job.id);
       fx.reschedule = true;
@@ -164,13 +155,13 @@ json StateMachine::update(const json& req, const Caller& who, int64_t now, Effec
   json errors = json::array();
   for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
     if (!t.error.empty()) {
-      errors.push_back(failure(t.ref, t.error));
+      errors.push_back(job_error(t.ref, t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
       json r = update_one(*jp, set, who, now, fx);
       if (!r.is_null()) {
-        errors.push_back(failure(t.ref, r.get<std::string>()));
+        errors.push_back(job_error(t.ref, r.get<std::string>()));
         break;
       }
     }

@@ -1,23 +1,24 @@
 // Operators drain, down and resume nodes (scontrol update NodeName=... State=...). What they
 // set is journaled as a "node" record and restored, so a drain survives a restart.
 #include "core/hostlist.hpp"
+#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
 
 json StateMachine::node_update(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  if (!is_operator(who)) return error_reply("Invalid user id");
+  if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   std::vector<std::string> names;
   try {
     names = core::expand_hostlist(req.value("nodes", ""));
   } catch (const std::exception&) {
-    return error_reply("Invalid node name specified");
+    return error_reply(proto::Errno::kInvalidNodeName);
   }
-  if (names.empty()) return error_reply("Invalid node name specified");
+  if (names.empty()) return error_reply(proto::Errno::kInvalidNodeName);
   std::vector<core::Node*> targets;
   for (const auto& name : names) {
     core::Node* n = nodes_.get(name);
-    if (n == nullptr) return error_reply("Invalid node name specified");
+    if (n == nullptr) return error_reply(proto::Errno::kInvalidNodeName);
     targets.push_back(n);
   }
   const std::string state = req.value("state", "");
@@ -25,9 +26,9 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
   // Checked for every node before any changes, so a refused request changes nothing.
   for (const core::Node* n : targets) {
     if ((state == "RESUME" || state == "IDLE") && !n->drain && !n->down)
-      return error_reply("Invalid node state specified");
+      return error_reply(proto::Errno::kInvalidNodeState);
     if (state == "NORESP" || state == "FUTURE" || state == "POWER_DOWN" || state == "POWER_UP")
-      return error_reply("Invalid node state specified");
+      return error_reply(proto::Errno::kInvalidNodeState);
   }
   for (core::Node* n : targets) {
     auto set_reason = [&] {
@@ -82,8 +83,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     }
     // Whatever still runs there is stopped (the agent may be alive: an operator downed it).
-    fx.to_agents.push_back(
-        {node.name, {{"type", "terminate"}, {"job_id", id}, {"kill_wait", config_.kill_wait_s}}});
+    order(fx, node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
 }
 

@@ -42,7 +42,7 @@ bool StateMachine::apply_partition_settings(Partition& p, const json& set) {
 }
 
 json StateMachine::partition_update(const json& req, const Caller& who, Effects& fx) {
-  if (!is_operator(who)) return error_reply("Invalid user id");
+  if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   Partition* part = nullptr;
   Partition next;
   json set;
@@ -51,14 +51,14 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   try {
     for (auto& p : partitions_)
       if (p.name == req.value("name", "")) part = &p;
-    if (part == nullptr) return error_reply("Invalid partition name specified");
+    if (part == nullptr) return error_reply(proto::Errno::kInvalidPartitionName);
     set = req.value("set", json::object());
     if (!set.is_object()) return error_reply("Invalid request");
     if (set.contains("nodes")) {
-      if (!set["nodes"].is_array()) return error_reply("Invalid node name specified");
+      if (!set["nodes"].is_array()) return error_reply(proto::Errno::kInvalidNodeName);
       for (const auto& n : set["nodes"])
         if (!n.is_string() || !nodes_.contains(n.get<std::string>()))
-          return error_reply("Invalid node name specified");
+          return error_reply(proto::Errno::kInvalidNodeName);
     }
     if (set.contains("state")) {
       const std::string st = set["state"].get<std::string>();

@@ -146,15 +146,15 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
 
 json StateMachine::reservation(const json& req, const Caller& who, int64_t now, Effects& fx) {
   // Slurm answers a user who may not manage reservations this way.
-  if (!is_operator(who)) return error_reply("Invalid user id");
+  if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   const std::string action = req.value("action", "");
   if (action == "delete") {
     const std::string name = req.value("name", "");
     auto it = reservations_.find(name);
-    if (it == reservations_.end()) return error_reply("Requested reservation is invalid");
+    if (it == reservations_.end()) return error_reply(proto::Errno::kReservationInvalid);
     for (const auto& [id, job] : jobs_)
       if (job.spec.reservation == name && (!core::is_finished(job.state) || job.completing))
-        return error_reply("Requested reservation is in use");
+        return error_reply(proto::Errno::kReservationBusy);
     reservations_.erase(it);
     fx.erased_resvs.insert(name);
     fx.dirty_resvs.erase(name);
@@ -181,10 +181,10 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     add_names(r.accounts, rq.accounts_add, rq.accounts_remove);
     r.flags = (rq.flags.value_or(0) | rq.flags_add) & ~rq.flags_remove;
     if (!rq.nodes && !rq.node_cnt)
-      return error_reply("Requested node configuration is not available");
+      return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
     if (!rq.name.empty()) {
       r.name = rq.name;
-      if (reservations_.count(r.name)) return error_reply("Duplicate reservation name");
+      if (reservations_.count(r.name)) return error_reply(proto::Errno::kReservationNameDup);
     } else {
       // Named after its first user (or account) and the reservation counter, as Slurm.
       const std::string base = !r.users.empty()      ? r.users.front()
@@ -195,7 +195,7 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     }
   } else if (action == "update") {
     auto it = reservations_.find(rq.name);
-    if (it == reservations_.end()) return error_reply("Requested reservation is invalid");
+    if (it == reservations_.end()) return error_reply(proto::Errno::kReservationInvalid);
     r = it->second;
     const int64_t length = r.end - r.start;
     if (rq.start) {

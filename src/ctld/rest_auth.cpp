@@ -53,7 +53,7 @@ json issue_token(const json& req, const Caller& who, bool operator_caller, const
                  int64_t now) {
   const std::string username = req.value("username", "");
   if (!username.empty() && username != who.user && !operator_caller)
-    return error_reply("Invalid user id");
+    return error_reply(proto::Errno::kUserIdMissing);
   int64_t lifespan = req.value("lifespan", int64_t{0});
   if (lifespan < 0) return error_reply("Invalid lifespan");
   if (lifespan == 0) lifespan = kDefaultTokenLifespan;

@@ -353,8 +353,7 @@ void Server::accept_unix() {
                     msg = proto::decode_object(payload);
                     proto::get_string(msg, "op");
                   } catch (const proto::BadMessage& e) {
-                    c->send(proto::dump(
-                        {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}}));
+                    c->send(proto::dump(error_reply(std::string("Invalid request: ") + e.what())));
                     return;
                   }
                   post({Event::Client, c, std::move(msg), caller, {}});
@@ -410,7 +409,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           if (uint64_t more = 0; impl_->handshake_log.allow(more))
             spdlog::warn("{} from {}: {}{}", log, c->peer(), why,
                          net::LogLimiter::held_back_suffix(more));
-          c->send(json{{"type", "error"}, {"error", why}}.dump(), false);
+          c->send(proto::Refusal{why}.to_json().dump(), false);
           c->close();
         };
         if (link->command) {
@@ -421,8 +420,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
             msg = proto::decode_object(payload);
             proto::get_string(msg, "op");
           } catch (const proto::BadMessage& e) {
-            c->send(proto::dump(
-                {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}}));
+            c->send(proto::dump(error_reply(std::string("Invalid request: ") + e.what())));
             return;
           }
           Event ev{Event::Client, c, std::move(msg), *link->command, {}};
@@ -430,28 +428,33 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           post(std::move(ev));
           return;
         }
+        // Each frame is decoded once, here: what goes on to the state thread is typed.
         json msg;
-        std::string type, node, nonce_a, mac;
-        int version = 0;
+        std::string type;
+        proto::Register reg;
+        std::optional<proto::FromAgent> from_agent;
         try {
           msg = proto::decode_object(payload);
           type = proto::get_string(msg, "type");
           if (!link->authenticated) {
-            version = static_cast<int>(proto::get_int(msg, "version", 0));
-            if (type != "command") {
-              node = proto::get_string(msg, "node");
-              nonce_a = proto::get_string(msg, "nonce");
-              mac = proto::get_string(msg, "mac");
-            }
+            if (type != "command") reg = proto::Register::from_json(msg);
+          } else {
+            from_agent = proto::decode_from_agent(msg);
           }
         } catch (const proto::BadMessage& e) {
           if (uint64_t more = 0; link->authenticated || impl_->handshake_log.allow(more))
             spdlog::warn("{} from {}: {}{}",
                          link->authenticated ? "agent " + link->node : "connection", c->peer(),
                          e.what(), net::LogLimiter::held_back_suffix(more));
+          // An agent's message of a type this controller does not know is logged and dropped
+          // (the link stays); anything else ill-formed ends the link.
+          if (link->authenticated && msg.is_object()) return;
           return c->close();
         }
+        const std::string& node = reg.node;
         if (!link->authenticated) {
+          const int version =
+              type == "command" ? static_cast<int>(proto::get_int(msg, "version", 0)) : reg.version;
           if (const std::string why = net::protocol_refusal(version); !why.empty())
             return refuse(why, type == "command" ? "command" : "agent " + node);
           if (type == "command") {
@@ -484,35 +487,39 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           }
           // The node key is derived from the name the agent claims: only that node holds it.
           const std::string node_key = net::node_key(key_, node);
+          const std::string& nonce_a = reg.nonce;
           if (type != "register" || nonce_a.size() < 16 ||
-              !net::constant_time_equal(mac,
+              !net::constant_time_equal(reg.mac,
                                         net::agent_proof(node_key, link->nonce_c, nonce_a, node)))
             return refuse("authentication failed", "agent");
           link->authenticated = true;
           link->handshake.reset();
           link->node = node;
           int interval = static_cast<int>(config_.heartbeat_interval_s());
-          c->send(json{{"type", "welcome"},
-                       {"version", net::kProtocolVersion},
-                       {"step_pub", step_pub_},
-                       {"mac", net::controller_proof(node_key, nonce_a, link->nonce_c, step_pub_)},
-                       {"heartbeat_interval", interval}}
+          c->send(proto::Welcome{net::kProtocolVersion, step_pub_,
+                                 net::controller_proof(node_key, nonce_a, link->nonce_c, step_pub_),
+                                 interval}
+                      .to_json()
                       .dump(),
                   false);
           c->set_session_key(net::session_key(node_key, link->nonce_c, nonce_a), true);
-          post({Event::AgentRegister, c, std::move(msg), {}, node});
+          // Where the controller sees it from, not what it might claim.
+          reg.address = c->peer();
+          Event ev{Event::AgentRegister, c, {}, {}, node};
+          ev.from_agent = std::move(reg);
+          post(std::move(ev));
           return;
         }
-        post({Event::AgentMessage, c, std::move(msg), {}, link->node});
+        Event ev{Event::AgentMessage, c, {}, {}, link->node};
+        ev.from_agent = std::move(from_agent);
+        post(std::move(ev));
       },
       [this, weak, link](const std::string& why) {
         if (!link->authenticated || link->command) return;
         spdlog::info("agent {} disconnected: {}", link->node, why);
         post({Event::AgentClosed, weak.lock(), {}, {}, link->node});
       });
-  conn->send(
-      json{{"type", "hello"}, {"nonce", link->nonce_c}, {"version", net::kProtocolVersion}}.dump(),
-      false);
+  conn->send(proto::Hello{link->nonce_c, net::kProtocolVersion}.to_json().dump(), false);
 }
 
 void Server::await_sighup() {
@@ -532,7 +539,7 @@ void Server::await_sighup() {
 json Server::reconfigure(const Caller* who, Effects& fx) {
   if (who != nullptr && !machine_.is_operator(*who)) {
     spdlog::warn("reconfigure refused: uid {} is not an operator", who->uid);
-    return error_reply("Invalid user id");
+    return error_reply(proto::Errno::kUserIdMissing);
   }
   std::string why;
   std::vector<std::string> warnings;
@@ -589,24 +596,23 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
           reply = std::move(*r);
           if (op == "submit" && reply.value("ok", false)) ++sched_stats_.jobs_submitted;
         } else
-          reply = {{"ok", false}, {"error", "Unknown request"}};
+          reply = error_reply("Unknown request");
       } catch (const std::exception& e) {
-        reply = {{"ok", false}, {"error", std::string("Invalid request: ") + e.what()}};
+        reply = error_reply(std::string("Invalid request: ") + e.what());
       }
       replies.emplace_back(ev.conn, text.empty() ? proto::dump(reply) : std::move(text));
       break;
     }
     case Event::AgentRegister: {
-      ev.msg["address"] = ev.conn->peer();  // where we see it, not what it claims
       json r;
       try {
-        r = machine_.agent_register(ev.node, ev.msg, now, fx);
+        r = machine_.agent_register(ev.node, std::get<proto::Register>(*ev.from_agent), now, fx);
       } catch (const std::exception& e) {
-        r = {{"ok", false}, {"error", std::string("bad registration: ") + e.what()}};
+        r = error_reply(std::string("bad registration: ") + e.what());
       }
       if (!r.value("ok", false)) {
         spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
-        ev.conn->send(proto::dump({{"type", "error"}, {"error", r.value("error", "")}}));
+        ev.conn->send(proto::dump(proto::Refusal{r.value("error", "")}.to_json()));
         ev.conn->close();
         break;
       }
@@ -617,20 +623,16 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       break;
     }
     case Event::AgentMessage: {
-      std::string type;
-      try {
-        type = proto::get_string(ev.msg, "type");
-        if (type == "heartbeat")
-          machine_.agent_heartbeat(ev.node, ev.msg, now);
-        else if (type == "exited")
-          machine_.agent_exited(ev.node, ev.msg, now, fx);
-        else if (type == "step_exited")
-          machine_.agent_step_exited(ev.node, ev.msg, now, fx);
-        else if (type == "started")
-          machine_.agent_heartbeat(ev.node, json::object(), now);
-      } catch (const std::exception& e) {
-        spdlog::warn("bad message from agent {}: {}", ev.node, e.what());
-      }
+      const proto::FromAgent& m = *ev.from_agent;
+      if (const auto* hb = std::get_if<proto::Heartbeat>(&m))
+        machine_.agent_heartbeat(ev.node, *hb, now);
+      else if (const auto* e = std::get_if<proto::JobExited>(&m))
+        machine_.agent_exited(ev.node, *e, now, fx);
+      else if (const auto* s = std::get_if<proto::StepExited>(&m))
+        machine_.agent_step_exited(ev.node, *s, now, fx);
+      else if (std::holds_alternative<proto::JobStarted>(m))
+        machine_.agent_heartbeat(ev.node, {}, now);
+      // A second registration on an authenticated link means nothing.
       break;
     }
     case Event::Rest:
@@ -943,8 +945,7 @@ void Server::usage_query(const json& req, std::shared_ptr<net::Connection> conn)
       reply = usage_reply(cluster, jobs, tres, events, *data, start, end, wall_now());
     } catch (const std::exception& e) {
       spdlog::error("sreport: {}", e.what());
-      reply = {{"ok", false},
-               {"error", std::string("Problem talking to the database: ") + e.what()}};
+      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });
@@ -960,8 +961,7 @@ void Server::acct_query(const json& req, const Caller& who, std::shared_ptr<net:
       reply = {{"ok", true}, {"cluster_name", cluster}, {"jobs", std::move(jobs)}};
     } catch (const std::exception& e) {
       spdlog::error("sacct: {}", e.what());
-      reply = {{"ok", false},
-               {"error", std::string("Problem talking to the database: ") + e.what()}};
+      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@
 #include "ctld/state_machine.hpp"
 #include "net/connection.hpp"
 #include "net/http_server.hpp"
+#include "proto/agent_msg.hpp"
 #include "store/accounting.hpp"
 #include "store/journal.hpp"
 
@@ -47,6 +49,9 @@ class Server {
     // Rest, Task: runs in the batch; what it returns (if anything) runs after the batch is
     // committed (the answer).
     std::function<std::function<void()>(Effects&)> apply = {};
+    // AgentRegister, AgentMessage: the agent's message, decoded where it arrived (`msg` is
+    // then empty).
+    std::optional<proto::FromAgent> from_agent = {};
   };
   void post(Event ev);
   void state_loop();

@@ -16,12 +16,19 @@
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
+#include "ctld/agent_orders.hpp"
 #include "ctld/config_report.hpp"
 #include "proto/json.hpp"
 #include "proto/json_text.hpp"
 
 namespace drover::ctld {
 namespace {
+// A job no node of the partition can ever hold, and which of its requests is why.
+json unavailable(const std::string& detail) {
+  json r = error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
+  r["detail"] = detail;
+  return r;
+}
 
 std::string resolve_path(const std::string& path, const std::string& workdir) {
   if (path.empty() || path.front() == '/') return path;
@@ -203,24 +210,26 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
   if (spec.cpus_per_task < 1) return error_reply("Invalid --cpus-per-task");
   if (spec.nodes_min < 1 || (spec.nodes_max > 0 && spec.nodes_max < spec.nodes_min))
-    return error_reply("Node count specification invalid");
+    return error_reply(proto::Errno::kInvalidNodeCount);
   if (spec.name.empty()) spec.name = "sbatch";
 
   const Partition* part = nullptr;
   if (spec.partitions.empty()) {
     for (const auto& p : partitions_)
       if (p.is_default) part = &p;
-    if (part == nullptr) return error_reply("No partition specified or system default partition");
+    if (part == nullptr) return error_reply(proto::Errno::kDefaultPartitionNotSet);
   } else {
     for (const auto& name : spec.partitions)
-      if (find_partition(name) == nullptr)
-        return {
-            {"ok", false}, {"error", "Invalid partition name specified"}, {"bad_partition", name}};
+      if (find_partition(name) == nullptr) {
+        json r = error_reply(proto::Errno::kInvalidPartitionName);
+        r["bad_partition"] = name;
+        return r;
+      }
     part = find_partition(spec.partitions.front());
   }
-  if (part->conf.root_only && who.uid != 0) return error_reply("Access/permission denied");
+  if (part->conf.root_only && who.uid != 0) return error_reply(proto::Errno::kAccessDenied);
 
-  if (spec.nice < 0 && !is_operator(who)) return error_reply("Invalid --nice value");
+  if (spec.nice < 0 && !is_operator(who)) return error_reply(proto::Errno::kInvalidNice);
   int max_node_cpus = 0;  // the partition's biggest node
   for (NodeId idx : part->nodes) max_node_cpus = std::max(max_node_cpus, nodes_.get(idx)->cpus);
   // Slurm shows (and plans with) the fewest nodes the tasks can fit on.
@@ -231,9 +240,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // GRES: names must be among GresTypes; sbatch reports these itself (no "submission failed").
   {
     auto gres_error = [](const std::string& first_line) {
-      json r = {{"ok", false},
-                {"error", "Invalid generic resource (gres) specification"},
-                {"local", true}};
+      json r = error_reply(proto::Errno::kInvalidGres);
+      r["local"] = true;
       if (!first_line.empty()) r["detail"] = first_line;
       return r;
     };
@@ -279,7 +287,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // which made each submission slower as the queue grew) are added only for --test-only.
   sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
-    return error_reply("Required partition not available (inactive or drain)");
+    return error_reply(proto::Errno::kPartitionNotAvail);
   if (auto e = part_limits_error(spec, *part); !e.empty()) return error_reply(e);
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
@@ -288,22 +296,18 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     int64_t most = 0;
     for (NodeId i : part->nodes) most = std::max(most, nodes_.get(i)->tmp_disk_mb);
     if (spec.tmp_disk_mb > most)
-      return {{"ok", false},
-              {"error", "Requested node configuration is not available"},
-              {"detail", "Temporary disk specification can not be satisfied"}};
+      return unavailable("Temporary disk specification can not be satisfied");
   }
   // As Slurm: a memory request no node can satisfy is refused; other requests that cannot
   // fit today are accepted and wait (nodes may be added or enlarged).
   if (!sched::can_ever_fit(spec, pv, v)) {
     if (spec.cpus_per_task > max_node_cpus)
-      return {{"ok", false},
-              {"error", "Requested node configuration is not available"},
-              {"detail", "CPU count per node can not be satisfied"}};
+      return unavailable("CPU count per node can not be satisfied");
     core::JobSpec no_mem = spec;
     no_mem.mem_per_node_mb = 1;
     no_mem.mem_per_cpu_mb = -1;
     if (sched::can_ever_fit(no_mem, pv, v)) {
-      json r = {{"ok", false}, {"error", "Requested node configuration is not available"}};
+      json r = error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
       // Slurm explains only a per-node --mem; --mem-per-cpu gets the bare refusal.
       if (spec.mem_per_cpu_mb < 0) r["detail"] = "Memory specification can not be satisfied";
       return r;
@@ -319,7 +323,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       sched::PartitionView wide = pv;
       wide.max_nodes = -1;
       if (!sched::can_ever_fit(spec, wide, v) && sched::can_ever_fit(no_gres, pv, v))
-        return error_reply("Requested node configuration is not available");
+        return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
     }
   }
   // Options the controller checks against its own state and configuration.
@@ -344,9 +348,9 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     if (list->empty()) continue;
     try {
       for (const auto& name : core::expand_hostlist(*list))
-        if (!nodes_.contains(name)) return error_reply("Invalid node name specified");
+        if (!nodes_.contains(name)) return error_reply(proto::Errno::kInvalidNodeName);
     } catch (const core::ParseError&) {
-      return error_reply("Invalid node name specified");
+      return error_reply(proto::Errno::kInvalidNodeName);
     }
   }
   if (!spec.constraint.empty()) {
@@ -356,17 +360,17 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
         bool known = false;
         for (NodeId idx : part->nodes)
           for (const auto& nf : nodes_.get(idx)->features) known = known || nf == f;
-        if (!known) return error_reply("Invalid feature specification");
+        if (!known) return error_reply(proto::Errno::kInvalidFeature);
       }
     } catch (const core::ParseError&) {
-      return error_reply("Invalid feature specification");
+      return error_reply(proto::Errno::kInvalidFeature);
     }
   }
   if (std::string err = reservation_access(spec, who.user); !err.empty()) return error_reply(err);
   // No licenses can exist yet, so any named one is invalid, as in Slurm.
-  if (!spec.licenses.empty()) return error_reply("Invalid license specification");
+  if (!spec.licenses.empty()) return error_reply(proto::Errno::kInvalidLicenses);
   if (spec.deadline != 0 && spec.deadline <= now)
-    return error_reply("Requested time limit is invalid (missing or exceeds some limit)");
+    return error_reply(proto::Errno::kInvalidTimeLimit);
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
     return error_reply("Incompatible begin and deadline time specification");
 
@@ -383,7 +387,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     add_running(v);
     if (!sched::place(spec, pv, v, false, alloc)) {
       if (!sched::place(spec, pv, v, true, alloc))
-        return error_reply("Requested node configuration is not available");
+        return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
       for (const auto& [id, other] : jobs_)
         if (holds_resources(other) && other.partition == part->name)
           start = std::max<int64_t>(start, other.time_limit_min < 0
@@ -492,16 +496,16 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       for (auto& st : it->second.steps)
         if (st.id == ref.value("step_id", uint32_t{0})) step = &st;
     if (!step) {
-      errors.push_back({{"job", text}, {"error", "Invalid job id specified"}});
+      errors.push_back(job_error(text, proto::Errno::kInvalidJobId));
       continue;
     }
     ++matched;
     if (!may_act_on(who, it->second)) {
-      errors.push_back({{"job", text}, {"error", "Access/permission denied"}});
+      errors.push_back(job_error(text, proto::Errno::kAccessDenied));
       continue;
     }
     if (step->state != core::JobState::Running) {
-      errors.push_back({{"job", text}, {"error", "Job/step already completing or completed"}});
+      errors.push_back(job_error(text, proto::Errno::kAlreadyDone));
       continue;
     }
     const bool kill = signal == 0 || signal == 9;
@@ -512,24 +516,24 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       fx.dirty_jobs.insert(it->first);
     }
     for (const auto& a : step->alloc)
-      fx.to_agents.push_back({a.node,
-                              {{"type", "step_signal"},
-                               {"job_id", it->first},
-                               {"step_id", step->id},
-                               {"signal", kill ? SIGKILL : signal},
-                               {"terminate", kill},
-                               {"kill_wait", config_.kill_wait_s},
-                               {"step_notice", kill ? "CANCELLED AT " + core::format_timestamp(now)
-                                                    : std::string()}}});
+      order(fx, a.node,
+            proto::StepSignal{
+                .job_id = it->first,
+                .step_id = step->id,
+                .signal = kill ? SIGKILL : signal,
+                .terminate = kill,
+                .graceful = false,
+                .kill_wait = config_.kill_wait_s,
+                .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
   }
   for (auto& t : targets) {
-    if (!t.error.empty()) errors.push_back({{"job", t.ref}, {"error", t.error}});
+    if (!t.error.empty()) errors.push_back(job_error(t.ref, t.error));
     if (t.remainder) {
       // Pending tasks cancelled alone simply leave the array (Slurm keeps no record of them);
       // the last one left takes the remainder record with it.
       core::Job& rem = *t.remainder;
       if (!may_act_on(who, rem)) {
-        errors.push_back({{"job", t.ref}, {"error", "Access/permission denied"}});
+        errors.push_back(job_error(t.ref, proto::Errno::kAccessDenied));
       } else if (signal == 0 || signal == 9) {
         for (const auto& r : t.remainder_tasks.ranges())
           for (uint64_t i = r.first; i <= r.last; i += r.step) {
@@ -546,7 +550,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
         fx.dirty_jobs.insert(rem.id);
         submit_usage_.reset();
       } else {
-        errors.push_back({{"job", t.ref}, {"error", "Job is pending execution"}});
+        errors.push_back(job_error(t.ref, proto::Errno::kJobPending));
       }
     }
     for (core::Job* jp : t.jobs) {
@@ -554,29 +558,24 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       ++matched;
       const std::string ref = t.ref.empty() ? std::to_string(job.id) : t.ref;
       if (!may_act_on(who, job)) {
-        errors.push_back({{"job", ref}, {"error", "Access/permission denied"}});
+        errors.push_back(job_error(ref, proto::Errno::kAccessDenied));
         continue;
       }
       if (is_finished(job.state)) {
         // Cancelling a whole array quietly skips its finished tasks.
-        if (t.jobs.size() == 1)
-          errors.push_back({{"job", ref}, {"error", "Job/step already completing or completed"}});
+        if (t.jobs.size() == 1) errors.push_back(job_error(ref, proto::Errno::kAlreadyDone));
         continue;
       }
       if (signal != 0 && signal != 9) {
         if (job.state == core::JobState::Pending) {
-          errors.push_back({{"job", ref}, {"error", "Job is pending execution"}});
+          errors.push_back(job_error(ref, proto::Errno::kJobPending));
           continue;
         }
         // As Slurm's scancel: the job's steps by default, the batch shell alone with --batch,
         // the batch shell's processes and the steps with --full.
         const bool batch = req.value("batch", false), full = req.value("full", false);
         if ((batch || full) && !job.batch_host.empty() && !job.spec.interactive)
-          fx.to_agents.push_back({job.batch_host,
-                                  {{"type", "signal"},
-                                   {"job_id", job.id},
-                                   {"signal", signal},
-                                   {"batch_only", batch && !full}}});
+          order(fx, job.batch_host, proto::Signal{job.id, signal, batch && !full});
         if (!batch || full) signal_steps(job, signal, fx);
         continue;
       }
@@ -634,14 +633,12 @@ void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::
                                   Effects& fx, int64_t kill_wait) {
   // The batch host ends the batch shell and its steps' tasks; the other nodes their tasks.
   for (const auto& a : job.alloc)
-    fx.to_agents.push_back(
-        {a.node,
-         {{"type", "terminate"},
-          {"job_id", job.id},
-          {"kill_wait", kill_wait < 0 ? config_.kill_wait_s : kill_wait},
-          {"notice", a.node == job.batch_host ? cancel_notice(job, now, why) : std::string()},
-          // What each step's processes there tell their srun: "*** STEP N.S ON node <this> ***".
-          {"step_notice", "CANCELLED AT " + core::format_timestamp(now) + why}}});
+    order(fx, a.node,
+          proto::Terminate{
+              job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait,
+              a.node == job.batch_host ? cancel_notice(job, now, why) : std::string(),
+              // What each step's processes there tell their srun: "*** STEP N.S ON node ... ***".
+              "CANCELLED AT " + core::format_timestamp(now) + why});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx,
@@ -673,8 +670,8 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
   }
 }
 
-json StateMachine::agent_register(const std::string& node_name, const json& msg, int64_t now,
-                                  Effects& fx) {
+json StateMachine::agent_register(const std::string& node_name, const proto::Register& msg,
+                                  int64_t now, Effects& fx) {
   NodeId id = nodes_.find(node_name);
   if (id == kNoNode) {
     if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
@@ -695,33 +692,27 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
     node.reason.clear();
   }
   node.agent_start_time = now;
-  node.boot_time = msg.value("boot_time", now);
+  node.boot_time = msg.boot_time.value_or(now);
   node.last_heartbeat = now;
-  node.address = msg.value("address", "");
+  node.address = msg.address;
   // Where srun reaches the agent: what it listens on, or (a wildcard) where it is seen from.
-  node.launch_addr = msg.value("launch_addr", "");
+  node.launch_addr = msg.launch_addr;
   if (node.launch_addr.rfind("0.0.0.0:", 0) == 0) {
     const auto colon = node.address.rfind(':');
     node.launch_addr = node.address.substr(0, colon) + node.launch_addr.substr(7);
   }
-  node.cpu_load = msg.value("cpu_load", -1.0);
-  node.free_mem_mb = msg.value("free_mem", int64_t{-1});
-  const std::string instance = msg.value("instance", "");
+  node.cpu_load = msg.cpu_load.value_or(-1.0);
+  node.free_mem_mb = msg.free_mem.value_or(-1);
+  const std::string& instance = msg.instance;
   agent_instance_[node_name] = instance;
 
   // What the agent runs and has finished, each with the run of the job it belongs to (an
   // entry without one is taken as the current run).
   std::map<uint64_t, std::optional<uint32_t>> agent_running;
   std::set<uint64_t> agent_finished;
-  for (const auto& r : msg.value("running", json::array())) {
-    if (r.is_object())
-      agent_running[r.at("job_id").get<uint64_t>()] = r.value("run", uint32_t{0});
-    else
-      agent_running[r.get<uint64_t>()] = std::nullopt;
-  }
-  for (const auto& f : msg.value("finished", json::array())) {
-    uint64_t id = f.at("job_id").get<uint64_t>();
-    if (current_run(id, f)) agent_finished.insert(id);
+  for (const auto& r : msg.running) agent_running[r.job_id] = r.run;
+  for (const auto& f : msg.finished) {
+    if (current_run(f.job_id, f.run)) agent_finished.insert(f.job_id);
     agent_exited(node_name, f, now, fx);
   }
   auto runs_current = [&](uint64_t id) {
@@ -747,9 +738,9 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
       // connection that dropped with the launch on its way, or one that crossed it): sent
       // again, the launch runs the job if it never arrived, and is ignored (or answered with
       // how the run ended) if it did: launches are idempotent per run.
-      json again = launch_message(job);
-      again["resent"] = true;
-      fx.to_agents.push_back({node_name, std::move(again)});
+      proto::Launch again = launch_message(job);
+      again.resent = true;
+      order(fx, node_name, again);
       continue;
     } else if (!requeue_allowed(job) && !agent_running.count(id)) {
       // Its processes died with an earlier agent process (or were never started): a job that
@@ -783,21 +774,21 @@ json StateMachine::agent_register(const std::string& node_name, const json& msg,
     bool wanted = jt != jobs_.end() && jt->second.batch_host == node_name &&
                   jt->second.state == core::JobState::Running && runs_current(id);
     if (!wanted)
-      fx.to_agents.push_back(
-          {node_name, {{"type", "terminate"}, {"job_id", id}, {"kill_wait", config_.kill_wait_s}}});
+      order(fx, node_name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
   fx.reschedule = true;
   return {{"ok", true}};
 }
 
-void StateMachine::agent_heartbeat(const std::string& node_name, const json& msg, int64_t now) {
+void StateMachine::agent_heartbeat(const std::string& node_name, const proto::Heartbeat& msg,
+                                   int64_t now) {
   core::Node* found = nodes_.get(node_name);
   if (found == nullptr) return;
   core::Node& node = *found;
   node.last_heartbeat = now;
   node.not_responding = false;
-  node.cpu_load = msg.value("cpu_load", node.cpu_load);
-  node.free_mem_mb = msg.value("free_mem", node.free_mem_mb);
+  node.cpu_load = msg.cpu_load.value_or(node.cpu_load);
+  node.free_mem_mb = msg.free_mem.value_or(node.free_mem_mb);
 }
 
 void StateMachine::agent_disconnected(const std::string& node_name, int64_t /*now*/) {
@@ -805,30 +796,26 @@ void StateMachine::agent_disconnected(const std::string& node_name, int64_t /*no
   full_pass_needed_ = true;  // plans that counted on the node are made again
 }
 
-void StateMachine::agent_exited(const std::string& node, const json& msg, int64_t now,
+void StateMachine::agent_exited(const std::string& node, const proto::JobExited& msg, int64_t now,
                                 Effects& fx) {
   // A copy: the caller may pass the job's own batch_host, which the exit clears (and an
   // interned text may go with it).
   const std::string node_name = node;
-  uint64_t id = msg.at("job_id").get<uint64_t>();
+  const uint64_t id = msg.job_id;
   auto it = jobs_.find(id);
   // A report of an earlier run (the job was requeued since) ends nothing.
   if (it != jobs_.end() && it->second.batch_host == node_name && holds_resources(it->second) &&
-      current_run(id, msg)) {
-    if (msg.contains("max_rss"))
-      it->second.batch_max_rss_kb = msg.value("max_rss", int64_t{0}) / 1024;
-    finish_exit(it->second, msg.value("status", 0), now, fx, msg.value("oom_kills", int64_t{0}));
+      current_run(id, msg.run)) {
+    if (msg.max_rss) it->second.batch_max_rss_kb = *msg.max_rss / 1024;
+    finish_exit(it->second, msg.status, now, fx, msg.oom_kills);
   }
   // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
-  json ack = {{"type", "exit_ack"}, {"job_id", id}};
-  if (msg.contains("run")) ack["run"] = msg["run"];
-  fx.to_agents.push_back({node_name, std::move(ack)});
+  order(fx, node_name, proto::ExitAck{id, msg.run});
 }
 
-bool StateMachine::current_run(uint64_t id, const json& report) const {
+bool StateMachine::current_run(uint64_t id, std::optional<uint32_t> run) const {
   auto it = jobs_.find(id);
-  return it != jobs_.end() &&
-         (!report.contains("run") || report["run"].get<uint32_t>() == it->second.launches);
+  return it != jobs_.end() && (!run || *run == it->second.launches);
 }
 
 void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
@@ -853,11 +840,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
           job.warning_sent = true;
           fx.dirty_jobs.insert(id);
           if (sig.batch_only)
-            fx.to_agents.push_back({job.batch_host,
-                                    {{"type", "signal"},
-                                     {"job_id", id},
-                                     {"signal", sig.signal},
-                                     {"batch_only", true}}});
+            order(fx, job.batch_host, proto::Signal{id, sig.signal, true});
           else
             signal_steps(job, sig.signal, fx);
         }
@@ -1018,7 +1001,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.next_step_id = 0;
   fx.dirty_jobs.insert(job.id);
   if (!job.spec.interactive) {
-    fx.to_agents.push_back({job.batch_host, launch_message(job)});
+    order(fx, job.batch_host, launch_message(job));
     if (auto it = agent_instance_.find(job.batch_host); it != agent_instance_.end())
       launched_to_[job.id] = it->second;
   }
@@ -1068,33 +1051,33 @@ int64_t launch_mem_mb(const core::Job& job) {
 }
 }  // namespace
 
-json StateMachine::launch_message(const core::Job& job) const {
+proto::Launch StateMachine::launch_message(const core::Job& job) const {
   StdPaths paths = std_paths(job);
   auto env =
       core::batch_environment(job, config_.cluster_name, {config_.control_host, config_.port});
   // As slurmd does: commands run inside the job find the cluster through SLURM_CONF.
   if (!config_.source_path.empty()) env["SLURM_CONF"] = config_.source_path;
-  return {
-      {"type", "launch"},
-      {"job_id", job.id},
-      {"run", job.launches},
-      {"uid", job.uid},
-      {"gid", job.gid},
-      {"user", job.user},
-      {"script", job.spec.script},
-      // The server fills in the script and the submitted environment (under what this adds).
-      {"payload_id", job.payload_id},
-      {"argv", job.spec.argv},
-      {"env", env},
-      {"get_user_env", job.spec.get_user_env},
-      {"workdir", job.spec.workdir},
-      // A requeued job appends to what its earlier runs wrote, as Slurm does.
-      {"open_mode", job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode},
-      {"stdout", paths.out},
-      {"stderr", paths.err},
-      {"stdin", paths.in},
-      // What it holds on the batch node is its memory limit there, when it asked for memory.
-      {"mem_mb", launch_mem_mb(job)}};
+  proto::Launch l;
+  l.job_id = job.id;
+  l.run = job.launches;
+  l.uid = job.uid;
+  l.gid = job.gid;
+  l.user = job.user;
+  l.script = job.spec.script;
+  // The server fills in the script and the submitted environment (under what this adds).
+  l.payload_id = job.payload_id;
+  l.argv = job.spec.argv;
+  l.env = std::move(env);
+  l.get_user_env = job.spec.get_user_env;
+  l.workdir = job.spec.workdir;
+  // A requeued job appends to what its earlier runs wrote, as Slurm does.
+  l.open_mode = job.restarts > 0 && job.spec.open_mode.empty() ? "append" : job.spec.open_mode;
+  l.std_out = paths.out;
+  l.std_err = paths.err;
+  l.std_in = paths.in;
+  // What it holds on the batch node is its memory limit there, when it asked for memory.
+  l.mem_mb = launch_mem_mb(job);
+  return l;
 }
 
 json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) const {
@@ -1327,7 +1310,7 @@ json StateMachine::query(const json& req, int64_t now) const {
       } else if (auto it = jobs_.find(id); it != jobs_.end()) {
         jobs.push_back(job_view(it->second, now, detail));
       }
-      if (jobs.empty()) return error_reply("Invalid job id specified");
+      if (jobs.empty()) return error_reply(proto::Errno::kInvalidJobId);
     } else {
       // squeue asks for active jobs only; skipping the rest here saves encoding them.
       const bool active_only = req.value("active_only", false);

@@ -18,6 +18,8 @@
 #include "core/reservation.hpp"
 #include "ctld/config.hpp"
 #include "ctld/node_table.hpp"
+#include "proto/agent_msg.hpp"
+#include "proto/error.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
@@ -33,8 +35,24 @@ struct Caller {
 };
 
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
-// A request refused with Slurm's message.
-inline json error_reply(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+// A request refused: {"ok": false, "error", "errno"} (proto/error.hpp). With Slurm's number
+// and wording, or a message alone (drover's own, or one built elsewhere), which carries
+// Slurm's number when it is Slurm's text.
+inline json error_reply(const proto::Error& e) { return e.reply(); }
+inline json error_reply(proto::Errno code) { return proto::Error(code).reply(); }
+inline json error_reply(const std::string& message) {
+  return proto::Error::from_message(message).reply();
+}
+// One job's entry of a reply's "errors" list (scancel, scontrol on several jobs).
+inline json job_error(const std::string& ref, const proto::Error& e) {
+  return {{"job", ref}, {"error", e.message}, {"errno", static_cast<int>(e.code)}};
+}
+inline json job_error(const std::string& ref, proto::Errno code) {
+  return job_error(ref, proto::Error(code));
+}
+inline json job_error(const std::string& ref, const std::string& message) {
+  return job_error(ref, proto::Error::from_message(message));
+}
 
 inline bool holds_resources(const core::Job& job) {
   return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
@@ -171,17 +189,19 @@ class StateMachine {
   void set_cluster_key(std::string key) { cluster_key_ = std::move(key); }
 
   // Agent events.
-  json agent_register(const std::string& node, const json& msg, int64_t now, Effects& fx);
-  void agent_heartbeat(const std::string& node, const json& msg, int64_t now);
+  json agent_register(const std::string& node, const proto::Register& msg, int64_t now,
+                      Effects& fx);
+  void agent_heartbeat(const std::string& node, const proto::Heartbeat& msg, int64_t now);
   // The node's agent connection dropped: not responding (no new work goes there) until it
   // registers again; its jobs stay as they are until then or until SlurmdTimeout.
   void agent_disconnected(const std::string& node, int64_t now);
-  void agent_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
-  // A step's tasks on a node have all ended ({"job_id", "step_id", "status"}): once every node
+  void agent_exited(const std::string& node, const proto::JobExited& msg, int64_t now, Effects& fx);
+  // A step's tasks on a node have all ended: once every node
   // of the step said so, the step ends (if srun has not ended it already).
-  void agent_step_exited(const std::string& node, const json& msg, int64_t now, Effects& fx);
-  // Whether an agent's report (with its "run") is about the job's current run.
-  bool current_run(uint64_t id, const json& report) const;
+  void agent_step_exited(const std::string& node, const proto::StepExited& msg, int64_t now,
+                         Effects& fx);
+  // Whether an agent's report of run `run` (none: the current one) is about the job's current run.
+  bool current_run(uint64_t id, std::optional<uint32_t> run) const;
 
   // Time-driven duties: time limits, unresponsive nodes, purging old jobs.
   // `full_pass`: also re-plan the whole queue at the next schedule() (the server paces this
@@ -343,7 +363,7 @@ class StateMachine {
   std::string cancel_notice(const core::Job& job, int64_t now, const std::string& why) const;
   // Stops a running job the engine preempted: requeued or cancelled (preemption.cpp).
   void preempt_job(const sched::Preemption& p, int64_t now, Effects& fx);
-  json launch_message(const core::Job& job) const;
+  proto::Launch launch_message(const core::Job& job) const;
   sched::ClusterView view(bool with_running = true) const;
   void add_running(sched::ClusterView& v) const;
   // Reservations (reservations.cpp).
@@ -371,7 +391,7 @@ class StateMachine {
   json node_view(const core::Node& node) const;
   // Dynamic nodes (dynamic_nodes.cpp). A registration from an agent no node is known for:
   // "" when it became a node (droverd -Z), else why not.
-  std::string register_dynamic(const std::string& name, const json& msg, Effects& fx);
+  std::string register_dynamic(const std::string& name, const proto::Register& msg, Effects& fx);
   NodeId add_dynamic_node(const core::NodeConf& nc, bool future, Effects& fx);
   // Whether a node joining later belongs to the partition (Nodes=ALL, or a NodeSet's feature).
   bool partition_takes(const Partition& p, const core::Node& n) const;

@@ -4,6 +4,7 @@
 
 #include "core/hostlist.hpp"
 #include "core/job_env.hpp"
+#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 #include "ctld/step_layout.hpp"
 #include "net/auth.hpp"
@@ -20,11 +21,11 @@ core::Job* StateMachine::caller_job(const json& req, const Caller& who, json& er
   const uint64_t id = req.at("job_id").get<uint64_t>();
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
-    error = error_reply("Invalid job id specified");
+    error = error_reply(proto::Errno::kInvalidJobId);
     return nullptr;
   }
   if (!may_act_on(who, it->second)) {
-    error = error_reply("Access/permission denied");
+    error = error_reply(proto::Errno::kAccessDenied);
     return nullptr;
   }
   return &it->second;
@@ -34,9 +35,9 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
   json error;
   core::Job* job = caller_job(req, who, error);
   if (!job) return error;
-  if (job->state == core::JobState::Pending) return error_reply("Job is pending execution");
+  if (job->state == core::JobState::Pending) return error_reply(proto::Errno::kJobPending);
   if (job->state != core::JobState::Running || job->completing)
-    return error_reply("Job/step already completing or completed");
+    return error_reply(proto::Errno::kAlreadyDone);
 
   StepRequest sr;
   sr.ntasks = req.value("ntasks", 0);
@@ -65,7 +66,7 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
     const core::NodeAlloc& a = layout.alloc[k];
     const core::Node* node = find_node(a.node);
     if (!node || node->launch_addr.empty()) {
-      json r = error_reply("Requested nodes are busy");  // not reachable yet: retry
+      json r = error_reply(proto::Errno::kNodesBusy);  // not reachable yet: retry
       r["busy"] = true;
       return r;
     }
@@ -199,7 +200,7 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
     }
     return {{"ok", true}};
   }
-  return error_reply("Invalid job id specified");
+  return error_reply(proto::Errno::kInvalidJobId);
 }
 
 json StateMachine::allocation_complete(const json& req, const Caller& who, int64_t now,
@@ -220,16 +221,16 @@ json StateMachine::allocation_complete(const json& req, const Caller& who, int64
   return {{"ok", true}};
 }
 
-void StateMachine::agent_step_exited(const std::string& node, const json& msg, int64_t now,
-                                     Effects& fx) {
-  auto it = jobs_.find(msg.at("job_id").get<uint64_t>());
+void StateMachine::agent_step_exited(const std::string& node, const proto::StepExited& msg,
+                                     int64_t now, Effects& fx) {
+  auto it = jobs_.find(msg.job_id);
   if (it == jobs_.end()) return;
-  const uint32_t step_id = msg.at("step_id").get<uint32_t>();
+  const uint32_t step_id = msg.step_id;
   for (auto& s : it->second.steps) {
     if (s.id != step_id || s.state != core::JobState::Running) continue;
     auto& ended = step_nodes_ended_[{it->first, step_id}];
     ended.insert(node);
-    const int status = msg.value("status", 0);
+    const int status = msg.status;
     if (WIFSIGNALED(status) && s.exit_signal == 0) s.exit_signal = WTERMSIG(status);
     if (WIFEXITED(status)) s.exit_code = std::max(s.exit_code, WEXITSTATUS(status));
     for (const auto& a : s.alloc)
@@ -251,16 +252,10 @@ void StateMachine::step_time_limits(core::Job& job, int64_t now, Effects& fx) {
     step_nodes_ended_.erase({job.id, s.id});
     fx.dirty_jobs.insert(job.id);
     for (const auto& a : s.alloc)
-      fx.to_agents.push_back({a.node,
-                              {{"type", "step_signal"},
-                               {"job_id", job.id},
-                               {"step_id", s.id},
-                               {"signal", SIGTERM},
-                               {"terminate", true},
-                               {"graceful", true},
-                               {"kill_wait", config_.kill_wait_s},
-                               {"step_notice", "CANCELLED AT " + core::format_timestamp(now) +
-                                                   " DUE TO TIME LIMIT"}}});
+      order(
+          fx, a.node,
+          proto::StepSignal{job.id, s.id, SIGTERM, true, true, config_.kill_wait_s,
+                            "CANCELLED AT " + core::format_timestamp(now) + " DUE TO TIME LIMIT"});
   }
 }
 
@@ -268,14 +263,8 @@ void StateMachine::signal_steps(const core::Job& job, int sig, Effects& fx) cons
   for (const auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;
     for (const auto& a : s.alloc)
-      fx.to_agents.push_back({a.node,
-                              {{"type", "step_signal"},
-                               {"job_id", job.id},
-                               {"step_id", s.id},
-                               {"signal", sig},
-                               {"terminate", false},
-                               {"kill_wait", config_.kill_wait_s},
-                               {"step_notice", ""}}});
+      order(fx, a.node,
+            proto::StepSignal{job.id, s.id, sig, false, false, config_.kill_wait_s, ""});
   }
 }
 

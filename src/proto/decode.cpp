@@ -71,6 +71,8 @@ uint64_t get_uint(const json& msg, const char* key, uint64_t fallback) {
   const json* v = member(msg, key);
   if (!v) return fallback;
   if (v->is_number_unsigned()) return v->get<uint64_t>();
+  // Parsed text is unsigned when not negative; a document built in memory may hold it signed.
+  if (v->is_number_integer() && v->get<int64_t>() >= 0) return v->get<uint64_t>();
   ill_typed(key, "an unsigned integer");
 }
 
@@ -80,6 +82,51 @@ bool get_bool(const json& msg, const char* key, bool fallback) {
   if (!v->is_boolean()) ill_typed(key, "a boolean");
   return v->get<bool>();
 }
+
+int32_t get_int32(const json& msg, const char* key, int32_t fallback) {
+  const int64_t v = get_int(msg, key, fallback);
+  if (v < INT32_MIN || v > INT32_MAX) ill_typed(key, "a 32-bit integer");
+  return static_cast<int32_t>(v);
+}
+
+uint32_t get_uint32(const json& msg, const char* key, uint32_t fallback) {
+  const uint64_t v = get_uint(msg, key, fallback);
+  if (v > UINT32_MAX) ill_typed(key, "a 32-bit unsigned integer");
+  return static_cast<uint32_t>(v);
+}
+
+double get_number(const json& msg, const char* key, double fallback) {
+  const json* v = member(msg, key);
+  if (!v) return fallback;
+  if (!v->is_number()) ill_typed(key, "a number");
+  return v->get<double>();
+}
+
+std::vector<std::string> get_strings(const json& msg, const char* key) {
+  std::vector<std::string> out;
+  const json* a = member(msg, key);
+  if (!a) return out;
+  if (!a->is_array()) ill_typed(key, "an array");
+  for (const auto& s : *a) {
+    if (!s.is_string()) ill_typed(key, "an array of strings");
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+std::map<std::string, std::string> get_string_map(const json& msg, const char* key) {
+  std::map<std::string, std::string> out;
+  const json* o = member(msg, key);
+  if (!o) return out;
+  if (!o->is_object()) ill_typed(key, "an object");
+  for (const auto& [k, v] : o->items()) {
+    if (!v.is_string()) ill_typed(key, "an object of strings");
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+bool has(const json& msg, const char* key) { return member(msg, key) != nullptr; }
 
 uint64_t need_uint(const json& msg, const char* key) {
   if (!member(msg, key)) throw BadMessage(std::string("field \"") + key + "\" is missing");

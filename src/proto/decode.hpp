@@ -4,10 +4,13 @@
 // says. Anything else throws BadMessage, which the servers answer with an error reply (or a
 // closed connection), so no hostile frame reaches the code behind them as a surprise.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace drover::proto {
 
@@ -27,6 +30,14 @@ std::string get_string(const nlohmann::json& msg, const char* key, std::string f
 int64_t get_int(const nlohmann::json& msg, const char* key, int64_t fallback = 0);
 uint64_t get_uint(const nlohmann::json& msg, const char* key, uint64_t fallback = 0);
 bool get_bool(const nlohmann::json& msg, const char* key, bool fallback = false);
+int32_t get_int32(const nlohmann::json& msg, const char* key, int32_t fallback = 0);
+uint32_t get_uint32(const nlohmann::json& msg, const char* key, uint32_t fallback = 0);
+double get_number(const nlohmann::json& msg, const char* key, double fallback = 0);
+// An array of strings (empty when absent), an object of strings (empty when absent).
+std::vector<std::string> get_strings(const nlohmann::json& msg, const char* key);
+std::map<std::string, std::string> get_string_map(const nlohmann::json& msg, const char* key);
+// Whether member `key` is there and not null.
+bool has(const nlohmann::json& msg, const char* key);
 // Member `key` that must be there: an unsigned integer (ids).
 uint64_t need_uint(const nlohmann::json& msg, const char* key);
 

@@ -47,7 +47,7 @@ json submit_reply(Harness& h, const Caller& who, json spec) {
 void full_pass(Harness& h) {
   Effects fx;
   // The agents are alive: a node silent for two heartbeat intervals would be not responding.
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
   h.sm.tick(h.now, fx);
   h.sm.schedule(h.now, fx);
 }
@@ -56,7 +56,7 @@ void finish(Harness& h, uint64_t id) {
   Effects fx;
   const core::Job* j = h.sm.find_job(id);
   ASSERT_NE(j, nullptr);
-  h.sm.agent_exited(j->batch_host, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  h.sm.agent_exited(j->batch_host, exit_report({{"job_id", id}, {"status", 0}}), h.now, fx);
 }
 
 }  // namespace
@@ -221,7 +221,7 @@ TEST(Accounting, FairShareOverTheFilesAccountsAndQosPriority) {
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.sm.find_job(heavy)->state, core::JobState::Running);
   h.now += 3600;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
   finish(h, heavy);
   json fill = h.spec(4, 1);
   fill["time_limit_min"] = 10;

@@ -184,7 +184,8 @@ TEST(AcctAdmin, FairShareUsageStaysWithTheAssociationsThatRemain) {
   const uint64_t id = h.submit(h.alice, spec, fx);
   h.sm.schedule(h.now, fx);
   h.now += 100;
-  h.sm.agent_exited(h.sm.find_job(id)->batch_host, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  h.sm.agent_exited(h.sm.find_job(id)->batch_host, exit_report({{"job_id", id}, {"status", 0}}),
+                    h.now, fx);
   const json before = h.sm.usage_record();
   ASSERT_EQ(before["users"].size(), 1u);
   sacctmgr(h, h.root, add_account("chem", "Fairshare=5"), fx);
@@ -207,7 +208,8 @@ TEST(AcctAdmin, UsageOfUsersWithoutAnAssociationSurvivesAChange) {
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   h.now += 100;
-  h.sm.agent_exited(h.sm.find_job(id)->batch_host, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  h.sm.agent_exited(h.sm.find_job(id)->batch_host, exit_report({{"job_id", id}, {"status", 0}}),
+                    h.now, fx);
   const json before = h.sm.usage_record();
   ASSERT_EQ(before["users"].size(), 1u);
   EXPECT_EQ(before["users"][0][1], "root");

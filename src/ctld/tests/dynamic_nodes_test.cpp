@@ -95,7 +95,7 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   EXPECT_FALSE(h.sm.find_node("d1")->down);
   // Its agent registers (a plain droverd --node d1): it is in service.
   Effects reg;
-  ASSERT_TRUE(h.sm.agent_register("d1", agent("", false), h.now, reg)["ok"]);
+  ASSERT_TRUE(h.sm.agent_register("d1", registration(agent("", false)), h.now, reg)["ok"]);
   EXPECT_EQ(listed(h, false), (std::vector<std::string>{"node1", "node2", "d1"}));
   EXPECT_EQ(reg.dirty_nodes, std::set<std::string>{"d1"});
   EXPECT_EQ(h.sm.find_node("d1")->state_short(), "idle");
@@ -115,7 +115,7 @@ TEST(DynamicNodes, MaxNodeCountBoundsTheTable) {
             "Unable to add node 'd3', node table is full");
   EXPECT_EQ(h.sm.find_node("d1"), nullptr);
   ASSERT_TRUE(create(h, "NodeName=d[1-2] CPUs=1 State=CLOUD", fx)["ok"]);
-  EXPECT_EQ(h.sm.agent_register("x1", agent("CPUs=2"), h.now, fx)["error"],
+  EXPECT_EQ(h.sm.agent_register("x1", registration(agent("CPUs=2")), h.now, fx)["error"],
             "Unable to add node 'x1', node table is full");
   // Without MaxNodeCount there is no room beyond slurm.conf's nodes.
   Harness plain;
@@ -126,13 +126,15 @@ TEST(DynamicNodes, MaxNodeCountBoundsTheTable) {
 TEST(DynamicNodes, AnUnlistedAgentJoinsOnlyAsADynamicNodeAndRunsJobs) {
   Harness h(dynamic_config());
   Effects fx;
-  EXPECT_EQ(h.sm.agent_register("x1", agent("", false), h.now, fx)["error"],
+  EXPECT_EQ(h.sm.agent_register("x1", registration(agent("", false)), h.now, fx)["error"],
             "Invalid node name specified");
-  EXPECT_EQ(h.sm.agent_register("x1", agent("NodeName=y Gres=gpu:1"), h.now, fx)["error"],
-            "Failed to parse nodeline 'NodeName=x1 NodeName=y Gres=gpu:1'");
+  EXPECT_EQ(
+      h.sm.agent_register("x1", registration(agent("NodeName=y Gres=gpu:1")), h.now, fx)["error"],
+      "Failed to parse nodeline 'NodeName=x1 NodeName=y Gres=gpu:1'");
   EXPECT_EQ(h.sm.find_node("x1"), nullptr);
   // --conf over what the agent found: its RealMemory stays, CPUs come from --conf.
-  ASSERT_TRUE(h.sm.agent_register("x1", agent("CPUs=6 Feature=big"), h.now, fx)["ok"]);
+  ASSERT_TRUE(
+      h.sm.agent_register("x1", registration(agent("CPUs=6 Feature=big")), h.now, fx)["ok"]);
   const core::Node* n = h.sm.find_node("x1");
   ASSERT_NE(n, nullptr);
   EXPECT_EQ(n->cpus, 6);
@@ -149,7 +151,8 @@ TEST(DynamicNodes, AnUnlistedAgentJoinsOnlyAsADynamicNodeAndRunsJobs) {
   EXPECT_EQ(h.sm.find_job(id)->alloc.at(0).node, "x1");
   // The same agent (or a replacement) registering again is the same node.
   Effects again;
-  ASSERT_TRUE(h.sm.agent_register("x1", agent("CPUs=6 Feature=big"), h.now, again)["ok"]);
+  ASSERT_TRUE(
+      h.sm.agent_register("x1", registration(agent("CPUs=6 Feature=big")), h.now, again)["ok"]);
   EXPECT_EQ(h.sm.find_node("x1"), n);
   EXPECT_EQ(listed(h, false).size(), 3u);
 }
@@ -157,7 +160,7 @@ TEST(DynamicNodes, AnUnlistedAgentJoinsOnlyAsADynamicNodeAndRunsJobs) {
 TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) {
   Harness h(dynamic_config());
   Effects fx;
-  ASSERT_TRUE(h.sm.agent_register("x1", agent("CPUs=6"), h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.agent_register("x1", registration(agent("CPUs=6")), h.now, fx)["ok"]);
   EXPECT_EQ(h.sm.node_delete({{"nodes", "nope"}}, h.root, fx)["error"],
             "Invalid node name specified");
   EXPECT_EQ(h.sm.node_delete({{"nodes", "x1"}}, h.alice, fx)["error"], "Invalid user id");
@@ -168,7 +171,7 @@ TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) 
   ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   EXPECT_EQ(h.sm.node_delete({{"nodes", "x1"}}, h.root, fx)["error"], "Requested nodes are busy");
   Effects end;
-  h.sm.agent_exited("x1", {{"job_id", id}, {"status", 0}}, h.now, end);
+  h.sm.agent_exited("x1", exit_report({{"job_id", id}, {"status", 0}}), h.now, end);
   ASSERT_EQ(h.sm.find_node("x1")->running_jobs, 0);
   // In a reservation: refused too.
   core::ResvRequest rr;
@@ -202,7 +205,7 @@ TEST(DynamicNodes, JournalRecordsBringThemBackInOrder) {
   Harness h(config);
   Effects fx;
   ASSERT_TRUE(create(h, "NodeName=zz CPUs=3 RealMemory=300 Feature=big State=FUTURE", fx)["ok"]);
-  ASSERT_TRUE(h.sm.agent_register("aa", agent("CPUs=5"), h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.agent_register("aa", registration(agent("CPUs=5")), h.now, fx)["ok"]);
   // A shape over boards comes back the same from its definition.
   ASSERT_TRUE(
       create(h, "NodeName=bb Boards=2 SocketsPerBoard=2 CoresPerSocket=2 State=FUTURE", fx)["ok"]);

@@ -130,7 +130,7 @@ TEST(SubmitId, ForgottenAfterTheJobAndTheWindow) {
   const uint64_t id = r.at("job_id").get<uint64_t>();
   h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
   auto keep_nodes_alive = [&](int64_t t) {
-    for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), t);
+    for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, t);
   };
   keep_nodes_alive(h.now + 100);
   Effects purge;
@@ -156,7 +156,7 @@ TEST(SubmitId, KeptWhileTheJobIs) {
   held["hold"] = true;  // pends till released
   h.sm.submit(submit_req(held, "held"), h.alice, h.now, fx);
   const int64_t later = h.now + StateMachine::kSubmitIdWindow * 2;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), later);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, later);
   Effects tick;
   h.sm.tick(later, tick);
   EXPECT_EQ(h.sm.submit_id_count(), 1u);
@@ -183,7 +183,7 @@ TEST(AgentLoss, DroppedAgentGetsNoNewWork) {
   EXPECT_TRUE(h.launches(fx2).empty());
   // Its agent comes back: the node takes work again.
   Effects fx3;
-  h.sm.agent_register(other, {{"running", json::array()}}, h.now + 2, fx3);
+  h.sm.agent_register(other, registration({{"running", json::array()}}), h.now + 2, fx3);
   EXPECT_FALSE(h.sm.find_node(other)->not_responding);
   h.sm.schedule(h.now + 2, fx3);
   EXPECT_EQ(h.sm.find_job(second)->state, core::JobState::Running);
@@ -194,7 +194,7 @@ TEST(AgentLoss, DroppedAgentGetsNoNewWork) {
 TEST(AgentLoss, SilenceIsNoticedBeforeSlurmdTimeout) {
   Harness h;  // SlurmdTimeout=60: heartbeats every 20 s
   Effects fx;
-  h.sm.agent_heartbeat("node2", json::object(), h.now + 41);
+  h.sm.agent_heartbeat("node2", {}, h.now + 41);
   h.sm.tick(h.now + 40, fx);
   EXPECT_FALSE(h.sm.find_node("node1")->not_responding);
   h.sm.tick(h.now + 41, fx);
@@ -223,7 +223,7 @@ TEST(AgentLoss, CancelOnAnAbsentNodeStaysCompletingUntilTheNodeIsDown) {
   EXPECT_EQ(job->state, core::JobState::Cancelled);
   EXPECT_TRUE(job->completing);  // squeue: CG
   EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 2);
-  h.sm.agent_heartbeat(other, json::object(), h.now + 61);
+  h.sm.agent_heartbeat(other, {}, h.now + 61);
   Effects t;
   h.sm.tick(h.now + 30, t);
   EXPECT_TRUE(h.sm.find_job(id)->completing);
@@ -239,8 +239,10 @@ TEST(AgentLoss, CancelOnAnAbsentNodeStaysCompletingUntilTheNodeIsDown) {
 TEST(AgentLoss, TheSameAgentBackKeepsItsJobs) {
   Harness h;
   Effects fx;
-  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
-  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  h.sm.agent_register("node1", registration({{"running", json::array()}, {"instance", "a1"}}),
+                      h.now, fx);
+  h.sm.agent_register("node2", registration({{"running", json::array()}, {"instance", "b1"}}),
+                      h.now, fx);
   const uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
   h.sm.schedule(h.now, fx);
   const core::Job* job = h.sm.find_job(id);
@@ -248,9 +250,10 @@ TEST(AgentLoss, TheSameAgentBackKeepsItsJobs) {
   const std::string inst = host == "node1" ? "a1" : "b1";
   h.sm.agent_disconnected(host, h.now + 1);
   Effects back;
-  h.sm.agent_register(host,
-                      {{"running", {{{"job_id", id}, {"run", job->launches}}}}, {"instance", inst}},
-                      h.now + 5, back);
+  h.sm.agent_register(
+      host,
+      registration({{"running", {{{"job_id", id}, {"run", job->launches}}}}, {"instance", inst}}),
+      h.now + 5, back);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 0u);
   EXPECT_TRUE(h.launches(back).empty());
@@ -262,14 +265,17 @@ TEST(AgentLoss, TheSameAgentBackKeepsItsJobs) {
 TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
   Harness h;
   Effects fx;
-  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
-  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  h.sm.agent_register("node1", registration({{"running", json::array()}, {"instance", "a1"}}),
+                      h.now, fx);
+  h.sm.agent_register("node2", registration({{"running", json::array()}, {"instance", "b1"}}),
+                      h.now, fx);
   const uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
   h.sm.schedule(h.now, fx);
   const std::string host = h.sm.find_job(id)->batch_host;
   h.sm.agent_disconnected(host, h.now + 1);
   Effects back;
-  h.sm.agent_register(host, {{"running", json::array()}, {"instance", "new"}}, h.now + 5, back);
+  h.sm.agent_register(host, registration({{"running", json::array()}, {"instance", "new"}}),
+                      h.now + 5, back);
   const core::Job* job = h.sm.find_job(id);
   EXPECT_EQ(job->state, core::JobState::Pending);
   EXPECT_EQ(job->restarts, 1u);
@@ -286,8 +292,8 @@ TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
   const std::string nr_host = nr->batch_host;
   h.sm.agent_disconnected(nr_host, h.now + 301);
   Effects back2;
-  h.sm.agent_register(nr_host, {{"running", json::array()}, {"instance", "newer"}}, h.now + 302,
-                      back2);
+  h.sm.agent_register(nr_host, registration({{"running", json::array()}, {"instance", "newer"}}),
+                      h.now + 302, back2);
   EXPECT_EQ(h.sm.find_job(no_requeue)->state, core::JobState::NodeFail);
   EXPECT_EQ(h.sm.find_job(no_requeue)->restarts, 0u);
   EXPECT_EQ(h.sm.find_node(nr_host)->alloc_cpus, 0);
@@ -299,8 +305,10 @@ TEST(AgentLoss, ANewAgentProcessEndsWhatTheOldOneRan) {
 TEST(AgentLoss, ANewAgentProcessReportsTheExitsItsPredecessorRecorded) {
   Harness h;
   Effects fx;
-  h.sm.agent_register("node1", {{"running", json::array()}, {"instance", "a1"}}, h.now, fx);
-  h.sm.agent_register("node2", {{"running", json::array()}, {"instance", "b1"}}, h.now, fx);
+  h.sm.agent_register("node1", registration({{"running", json::array()}, {"instance", "a1"}}),
+                      h.now, fx);
+  h.sm.agent_register("node2", registration({{"running", json::array()}, {"instance", "b1"}}),
+                      h.now, fx);
   const uint64_t ok = h.submit(h.alice, h.spec(1, 1), fx);
   const uint64_t bad = h.submit(h.alice, h.spec(1, 1), fx);
   const uint64_t oom = h.submit(h.alice, h.spec(1, 1), fx);
@@ -324,11 +332,12 @@ TEST(AgentLoss, ANewAgentProcessReportsTheExitsItsPredecessorRecorded) {
   Effects back;
   for (const char* node : {"node1", "node2"}) {
     h.sm.agent_disconnected(node, h.now + 1);
-    h.sm.agent_register(node,
-                        {{"running", json::array()},
-                         {"finished", finished.count(node) ? finished[node] : json::array()},
-                         {"instance", std::string("new-") + node}},
-                        h.now + 5, back);
+    h.sm.agent_register(
+        node,
+        registration({{"running", json::array()},
+                      {"finished", finished.count(node) ? finished[node] : json::array()},
+                      {"instance", std::string("new-") + node}}),
+        h.now + 5, back);
   }
   const core::Job* j = h.sm.find_job(ok);
   EXPECT_EQ(j->state, core::JobState::Completed);
@@ -362,7 +371,7 @@ TEST(SubmitId, MemoryIsBounded) {
                                              {"at", h.now + static_cast<int64_t>(i % 1000)}};
   records["1000:oldest"] = {{"job_id", 99}, {"at", h.now - 10}};
   h.sm.restore_submit_ids(records);
-  for (const char* node : {"node1", "node2"}) h.sm.agent_heartbeat(node, json::object(), h.now);
+  for (const char* node : {"node1", "node2"}) h.sm.agent_heartbeat(node, {}, h.now);
   Effects fx;
   h.sm.tick(h.now + 60, fx);
   EXPECT_EQ(h.sm.submit_id_count(), StateMachine::kMaxSubmitIds);

@@ -4,11 +4,21 @@
 
 #include "ctld/state_machine.hpp"
 #include "ctld/tests/two_node_config.hpp"
+#include "proto/agent_msg.hpp"
 #include "proto/json.hpp"
 
 namespace drover::ctld::testing {
 
 using nlohmann::json;
+
+// Agent messages as an agent sends them (its JSON), decoded as the server decodes them.
+inline proto::Register registration(const json& j) {
+  proto::Register r = proto::Register::from_json(j);
+  r.address = j.value("address", "");  // the server's part: where it sees the agent from
+  return r;
+}
+inline proto::JobExited exit_report(const json& j) { return proto::JobExited::from_json(j); }
+inline proto::StepExited step_exit_report(const json& j) { return proto::StepExited::from_json(j); }
 
 struct Harness {
   StateMachine sm;
@@ -20,7 +30,7 @@ struct Harness {
     sm.restore(1, {}, now);
     Effects fx;
     for (const char* n : {"node1", "node2"})
-      sm.agent_register(n, json{{"running", json::array()}}, now, fx);
+      sm.agent_register(n, registration({{"running", json::array()}}), now, fx);
   }
   json spec(int ntasks = 1, int cpus = 1) {
     core::JobSpec s;

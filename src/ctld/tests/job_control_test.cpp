@@ -7,6 +7,7 @@
 
 using namespace drover;
 using ctld::Effects;
+using ctld::testing::exit_report;
 using ctld::testing::Harness;
 using nlohmann::json;
 
@@ -20,12 +21,12 @@ json with(json spec, const std::string& key, json value) {
 void finish(Harness& h, uint64_t id, int status, Effects& fx) {
   const core::Job* job = h.sm.find_job(id);
   ASSERT_NE(job, nullptr);
-  h.sm.agent_exited(job->batch_host, {{"job_id", id}, {"status", status}}, h.now, fx);
+  h.sm.agent_exited(job->batch_host, exit_report({{"job_id", id}, {"status", status}}), h.now, fx);
 }
 
 // Time passes with both agents heartbeating (else they would be declared down).
 void advance(Harness& h, int64_t to, Effects& fx) {
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), to);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, to);
   h.sm.tick(to, fx);
   h.sm.schedule(to, fx);
 }
@@ -364,9 +365,10 @@ TEST(JobEnd, OomKillEndsTheJobOutOfMemoryWithItsMaxRss) {
   EXPECT_EQ(launches[0]["mem_mb"], 100);
   EXPECT_EQ(launches[1]["mem_mb"], 0);  // no --mem: no limit
   Effects fx2;
-  h.sm.agent_exited(job(h, limited).batch_host,
-                    {{"job_id", limited}, {"status", 0}, {"oom_kills", 1}, {"max_rss", 104857600}},
-                    h.now, fx2);
+  h.sm.agent_exited(
+      job(h, limited).batch_host,
+      exit_report({{"job_id", limited}, {"status", 0}, {"oom_kills", 1}, {"max_rss", 104857600}}),
+      h.now, fx2);
   const core::Job& j = job(h, limited);
   EXPECT_EQ(j.state, core::JobState::OutOfMemory);
   EXPECT_EQ(j.reason, "OutOfMemory");
@@ -378,7 +380,8 @@ TEST(JobEnd, OomKillEndsTheJobOutOfMemoryWithItsMaxRss) {
   EXPECT_EQ(r.steps[0].name, "batch");
   EXPECT_EQ(r.steps[0].state, "OUT_OF_MEMORY");
   EXPECT_EQ(r.steps[0].max_rss_kb, 102400);
-  h.sm.agent_exited(job(h, plain).batch_host, {{"job_id", plain}, {"status", 0}}, h.now, fx2);
+  h.sm.agent_exited(job(h, plain).batch_host, exit_report({{"job_id", plain}, {"status", 0}}),
+                    h.now, fx2);
   EXPECT_EQ(job(h, plain).state, core::JobState::Completed);
   EXPECT_EQ(ctld::acct_record(job(h, plain)).steps.at(0).max_rss_kb, -1);  // not measured
 }

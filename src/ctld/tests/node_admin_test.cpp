@@ -65,7 +65,7 @@ TEST(NodeAdmin, DownRequeuesItsJobsAndStopsThem) {
     stopped |= node == host && msg["type"] == "terminate" && msg["job_id"] == id;
   EXPECT_TRUE(stopped);
   // The agent registering again does not bring an operator's DOWN back.
-  h.sm.agent_register(host, json{{"running", json::array()}}, h.now + 1, down);
+  h.sm.agent_register(host, registration({{"running", json::array()}}), h.now + 1, down);
   EXPECT_TRUE(h.sm.find_node(host)->down);
   EXPECT_TRUE(down.dirty_nodes.count(host));
 }

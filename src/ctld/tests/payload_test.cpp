@@ -1,8 +1,9 @@
 // The script and submitted environment stay out of the controller's memory: submission
 // hands them to the journal, launch messages name them, and the server completes those.
+#include "ctld/payload.hpp"
+
 #include <gtest/gtest.h>
 
-#include "ctld/payload.hpp"
 #include "ctld/tests/harness.hpp"
 
 using namespace drover;
@@ -47,11 +48,11 @@ TEST(Payload, ArrayTasksShareOneAndThePurgeOfTheLastErasesIt) {
   // All three end; only after the last is purged does the payload go.
   for (const auto& l : launches) {
     const uint64_t task = l["job_id"];
-    h.sm.agent_exited(h.sm.find_job(task)->batch_host, {{"job_id", task}, {"status", 0}}, h.now,
-                      fx);
+    h.sm.agent_exited(h.sm.find_job(task)->batch_host,
+                      exit_report({{"job_id", task}, {"status", 0}}), h.now, fx);
   }
   h.now += 60;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
   Effects purge;
   h.sm.tick(h.now, purge);
   EXPECT_EQ(purge.erased_jobs.size(), 3u);

@@ -79,7 +79,7 @@ TEST(Preemption, RequeuedThenPreemptorStarts) {
   // Its processes end; the high job starts where it was.
   const std::string node = victim->alloc[0].node;
   Effects gone;
-  h.sm.agent_exited(node, {{"job_id", low[1]}, {"status", 15}}, h.now + 1, gone);
+  h.sm.agent_exited(node, exit_report({{"job_id", low[1]}, {"status", 15}}), h.now + 1, gone);
   h.sm.schedule(h.now + 1, gone);
   const core::Job* hj = h.sm.find_job(high);
   ASSERT_EQ(hj->state, core::JobState::Running);

@@ -147,8 +147,9 @@ TEST(PriorityReport, SharesDecayAtQueryTime) {
 
   // 2 CPUs for 1000 s: 2000 CPU-seconds, decayed by the hour's half life as time passes.
   h.now += 1000;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
-  h.sm.agent_exited(h.sm.find_job(job)->batch_host, {{"job_id", job}, {"status", 0}}, h.now, fx);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
+  h.sm.agent_exited(h.sm.find_job(job)->batch_host, exit_report({{"job_id", job}, {"status", 0}}),
+                    h.now, fx);
   s = shares_query(h);
   alice = share_row(s, "root", "alice");
   ASSERT_NE(alice, nullptr);

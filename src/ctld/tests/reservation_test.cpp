@@ -34,7 +34,7 @@ struct ResvHarness : Harness {
   // Time passes; the nodes keep reporting.
   void advance(int64_t seconds) {
     now += seconds;
-    for (const char* n : {"node1", "node2"}) sm.agent_heartbeat(n, json::object(), now);
+    for (const char* n : {"node1", "node2"}) sm.agent_heartbeat(n, {}, now);
   }
   void pass() {
     Effects fx;
@@ -129,7 +129,7 @@ TEST(Reservations, BusyNodesAndNodeCount) {
   ASSERT_TRUE(h.remove("ign", fx).value("ok", false));
   ASSERT_TRUE(h.remove("later", fx).value("ok", false));
   h.sm.cancel({{"jobs", {std::to_string(job)}}}, h.root, h.now, fx);
-  h.sm.agent_exited(busy_node, {{"job_id", job}, {"status", 15}}, h.now, fx);
+  h.sm.agent_exited(busy_node, exit_report({{"job_id", job}, {"status", 15}}), h.now, fx);
   ASSERT_TRUE(h.update({"ReservationName=" + r["name"].get<std::string>(), "NodeCnt=2"}, fx)
                   .value("ok", false));
   EXPECT_EQ(resv->nodes.size(), 2u);

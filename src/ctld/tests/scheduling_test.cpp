@@ -108,9 +108,9 @@ TEST(Scheduling, FairShareOrdersUsersByUsage) {
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.sm.find_job(heavy)->state, core::JobState::Running);
   h.now += 3600;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
-  h.sm.agent_exited(h.sm.find_job(heavy)->batch_host, {{"job_id", heavy}, {"status", 0}}, h.now,
-                    fx);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
+  h.sm.agent_exited(h.sm.find_job(heavy)->batch_host,
+                    exit_report({{"job_id", heavy}, {"status", 0}}), h.now, fx);
   // Fill the cluster, then both users queue one job each, Alice first.
   json fill = h.spec(4, 1);
   fill["time_limit_min"] = 10;
@@ -144,9 +144,10 @@ TEST(Scheduling, FairShareUsageSurvivesRestart) {
   const uint64_t job = h.submit(h.alice, h.spec(4, 1), fx);
   h.sm.schedule(h.now, fx);
   h.now += 3600;
-  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, json::object(), h.now);
+  for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
   Effects end;
-  h.sm.agent_exited(h.sm.find_job(job)->batch_host, {{"job_id", job}, {"status", 0}}, h.now, end);
+  h.sm.agent_exited(h.sm.find_job(job)->batch_host, exit_report({{"job_id", job}, {"status", 0}}),
+                    h.now, end);
   ASSERT_TRUE(end.usage_dirty);
   const json record = h.sm.usage_record();
   ASSERT_EQ(record["users"].size(), 1u);

@@ -10,7 +10,9 @@
 
 using namespace drover;
 using ctld::Effects;
+using ctld::testing::exit_report;
 using ctld::testing::Harness;
+using ctld::testing::registration;
 using ctld::testing::two_node_config;
 using nlohmann::json;
 
@@ -75,9 +77,9 @@ TEST(StateMachine, ExitStatusDecidesFinalState) {
   uint64_t sig = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   auto host = [&](uint64_t id) { return h.sm.find_job(id)->batch_host; };
-  h.sm.agent_exited(host(ok), {{"job_id", ok}, {"status", 0}}, h.now + 5, fx);
-  h.sm.agent_exited(host(bad), {{"job_id", bad}, {"status", 3 << 8}}, h.now + 5, fx);
-  h.sm.agent_exited(host(sig), {{"job_id", sig}, {"status", SIGKILL}}, h.now + 5, fx);
+  h.sm.agent_exited(host(ok), exit_report({{"job_id", ok}, {"status", 0}}), h.now + 5, fx);
+  h.sm.agent_exited(host(bad), exit_report({{"job_id", bad}, {"status", 3 << 8}}), h.now + 5, fx);
+  h.sm.agent_exited(host(sig), exit_report({{"job_id", sig}, {"status", SIGKILL}}), h.now + 5, fx);
   EXPECT_EQ(h.sm.find_job(ok)->state, core::JobState::Completed);
   EXPECT_EQ(h.sm.find_job(bad)->state, core::JobState::Failed);
   EXPECT_EQ(h.sm.find_job(bad)->exit_code, 3);
@@ -95,7 +97,7 @@ TEST(StateMachine, ExitFromWrongNodeIsIgnored) {
   uint64_t id = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   std::string other = h.sm.find_job(id)->batch_host == "node1" ? "node2" : "node1";
-  h.sm.agent_exited(other, {{"job_id", id}, {"status", 0}}, h.now, fx);
+  h.sm.agent_exited(other, exit_report({{"job_id", id}, {"status", 0}}), h.now, fx);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
 }
 
@@ -130,7 +132,8 @@ TEST(StateMachine, CancelRunningJobTerminatesAndHoldsResourcesUntilExit) {
   EXPECT_EQ(fx2.to_agents[0].second["type"], "terminate");
   EXPECT_EQ(fx2.to_agents[0].second["kill_wait"], 5);
   EXPECT_EQ(h.sm.find_node(job->batch_host)->alloc_cpus, 2);
-  h.sm.agent_exited(job->batch_host, {{"job_id", id}, {"status", SIGTERM}}, h.now + 4, fx2);
+  h.sm.agent_exited(job->batch_host, exit_report({{"job_id", id}, {"status", SIGTERM}}), h.now + 4,
+                    fx2);
   EXPECT_FALSE(job->completing);
   EXPECT_EQ(job->state, core::JobState::Cancelled);
   EXPECT_EQ(job->exit_signal, SIGTERM);
@@ -190,7 +193,7 @@ TEST(StateMachine, SilentNodeGoesDownAndFailsItsJobs) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   std::string other = host == "node1" ? "node2" : "node1";
-  h.sm.agent_heartbeat(other, {{"cpu_load", 0.5}, {"free_mem", 900}}, h.now + 50);
+  h.sm.agent_heartbeat(other, proto::Heartbeat{0.5, 900}, h.now + 50);
   EXPECT_EQ(h.sm.find_node(other)->free_mem_mb, 900);
   Effects fx2;
   h.sm.tick(h.now + 61, fx2);
@@ -203,7 +206,7 @@ TEST(StateMachine, SilentNodeGoesDownAndFailsItsJobs) {
   EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
   // The node comes back when its agent registers again.
-  h.sm.agent_register(host, {{"running", json::array()}}, h.now + 70, fx2);
+  h.sm.agent_register(host, registration({{"running", json::array()}}), h.now + 70, fx2);
   EXPECT_FALSE(h.sm.find_node(host)->down);
 }
 
@@ -214,8 +217,8 @@ TEST(StateMachine, ReregistrationRequeuesJobsTheAgentNeverGot) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   Effects fx2;
-  h.sm.agent_register(host, {{"running", json::array()}, {"finished", json::array()}}, h.now + 1,
-                      fx2);
+  h.sm.agent_register(host, registration({{"running", json::array()}, {"finished", json::array()}}),
+                      h.now + 1, fx2);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   EXPECT_EQ(h.sm.find_node(host)->alloc_cpus, 0);
@@ -228,8 +231,9 @@ TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   Effects fx2;
-  h.sm.agent_register(host, {{"running", {4242}}, {"finished", {{{"job_id", id}, {"status", 0}}}}},
-                      h.now + 2, fx2);
+  h.sm.agent_register(
+      host, registration({{"running", {4242}}, {"finished", {{{"job_id", id}, {"status", 0}}}}}),
+      h.now + 2, fx2);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
   bool killed_unknown = false;
   for (const auto& [n, m] : fx2.to_agents)
@@ -245,12 +249,14 @@ TEST(StateMachine, LaunchCrossingARegistrationIsSentAgain) {
   Harness h;
   Effects fx;
   for (const char* n : {"node1", "node2"})
-    h.sm.agent_register(n, {{"running", json::array()}, {"instance", "first"}}, h.now, fx);
+    h.sm.agent_register(n, registration({{"running", json::array()}, {"instance", "first"}}), h.now,
+                        fx);
   uint64_t id = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   const std::string host = h.sm.find_job(id)->batch_host;
   Effects reg;
-  h.sm.agent_register(host, {{"running", json::array()}, {"instance", "first"}}, h.now + 1, reg);
+  h.sm.agent_register(host, registration({{"running", json::array()}, {"instance", "first"}}),
+                      h.now + 1, reg);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 0u);
   json launch;
@@ -261,14 +267,16 @@ TEST(StateMachine, LaunchCrossingARegistrationIsSentAgain) {
   EXPECT_EQ(launch["resent"], true);
   // It ran and its exit came: done, once.
   Effects exited;
-  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 1}}, h.now + 2, exited);
+  h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}, {"run", 1}}), h.now + 2,
+                    exited);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
 
   uint64_t other = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now + 3, fx);
   const std::string other_host = h.sm.find_job(other)->batch_host;
   Effects restarted;
-  h.sm.agent_register(other_host, {{"running", json::array()}, {"instance", "second"}}, h.now + 4,
+  h.sm.agent_register(other_host,
+                      registration({{"running", json::array()}, {"instance", "second"}}), h.now + 4,
                       restarted);
   EXPECT_EQ(h.sm.find_job(other)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(other)->restarts, 1u);
@@ -283,7 +291,8 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   h.sm.schedule(h.now, fx);
   std::string host = h.sm.find_job(id)->batch_host;
   Effects lost;
-  h.sm.agent_register(host, {{"running", json::array()}}, h.now + 1, lost);  // launch lost
+  h.sm.agent_register(host, registration({{"running", json::array()}}), h.now + 1,
+                      lost);  // launch lost
   ASSERT_EQ(h.sm.find_job(id)->restarts, 1u);
   Effects again;
   h.sm.schedule(h.now + 1, again);
@@ -295,14 +304,16 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   host = h.sm.find_job(id)->batch_host;
 
   Effects stale;
-  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 1}}, h.now + 2, stale);
+  h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}, {"run", 1}}), h.now + 2,
+                    stale);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   ASSERT_EQ(stale.to_agents.size(), 1u);
   EXPECT_EQ(stale.to_agents[0].second["run"], 1);  // the agent may forget that report
 
   // An agent that registers running the earlier run: it is stopped, the job requeued again.
   Effects reg;
-  h.sm.agent_register(host, {{"running", {{{"job_id", id}, {"run", 1}}}}}, h.now + 3, reg);
+  h.sm.agent_register(host, registration({{"running", {{{"job_id", id}, {"run", 1}}}}}), h.now + 3,
+                      reg);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 2u);
   EXPECT_EQ(h.sm.find_job(id)->reason, "BeginTime");  // after the earlier run is gone
@@ -316,7 +327,8 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   host = h.sm.find_job(id)->batch_host;
   Effects done;
-  h.sm.agent_exited(host, {{"job_id", id}, {"status", 0}, {"run", 3}}, h.now + 4, done);
+  h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}, {"run", 3}}), h.now + 4,
+                    done);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
 }
 
@@ -369,9 +381,9 @@ TEST(StateMachine, QueryTextIsTheReplyAsSent) {
             h.sm.query({{"what", "jobs"}}, h.now).dump());
   for (const char* n : {"node1", "node2"})  // where srun reaches them (for the step below)
     h.sm.agent_register(n,
-                        json{{"running", json::array()},
-                             {"address", "10.0.0.5:40000"},
-                             {"launch_addr", "0.0.0.0:7001"}},
+                        registration({{"running", json::array()},
+                                      {"address", "10.0.0.5:40000"},
+                                      {"launch_addr", "0.0.0.0:7001"}}),
                         h.now, fx);
   json alloc = h.spec();
   alloc["interactive"] = true;
@@ -479,8 +491,8 @@ TEST(StateMachine, IncrementalPassesMatchFullPasses) {
         if (!j || j->state != core::JobState::Running) continue;
         for (Harness* h : {&inc, &full}) {
           Effects fx;
-          h->sm.agent_exited(h->sm.find_job(id)->batch_host, {{"job_id", id}, {"status", 0}},
-                             h->now, fx);
+          h->sm.agent_exited(h->sm.find_job(id)->batch_host,
+                             exit_report({{"job_id", id}, {"status", 0}}), h->now, fx);
           h->sm.schedule(h->now, fx);
         }
         break;

@@ -124,12 +124,12 @@ struct StepHarness : Harness {
     sm.set_cluster_key("k3y");
     Effects fx;
     for (const char* n : {"node1", "node2"})
-      sm.agent_register(
-          n,
-          json{{"running", json::array()},
-               {"address", "10.0.0.5:40000"},
-               {"launch_addr", std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}},
-          now, fx);
+      sm.agent_register(n,
+                        registration({{"running", json::array()},
+                                      {"address", "10.0.0.5:40000"},
+                                      {"launch_addr",
+                                       std::string("0.0.0.0:") + (n[4] == '1' ? "7001" : "7002")}}),
+                        now, fx);
   }
   uint64_t allocation(const Caller& who, int ntasks, int nodes, int64_t mem_mb = -1) {
     json s = spec(ntasks);
@@ -191,9 +191,11 @@ TEST(Steps, AStepEndsWhenEveryNodeReportsItsTasksGoneEvenWithoutSrun) {
   const uint64_t id = h.allocation(h.alice, 4, 2);
   Effects fx;
   ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
-  h.sm.agent_step_exited("node1", {{"job_id", id}, {"step_id", 0}, {"status", 0}}, h.now, fx);
+  h.sm.agent_step_exited("node1", step_exit_report({{"job_id", id}, {"step_id", 0}, {"status", 0}}),
+                         h.now, fx);
   EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
-  h.sm.agent_step_exited("node2", {{"job_id", id}, {"step_id", 0}, {"status", 9}}, h.now + 1, fx);
+  h.sm.agent_step_exited("node2", step_exit_report({{"job_id", id}, {"step_id", 0}, {"status", 9}}),
+                         h.now + 1, fx);
   const core::Step& s = h.sm.find_job(id)->steps[0];
   EXPECT_EQ(s.state, core::JobState::Cancelled);  // killed by a signal (Slurm's sacct goldens)
   EXPECT_EQ(s.exit_signal, 9);
@@ -283,7 +285,7 @@ TEST(Steps, AgentRegistrationDoesNotRequeueAnAllocation) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 2, 1);
   Effects fx;
-  h.sm.agent_register("node1", json{{"running", json::array()}}, h.now, fx);
+  h.sm.agent_register("node1", registration({{"running", json::array()}}), h.now, fx);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
 }
 

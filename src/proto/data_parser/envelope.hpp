@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "proto/error.hpp"
+
 namespace drover::proto::data_parser {
 
 using nlohmann::json;
@@ -32,27 +34,28 @@ json error_entry(int number, const std::string& description, const std::string& 
 // One entry of "warnings".
 json warning_entry(const std::string& description, const std::string& source);
 
-// Slurm's error numbers (slurm_errno.h) for the errors drover reports in documents.
+// Slurm's error numbers for the errors drover reports in documents: proto::Errno's, as the
+// documents' integers.
 namespace errnum {
-inline constexpr int kError = -1;  // SLURM_ERROR
-inline constexpr int kInvalidPartitionName = 2000;
-inline constexpr int kAccessDenied = 2002;
-inline constexpr int kJobScriptMissing = 2009;
-inline constexpr int kUserIdMissing = 2010;
-inline constexpr int kInvalidJobId = 2017;
-inline constexpr int kInvalidNodeName = 2018;
-inline constexpr int kAlreadyDone = 2021;
-inline constexpr int kJobPending = 2024;
-inline constexpr int kReservationInvalid = 2053;
-inline constexpr int kEnvironmentMissing = 2127;
-inline constexpr int kAuthCredInvalid = 6000;
-inline constexpr int kDbConnection = 7000;  // ESLURM_DB_CONNECTION
-inline constexpr int kRestInvalidQuery = 9000;
-inline constexpr int kRestFailParsing = 9001;
-inline constexpr int kRestEmptyResult = 9003;
-inline constexpr int kRestUnknownUrlMethod = 9007;
-inline constexpr int kRestAuthFail = 9008;
-inline constexpr int kUrlInvalidPath = 11008;
+inline constexpr int kError = static_cast<int>(Errno::kError);
+inline constexpr int kInvalidPartitionName = static_cast<int>(Errno::kInvalidPartitionName);
+inline constexpr int kAccessDenied = static_cast<int>(Errno::kAccessDenied);
+inline constexpr int kJobScriptMissing = static_cast<int>(Errno::kJobScriptMissing);
+inline constexpr int kUserIdMissing = static_cast<int>(Errno::kUserIdMissing);
+inline constexpr int kInvalidJobId = static_cast<int>(Errno::kInvalidJobId);
+inline constexpr int kInvalidNodeName = static_cast<int>(Errno::kInvalidNodeName);
+inline constexpr int kAlreadyDone = static_cast<int>(Errno::kAlreadyDone);
+inline constexpr int kJobPending = static_cast<int>(Errno::kJobPending);
+inline constexpr int kReservationInvalid = static_cast<int>(Errno::kReservationInvalid);
+inline constexpr int kEnvironmentMissing = static_cast<int>(Errno::kEnvironmentMissing);
+inline constexpr int kAuthCredInvalid = static_cast<int>(Errno::kAuthCredInvalid);
+inline constexpr int kDbConnection = static_cast<int>(Errno::kDbConnection);
+inline constexpr int kRestInvalidQuery = static_cast<int>(Errno::kRestInvalidQuery);
+inline constexpr int kRestFailParsing = static_cast<int>(Errno::kRestFailParsing);
+inline constexpr int kRestEmptyResult = static_cast<int>(Errno::kRestEmptyResult);
+inline constexpr int kRestUnknownUrlMethod = static_cast<int>(Errno::kRestUnknownUrlMethod);
+inline constexpr int kRestAuthFail = static_cast<int>(Errno::kRestAuthFail);
+inline constexpr int kUrlInvalidPath = static_cast<int>(Errno::kUrlInvalidPath);
 }  // namespace errnum
 
 // Slurm's short text for those numbers ("Invalid job id specified").

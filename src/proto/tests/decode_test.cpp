@@ -54,3 +54,10 @@ TEST(Decode, DumpReplacesInvalidUtf8) {
             "{\"name\":\"a\xEF\xBF\xBD\xEF\xBF\xBD"
             "b\"}");
 }
+
+TEST(Decode, UnsignedAcceptsANonNegativeSignedValue) {
+  // A document built in memory ({"id", 5} from an int) holds 5 signed; parsed text unsigned.
+  EXPECT_EQ(proto::get_uint(json{{"id", 5}}, "id"), 5u);
+  EXPECT_EQ(proto::get_uint(json::parse(R"({"id":5})"), "id"), 5u);
+  EXPECT_THROW(proto::get_uint(json{{"id", -5}}, "id"), proto::BadMessage);
+}
