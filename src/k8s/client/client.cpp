@@ -141,6 +141,10 @@ struct Client::Impl {
     curl_easy_setopt(h, CURLOPT_URL, url.c_str());
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    // HTTP/1.1: libcurl 7.88 fails a POST on an HTTP/2 connection that has answered 401
+    // ("Transferred a partial file"); and on 1.1 each watch has its own connection, so a busy
+    // stream never delays requests.
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(cfg.connect_timeout.count()));
     curl_easy_setopt(h, CURLOPT_USERAGENT, cfg.user_agent.c_str());
     curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);

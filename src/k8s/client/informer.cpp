@@ -119,7 +119,8 @@ void Informer::relist() {
       std::string k = list.value("kind", "");
       if (k.size() > 4 && k.ends_with("List")) item["kind"] = k.substr(0, k.size() - 4);
     }
-    fresh[key_of(item)] = std::move(item);
+    std::string key = key_of(item);  // before the move: `a[f(x)] = move(x)` moves x first
+    fresh[key] = std::move(item);
   }
 
   // The difference against the cache, computed under the lock, delivered without it.
