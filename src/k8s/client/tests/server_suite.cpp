@@ -17,6 +17,7 @@
 #include "k8s/client/client.hpp"
 #include "k8s/client/events.hpp"
 #include "k8s/client/informer.hpp"
+#include "k8s/client/leader.hpp"
 
 namespace drover::k8s {
 namespace {
@@ -481,6 +482,47 @@ TEST_F(ClientServer, ClientSideRateLimit) {
   // 1 from the burst, then 10 at 20/s.
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 450ms);
   EXPECT_EQ(c.requests_sent(), 11);
+}
+
+TEST_F(ClientServer, LeaderElectionOnALease) {
+  LeaderElectionOptions o;
+  o.ns = ns_;
+  o.name = "drover-controller";
+  o.lease_duration = 2s;
+  o.renew_deadline = 1500ms;
+  o.retry_period = 100ms;
+  o.identity = "replica-a";
+  std::atomic<int> a_started{0}, a_stopped{0}, b_started{0};
+  LeaderElector a(*client_, o, {[&] { ++a_started; }, [&] { ++a_stopped; }, nullptr});
+  o.identity = "replica-b";
+  std::atomic<int> b_stopped{0};
+  LeaderElector b(*client_, o, {[&] { ++b_started; }, [&] { ++b_stopped; }, nullptr});
+  a.start();
+  ASSERT_TRUE(eventually([&] { return a.is_leader(); }, 10s));
+  b.start();
+  std::this_thread::sleep_for(2500ms);  // longer than the lease: a keeps renewing it
+  EXPECT_TRUE(a.is_leader());
+  EXPECT_FALSE(b.is_leader());
+  EXPECT_EQ(b.leader(), "replica-a");
+  json lease = client_->get(resources::kLeases, ns_, "drover-controller");
+  EXPECT_EQ(lease["spec"].value("holderIdentity", ""), "replica-a");
+
+  a.stop();  // releases the Lease: b takes over without waiting for it to expire
+  EXPECT_EQ(a_stopped.load(), 1);
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return b.is_leader(); }, 10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_EQ(a_started.load(), 1);
+  EXPECT_EQ(b_started.load(), 1);
+  lease = client_->get(resources::kLeases, ns_, "drover-controller");
+  EXPECT_EQ(lease["spec"].value("holderIdentity", ""), "replica-b");
+  EXPECT_EQ(lease["spec"].value("leaseTransitions", 0), 1);
+
+  // Someone else takes the Lease over: b stops leading at its next round.
+  lease["spec"]["holderIdentity"] = "intruder";
+  client_->replace(resources::kLeases, ns_, lease);
+  EXPECT_TRUE(eventually([&] { return !b.is_leader(); }, 2s));
+  EXPECT_EQ(b_stopped.load(), 1);
 }
 
 }  // namespace
