@@ -183,6 +183,7 @@ struct Client::Impl {
     if (!tok.empty()) hdrs.add("Authorization: Bearer " + tok);
     hdrs.add("Accept: application/json");
     if (!content_type.empty()) hdrs.add("Content-Type: " + content_type);
+    hdrs.add("Expect:");  // no 100-continue round trip before larger bodies
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs.list);
   }
 };

@@ -84,8 +84,17 @@ void Informer::run() {
       }
       if (list_now) relist();
       if (stop_) break;
+      auto started = std::chrono::steady_clock::now();
+      long before = events_.load();
       if (!watch_once()) break;
-      failures = 0;  // a watch that ended normally: resume at once
+      // A watch that ran a while, or brought events, ended normally: resume at once. One the
+      // server closed at once with nothing is a failure, or we would spin.
+      if (events_.load() > before ||
+          std::chrono::steady_clock::now() - started > std::chrono::seconds(1)) {
+        failures = 0;
+      } else if (!sleep(opts_.backoff.delay(failures++, rng))) {
+        break;
+      }
     } catch (const ApiError& e) {
       if (is_gone(e)) {
         ++gone_;
@@ -158,6 +167,7 @@ void Informer::relist() {
 }
 
 void Informer::apply_event(const json& ev) {
+  ++events_;
   const std::string type = ev.value("type", "");
   const json& obj = ev.contains("object") ? ev["object"] : json();
   std::string rv = rv_of(obj);

@@ -72,6 +72,7 @@ class Informer {
   long lists() const { return lists_.load(); }      // completed lists, the first included
   long watches() const { return watches_.load(); }  // watch requests started
   long gone() const { return gone_.load(); }        // 410s seen
+  long events() const { return events_.load(); }    // watch events received, bookmarks included
 
   // "ns/name", or "name" for cluster-scoped objects.
   static std::string key_of(const json& obj);
@@ -97,7 +98,7 @@ class Informer {
   std::condition_variable stop_cv_;
   std::thread thread_;
   std::atomic<bool> synced_{false};
-  std::atomic<long> lists_{0}, watches_{0}, gone_{0};
+  std::atomic<long> lists_{0}, watches_{0}, gone_{0}, events_{0};
 };
 
 }  // namespace drover::k8s
