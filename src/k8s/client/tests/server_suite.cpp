@@ -12,6 +12,7 @@
 #include <iostream>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "k8s/client/client.hpp"
@@ -377,6 +378,68 @@ TEST_F(ClientServer, StaleReplaceConflictsAndRetryOnConflictResolves) {
   right.propagation_policy = "Background";
   client_->remove(resources::kConfigMaps, ns_, "cas", right);
   EXPECT_THROW(client_->get(resources::kConfigMaps, ns_, "cas"), ApiError);
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A kubeconfig with a client certificate (signed by the environment's CA, which the API
+// server trusts for client certificates), once inline (*-data) and once as relative paths.
+TEST_F(ClientServer, KubeconfigWithClientCertificate) {
+  char tmpl[] = "/tmp/drover-kc.XXXXXX";
+  std::string d = mkdtemp(tmpl);
+  struct Rm {
+    std::string p;
+    ~Rm() { std::filesystem::remove_all(p); }
+  } rm{d};
+  std::string pki = dir_ + "/pki";
+  std::string cmd =
+      "cd " + d +
+      " && openssl req -newkey rsa:2048 -nodes -keyout user.key -out user.csr -subj "
+      "'/CN=drover-cert-user/O=system:masters' 2>/dev/null && openssl x509 -req -in user.csr -CA " +
+      pki + "/ca.crt -CAkey " + pki +
+      "/ca.key -CAcreateserial -CAserial ca.srl -out user.crt -days 1 2>/dev/null && base64 -w0 " +
+      pki + "/ca.crt > ca.b64 && base64 -w0 user.crt > crt.b64 && base64 -w0 user.key > key.b64";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string server = env("DROVER_K8S_SERVER");
+  std::string inline_cfg =
+      "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context:\n    "
+      "cluster: k\n    user: u\n    namespace: " +
+      ns_ + "\nclusters:\n- name: k\n  cluster:\n    server: " + server +
+      "\n    certificate-authority-data: " + read_all(d + "/ca.b64") +
+      "\nusers:\n- name: u\n  user:\n    client-certificate-data: " + read_all(d + "/crt.b64") +
+      "\n    client-key-data: " + read_all(d + "/key.b64") + "\n";
+  std::ofstream(d + "/inline.yaml") << inline_cfg;
+  Client a(load_kubeconfig(d + "/inline.yaml"));
+  EXPECT_EQ(who_am_i(a), "drover-cert-user");
+  EXPECT_EQ(a.default_namespace(), ns_);
+
+  std::filesystem::copy_file(pki + "/ca.crt", d + "/ca.crt");
+  std::string files_cfg =
+      "current-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\nclusters:\n- "
+      "name: k\n  cluster:\n    server: " +
+      server +
+      "\n    certificate-authority: ca.crt\nusers:\n- name: u\n  user:\n    client-certificate: "
+      "user.crt\n    client-key: user.key\n";
+  std::ofstream(d + "/files.yaml") << files_cfg;
+  Client b(load_kubeconfig(d + "/files.yaml"));
+  EXPECT_EQ(who_am_i(b), "drover-cert-user");
+
+  // A CA that did not sign the server's certificate: the TLS handshake fails, no request is made.
+  Config wrong = load_kubeconfig(d + "/files.yaml");
+  wrong.ca_file = d + "/user.crt";
+  wrong.max_retries = 0;
+  Client w(wrong);
+  try {
+    who_am_i(w);
+    FAIL() << "an untrusted server certificate must be refused";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status(), 0) << e.what();
+  }
 }
 
 TEST_F(ClientServer, InClusterConfigAndTokenRotation) {
