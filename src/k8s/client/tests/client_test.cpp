@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "k8s/client/informer.hpp"
+
 namespace drover::k8s {
 namespace {
 
@@ -288,6 +290,101 @@ TEST(ClientWatch, StopFromAnotherThreadIsPrompt) {
   stopper.join();
   EXPECT_EQ(end, Client::WatchEnd::kStopped);
   EXPECT_LT(took, 2s);
+}
+
+// The informer's whole protocol against a scripted server: list, watch, a dropped connection
+// (resume from the last version seen), a 410 (re-list, deliver the difference), and stop.
+TEST(InformerProtocol, ResumesAfterDropAndRelistsAfterGone) {
+  auto obj = [](const std::string& name, const std::string& rv) {
+    return json{{"metadata", {{"name", name}, {"namespace", "ns"}, {"resourceVersion", rv}}}};
+  };
+  auto list = [&](const std::string& rv, std::vector<json> items) {
+    return json{{"kind", "PodList"},
+                {"apiVersion", "v1"},
+                {"metadata", {{"resourceVersion", rv}}},
+                {"items", items}}
+        .dump();
+  };
+  auto stream_head =
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  std::atomic<bool> release{false};
+  ScriptedServer srv({
+      respond(200, list("10", {obj("a", "5"), obj("b", "6")})),
+      [&](int fd, const std::string&) {
+        send_all(fd, stream_head);
+        send_all(fd, chunk(json{{"type", "MODIFIED"}, {"object", obj("a", "11")}}.dump() + "\n"));
+        // ... and the connection drops mid-stream (no last chunk).
+      },
+      [&](int fd, const std::string&) {
+        send_all(fd, stream_head);
+        json gone = {
+            {"type", "ERROR"},
+            {"object",
+             {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}, {"message", "too old"}}}};
+        send_all(fd, chunk(gone.dump() + "\n") + "0\r\n\r\n");
+      },
+      respond(200, list("12", {obj("a", "11"), obj("c", "12")})),
+      [&](int fd, const std::string&) {
+        send_all(fd, stream_head);
+        send_all(fd, chunk(json{{"type", "BOOKMARK"},
+                                {"object", {{"metadata", {{"resourceVersion", "15"}}}}}}
+                               .dump() +
+                           "\n"));
+        for (int i = 0; i < 200 && !release; ++i) std::this_thread::sleep_for(10ms);
+      },
+  });
+  std::mutex mu;
+  std::vector<std::string> seen;
+  InformerHandlers h;
+  h.on_add = [&](const json& o) {
+    std::lock_guard l(mu);
+    seen.push_back("add " + o["metadata"].value("name", "") + "@" +
+                   o["metadata"].value("resourceVersion", ""));
+  };
+  h.on_update = [&](const json& old, const json& o) {
+    std::lock_guard l(mu);
+    seen.push_back("update " + o["metadata"].value("name", "") + "@" +
+                   old["metadata"].value("resourceVersion", "") + "->" +
+                   o["metadata"].value("resourceVersion", ""));
+  };
+  h.on_delete = [&](const json& o) {
+    std::lock_guard l(mu);
+    seen.push_back("delete " + o["metadata"].value("name", ""));
+  };
+  InformerOptions io;
+  io.resource = resources::kPods;
+  io.ns = "ns";
+  io.watch_timeout_seconds = 60;
+  io.backoff = Backoff{10ms, 2.0, 0.0, 100ms};
+  Client client(local(srv));
+  Informer inf(client, io, h);
+  inf.start();
+  auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (inf.resource_version() != "15" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(inf.resource_version(), "15");  // from the bookmark
+  auto t0 = std::chrono::steady_clock::now();
+  inf.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  release = true;
+
+  std::lock_guard l(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{"add a@5", "add b@6", "update a@5->11", "delete b",
+                                            "add c@12"}));
+  EXPECT_EQ(inf.lists(), 2);
+  EXPECT_EQ(inf.gone(), 1);
+  EXPECT_FALSE(inf.get("ns", "b"));
+  EXPECT_EQ((*inf.get("ns", "a"))["kind"], "Pod");  // list items get their kind back
+  auto reqs = srv.requests();
+  ASSERT_EQ(reqs.size(), 5u);
+  EXPECT_EQ(reqs[0], "GET /api/v1/namespaces/ns/pods?limit=500 HTTP/1.1");
+  EXPECT_NE(
+      reqs[1].find("watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=60"),
+      std::string::npos);
+  EXPECT_NE(reqs[2].find("resourceVersion=11&"), std::string::npos)
+      << reqs[2];  // resumed after the drop
+  EXPECT_EQ(reqs[3], "GET /api/v1/namespaces/ns/pods?limit=500 HTTP/1.1");
+  EXPECT_NE(reqs[4].find("resourceVersion=12&"), std::string::npos) << reqs[4];
 }
 
 TEST(RetryOnConflict, RetriesConflictsOnlyAndIsBounded) {
