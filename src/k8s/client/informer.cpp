@@ -98,10 +98,12 @@ void Informer::run() {
     } catch (const ApiError& e) {
       if (is_gone(e)) {
         ++gone_;
-        std::lock_guard lock(mu_);
-        need_list_ = true;
+        {
+          std::lock_guard lock(mu_);
+          need_list_ = true;
+        }
         failures = 0;
-        if (handlers_.on_error) handlers_.on_error(e);
+        if (handlers_.on_error) handlers_.on_error(e);  // no lock held: it may call get()
         continue;  // re-list at once: the version is gone, waiting does not bring it back
       }
       if (handlers_.on_error) handlers_.on_error(e);

@@ -351,6 +351,13 @@ TEST(InformerProtocol, ResumesAfterDropAndRelistsAfterGone) {
     std::lock_guard l(mu);
     seen.push_back("delete " + o["metadata"].value("name", ""));
   };
+  // Handlers may read the cache, the error handler included.
+  Informer* self = nullptr;
+  std::atomic<int> errors{0};
+  h.on_error = [&](const ApiError&) {
+    if (self) (void)self->get("ns", "a");
+    ++errors;
+  };
   InformerOptions io;
   io.resource = resources::kPods;
   io.ns = "ns";
@@ -358,6 +365,7 @@ TEST(InformerProtocol, ResumesAfterDropAndRelistsAfterGone) {
   io.backoff = Backoff{10ms, 2.0, 0.0, 100ms};
   Client client(local(srv));
   Informer inf(client, io, h);
+  self = &inf;
   inf.start();
   auto deadline = std::chrono::steady_clock::now() + 10s;
   while (inf.resource_version() != "15" && std::chrono::steady_clock::now() < deadline)
@@ -373,6 +381,7 @@ TEST(InformerProtocol, ResumesAfterDropAndRelistsAfterGone) {
                                             "add c@12"}));
   EXPECT_EQ(inf.lists(), 2);
   EXPECT_EQ(inf.gone(), 1);
+  EXPECT_EQ(errors.load(), 2);  // the drop and the 410
   EXPECT_FALSE(inf.get("ns", "b"));
   EXPECT_EQ((*inf.get("ns", "a"))["kind"], "Pod");  // list items get their kind back
   auto reqs = srv.requests();
