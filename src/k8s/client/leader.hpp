@@ -9,6 +9,9 @@
 // acting as leader at once. stop() (any thread but a callback's) releases a held Lease so the
 // other replica takes over without waiting, and joins. is_leader()/leader() are thread-safe.
 //
+// Each round is one or two requests on the Client, within its rate limit: with the default
+// 5 qps, a retry_period under a second leaves little for anything else on that Client.
+//
 // Expiry is judged by this process's own clock from when it last saw the Lease change, not
 // from the renewTime written by another host, so clock skew between hosts does not matter.
 

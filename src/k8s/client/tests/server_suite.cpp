@@ -555,11 +555,16 @@ TEST_F(ClientServer, LeaderElectionOnALease) {
   o.renew_deadline = 1500ms;
   o.retry_period = 100ms;
   o.identity = "replica-a";
+  // Rounds every 100 ms from two electors would exceed the default 5 qps.
+  Config fast = client_->config();
+  fast.qps = 200;
+  fast.burst = 100;
+  Client kube(fast);
   std::atomic<int> a_started{0}, a_stopped{0}, b_started{0};
-  LeaderElector a(*client_, o, {[&] { ++a_started; }, [&] { ++a_stopped; }, nullptr});
+  LeaderElector a(kube, o, {[&] { ++a_started; }, [&] { ++a_stopped; }, nullptr});
   o.identity = "replica-b";
   std::atomic<int> b_stopped{0};
-  LeaderElector b(*client_, o, {[&] { ++b_started; }, [&] { ++b_stopped; }, nullptr});
+  LeaderElector b(kube, o, {[&] { ++b_started; }, [&] { ++b_stopped; }, nullptr});
   a.start();
   ASSERT_TRUE(eventually([&] { return a.is_leader(); }, 10s));
   b.start();
