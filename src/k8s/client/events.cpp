@@ -62,19 +62,24 @@ json EventRecorder::record(const json& regarding, EventType type, const std::str
   auto it = seen_.find(key);
   if (it != seen_.end() && now_steady - it->second.last < opts_.aggregate_window) {
     Seen& s = it->second;
-    long count = s.count + 1;
+    s.count += 1;
+    s.last = now_steady;
+    lru_.splice(lru_.begin(), lru_, s.lru);
+    json series = {{"count", s.count}, {"lastObservedTime", now}};
+    if (s.count > 2 && now_steady - s.last_patch < opts_.series_interval) {
+      json out = s.event;  // counted; the server hears of it with a later repeat
+      out["series"] = series;
+      return out;
+    }
+    s.last_patch = now_steady;
     std::string ns = s.ns, name = s.name;
     lock.unlock();
     try {
-      json p = {{"series", {{"count", count}, {"lastObservedTime", now}}}};
-      json out = client_.patch(resources::kEvents, ns, name, PatchType::kMerge, p);
+      json out =
+          client_.patch(resources::kEvents, ns, name, PatchType::kMerge, {{"series", series}});
       lock.lock();
       it = seen_.find(key);
-      if (it != seen_.end()) {
-        it->second.count = std::max(it->second.count, count);
-        it->second.last = now_steady;
-        lru_.splice(lru_.begin(), lru_, it->second.lru);
-      }
+      if (it != seen_.end()) it->second.event = out;
       return out;
     } catch (const ApiError& e) {
       if (!is_not_found(e)) throw;  // the Event expired (the server's event TTL): start anew
@@ -114,7 +119,8 @@ json EventRecorder::record(const json& regarding, EventType type, const std::str
   }
   if (!seen_.count(key)) {
     lru_.push_front(key);
-    seen_[key] = Seen{ev_ns, out["metadata"].value("name", ""), 1, now_steady, lru_.begin()};
+    seen_[key] = Seen{
+        ev_ns, out["metadata"].value("name", ""), 1, now_steady, now_steady, out, lru_.begin()};
   }
   return out;
 }

@@ -24,6 +24,10 @@ struct EventRecorderOptions {
   // A repeat within this time of the last one is counted on the same Event (series.count)
   // instead of creating another.
   std::chrono::seconds aggregate_window{600};
+  // The first repeat is written at once; later ones only if the last write of that Event is
+  // this old, so a hot loop cannot flood the API server. Between writes the count is kept
+  // here, and the next repeat written carries the whole count.
+  std::chrono::milliseconds series_interval{10000};
   size_t max_tracked = 4096;  // distinct (object, type, reason, action, note) remembered
 };
 
@@ -33,8 +37,8 @@ class EventRecorder {
 
   // One occurrence of (type, reason, action, note) about `regarding` (a Pod, Node, NodeSet:
   // anything with apiVersion, kind, metadata.name, and metadata.namespace unless
-  // cluster-scoped). The first occurrence creates an Event; repeats patch its series count.
-  // Returns the Event as stored.
+  // cluster-scoped). The first occurrence creates an Event; repeats count in its series
+  // (written per series_interval). Returns the Event with the current count.
   json record(const json& regarding, EventType type, const std::string& reason,
               const std::string& action, const std::string& note);
 
@@ -45,7 +49,9 @@ class EventRecorder {
   struct Seen {
     std::string ns, name;  // the Event object
     long count = 1;
-    std::chrono::steady_clock::time_point last;
+    std::chrono::steady_clock::time_point last;        // the last occurrence
+    std::chrono::steady_clock::time_point last_patch;  // the last write to the server
+    json event;                                        // as the server last returned it
     std::list<std::string>::iterator lru;
   };
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "k8s/client/events.hpp"
 #include "k8s/client/informer.hpp"
 
 namespace drover::k8s {
@@ -394,6 +395,45 @@ TEST(InformerProtocol, ResumesAfterDropAndRelistsAfterGone) {
       << reqs[2];  // resumed after the drop
   EXPECT_EQ(reqs[3], "GET /api/v1/namespaces/ns/pods?limit=500 HTTP/1.1");
   EXPECT_NE(reqs[4].find("resourceVersion=12&"), std::string::npos) << reqs[4];
+}
+
+TEST(EventRecorderSeries, RepeatsPatchTheSeriesAndAreThrottled) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}, {"namespace", "ns"}, {"uid", "u1"}}}};
+  std::string stored = R"({"kind":"Event","metadata":{"name":"p.1","namespace":"ns"}})";
+  ScriptedServer srv({respond(201, stored), respond(200, stored),
+                      respond(404, R"({"kind":"Status","reason":"NotFound"})"),
+                      respond(201, stored)});
+  EventRecorderOptions o;
+  o.series_interval = 0ms;
+  o.reporting_instance = "ctl-0";
+  Client c(local(srv));
+  EventRecorder rec(c, o);
+  for (int i = 0; i < 3; ++i)
+    rec.record(pod, EventType::kWarning, "NotRegistered", "Replace", "never registered");
+  auto reqs = srv.requests();
+  ASSERT_EQ(reqs.size(), 4u);
+  EXPECT_EQ(reqs[0],
+            "POST /apis/events.k8s.io/v1/namespaces/ns/events?fieldManager=drover HTTP/1.1");
+  EXPECT_EQ(reqs[1],
+            "PATCH /apis/events.k8s.io/v1/namespaces/ns/events/p.1?fieldManager=drover HTTP/1.1");
+  EXPECT_EQ(reqs[2],
+            "PATCH /apis/events.k8s.io/v1/namespaces/ns/events/p.1?fieldManager=drover HTTP/1.1");
+  EXPECT_EQ(
+      reqs[3],
+      "POST /apis/events.k8s.io/v1/namespaces/ns/events?fieldManager=drover HTTP/1.1");  // expired
+  EXPECT_EQ(c.requests_sent(), 4);
+
+  // With the default interval a burst of repeats costs one write after the create.
+  ScriptedServer srv2({respond(201, stored), respond(200, stored)});
+  Client c2(local(srv2));
+  EventRecorder rec2(c2);
+  json last;
+  for (int i = 0; i < 50; ++i)
+    last = rec2.record(pod, EventType::kNormal, "Draining", "Drain", "scale-in");
+  EXPECT_EQ(srv2.served(), 2);
+  EXPECT_EQ(last["series"]["count"], 50);
 }
 
 TEST(RetryOnConflict, RetriesConflictsOnlyAndIsBounded) {
