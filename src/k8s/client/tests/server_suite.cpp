@@ -590,8 +590,12 @@ TEST_F(ClientServer, LeaderElectionOnALease) {
   EXPECT_EQ(lease["spec"].value("leaseTransitions", 0), 1);
 
   // Someone else takes the Lease over: b stops leading at its next round.
-  lease["spec"]["holderIdentity"] = "intruder";
-  client_->replace(resources::kLeases, ns_, lease);
+  // (b renews every 100 ms, so the write races with it: re-read and retry.)
+  retry_on_conflict([&] {
+    json cur = client_->get(resources::kLeases, ns_, "drover-controller");
+    cur["spec"]["holderIdentity"] = "intruder";
+    return client_->replace(resources::kLeases, ns_, cur);
+  });
   EXPECT_TRUE(eventually([&] { return !b.is_leader(); }, 2s));
   EXPECT_EQ(b_stopped.load(), 1);
 }
