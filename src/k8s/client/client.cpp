@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <exception>
 #include <fstream>
 #include <mutex>

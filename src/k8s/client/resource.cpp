@@ -1,5 +1,6 @@
 #include "k8s/client/resource.hpp"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
