@@ -1,0 +1,190 @@
+"""The NodeSet CRD (deploy/crds/drover.io_nodesets.yaml) on a real kube-apiserver.
+
+Run by CTest through run-smoke (which starts tests/k8s/env and exports DROVER_K8S_SERVER,
+_TOKEN and _CA). Without those variables the tests are skipped unless DROVER_K8S_REQUIRED=1.
+"""
+import copy
+import os
+import pathlib
+import time
+
+import pytest
+import requests
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CRD_FILE = ROOT / "deploy" / "crds" / "drover.io_nodesets.yaml"
+NS_URL = "/apis/drover.io/v1alpha1/namespaces/default/nodesets"
+
+
+@pytest.fixture(scope="module")
+def api():
+    server = os.environ.get("DROVER_K8S_SERVER")
+    if not server:
+        if os.environ.get("DROVER_K8S_REQUIRED") == "1":
+            pytest.fail("DROVER_K8S_SERVER is not set")
+        pytest.skip("no Kubernetes API server (tests/k8s/env/up)")
+    s = requests.Session()
+    ca = os.environ["DROVER_K8S_CA"]
+    s.headers["Authorization"] = "Bearer " + os.environ["DROVER_K8S_TOKEN"]
+
+    def call(method, path, body=None, content_type="application/json", headers=None):
+        h = {"Content-Type": content_type}
+        h.update(headers or {})
+        # verify per request: REQUESTS_CA_BUNDLE in the environment would override Session.verify.
+        return s.request(method, server + path, json=body, headers=h, timeout=30, verify=ca)
+
+    crd = yaml.safe_load(CRD_FILE.read_text())
+    r = call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    assert r.status_code in (201, 409), r.text
+    deadline = time.time() + 30
+    while True:
+        r = call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/nodesets.drover.io")
+        conds = {c["type"]: c["status"] for c in (r.json().get("status") or {}).get("conditions") or []}
+        if conds.get("Established") == "True" and call("GET", NS_URL).status_code == 200:
+            break
+        assert time.time() < deadline, f"CRD not established: {conds}"
+        time.sleep(0.2)
+    # Left over from an earlier run against the same server (no operator holds finalizers here).
+    call("DELETE", NS_URL)
+    return call
+
+
+def nodeset(name="gpu", **spec):
+    body = {
+        "apiVersion": "drover.io/v1alpha1",
+        "kind": "NodeSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 2,
+            "partitions": ["batch"],
+            "template": {
+                "metadata": {"labels": {"app": "drover-agent"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "droverd",
+                            "image": "drover/agent:0.1",
+                            "resources": {"requests": {"cpu": "4", "nvidia.com/gpu": "2"}},
+                        }
+                    ]
+                },
+            },
+        },
+    }
+    body["spec"].update(spec)
+    return body
+
+
+def test_valid_nodeset_is_accepted_with_defaults(api):
+    body = nodeset(
+        "valid",
+        features=["ib"],
+        featuresFromNodeLabels=["nvidia.com/gpu.product"],
+        updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%"}},
+        maxDrainTime="1h30m",
+        drainTimeoutPolicy="Cancel",
+    )
+    r = api("POST", NS_URL, body)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["registrationTimeout"] == "5m"
+    assert spec["workloadProtection"] is True
+    assert spec["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == "25%"
+    # Unknown pod-template fields are kept as written.
+    assert spec["template"]["spec"]["containers"][0]["image"] == "drover/agent:0.1"
+
+    body = nodeset("defaults")
+    del body["spec"]["replicas"]
+    body["spec"]["updateStrategy"] = {}
+    r = api("POST", NS_URL, body)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["replicas"] == 1
+    assert spec["drainTimeoutPolicy"] == "Requeue"
+    assert spec["updateStrategy"]["type"] == "RollingUpdate"
+
+
+@pytest.mark.parametrize(
+    "name,spec,message",
+    [
+        ("mu-zero", {"updateStrategy": {"rollingUpdate": {"maxUnavailable": 0}}},
+         "maxUnavailable must be an integer >= 1 or a percentage from 1% to 100%"),
+        ("mu-pct", {"updateStrategy": {"rollingUpdate": {"maxUnavailable": "150%"}}},
+         "maxUnavailable must be an integer >= 1 or a percentage from 1% to 100%"),
+        ("ondelete", {"updateStrategy": {"type": "OnDelete", "rollingUpdate": {"maxUnavailable": 1}}},
+         "rollingUpdate may only be set with type RollingUpdate"),
+        ("part", {"partitions": ["batch", ""]},
+         "partition names must be non-empty"),
+        ("drain", {"maxDrainTime": "10 minutes"},
+         "maxDrainTime must be a positive duration such as 30m or 1h30m"),
+        ("reg", {"registrationTimeout": "1s"},
+         "registrationTimeout must be a duration of at least 10s"),
+        ("policy", {"drainTimeoutPolicy": "Kill"}, "supported values: \"Requeue\", \"Cancel\", \"Wait\""),
+        ("replicas", {"replicas": -1}, "should be greater than or equal to 0"),
+        ("nocontainers", {"template": {"spec": {"containers": []}}}, "should have at least 1 items"),
+        ("Bad.Name", {}, "a NodeSet name must be a DNS label of at most 52 characters"),
+        ("n" * 53, {}, "a NodeSet name must be a DNS label of at most 52 characters"),
+    ],
+)
+def test_invalid_nodesets_get_422_with_the_reason(api, name, spec, message):
+    r = api("POST", NS_URL, nodeset(name, **spec))
+    assert r.status_code == 422, r.text
+    assert message in r.json()["message"], r.json()["message"]
+
+
+def test_printer_columns(api):
+    r = api("POST", NS_URL, nodeset("cols"))
+    assert r.status_code == 201, r.text
+    r = api("GET", NS_URL, headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+    assert r.status_code == 200, r.text
+    names = [c["name"] for c in r.json()["columnDefinitions"] if c["priority"] == 0]
+    assert names == ["Name", "Replicas", "Ready", "Idle", "Allocated", "Drained", "Age"]
+    wide = [c["name"] for c in r.json()["columnDefinitions"] if c["priority"] == 1]
+    assert {"Mixed", "Down", "Updated"} <= set(wide)
+
+
+def test_status_subresource_and_scale(api):
+    r = api("POST", NS_URL, nodeset("scaled"))
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    # Status written through the main resource is dropped; through /status it is kept.
+    obj["status"] = {"replicas": 9}
+    r = api("PUT", NS_URL + "/scaled", obj)
+    assert r.status_code == 200, r.text
+    assert "replicas" not in r.json().get("status", {})
+    obj = r.json()
+    obj["status"] = {
+        "replicas": 2, "readyReplicas": 2, "idle": 1, "allocated": 1,
+        "selector": "drover.io/nodeset=scaled",
+        "conditions": [{"type": "Available", "status": "True", "reason": "MinimumNodesAvailable",
+                        "message": "", "lastTransitionTime": "2026-11-28T10:00:00Z"}],
+    }
+    r = api("PUT", NS_URL + "/scaled/status", obj)
+    assert r.status_code == 200, r.text
+    assert r.json()["status"]["idle"] == 1
+
+    r = api("GET", NS_URL + "/scaled/scale")
+    assert r.status_code == 200, r.text
+    scale = r.json()
+    assert scale["kind"] == "Scale"
+    assert scale["spec"]["replicas"] == 2
+    assert scale["status"]["replicas"] == 2
+    assert scale["status"]["selector"] == "drover.io/nodeset=scaled"
+    # What HPA/KEDA do: patch the scale subresource.
+    r = api("PATCH", NS_URL + "/scaled/scale", {"spec": {"replicas": 5}},
+            content_type="application/merge-patch+json")
+    assert r.status_code == 200, r.text
+    assert api("GET", NS_URL + "/scaled").json()["spec"]["replicas"] == 5
+    r = api("PATCH", NS_URL + "/scaled/scale", {"spec": {"replicas": -1}},
+            content_type="application/merge-patch+json")
+    assert r.status_code == 422, r.text
+
+
+def test_bad_status_is_refused(api):
+    r = api("POST", NS_URL, nodeset("badstatus"))
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    obj["status"] = {"conditions": [{"type": "Available", "status": "Maybe"}]}
+    r = api("PUT", NS_URL + "/badstatus/status", obj)
+    assert r.status_code == 422, r.text
