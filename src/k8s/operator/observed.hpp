@@ -42,6 +42,9 @@ struct DroverNode {
 
 struct ControllerSnapshot {
   std::map<std::string, DroverNode> nodes;  // by name
+  // When the controller started: agents re-register after a restart, so a pod's registration
+  // timeout counts from whichever is later, this or the pod's start.
+  int64_t controller_start = 0;
 };
 
 struct Observed {

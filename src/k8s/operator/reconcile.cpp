@@ -74,7 +74,7 @@ struct PodView {
   int ordinal = -1;
   bool terminating = false;
   bool ready = false;
-  bool crashlooping = false;
+  bool failing = false;  // a container cannot start (crash loop, image pull)
   int64_t started = -1;
   const DroverNode* dn = nullptr;
   bool gone = false;     // deleted (or marked lost) in this pass
@@ -84,7 +84,10 @@ struct PodView {
 class Pass {
  public:
   Pass(const NodeSetSpec& spec, const Observed& obs, int64_t now)
-      : spec_(spec), obs_(obs), now_(now), hash_(template_hash(spec.pod_template)) {}
+      : spec_(spec), obs_(obs), now_(now), hash_(template_hash(spec.pod_template)) {
+    if (spec.status.value("templateHash", "") == hash_)
+      prev_failures_ = spec.status.value("rolloutFailures", 0);
+  }
 
   std::vector<Action> run();
 
@@ -96,7 +99,11 @@ class Pass {
   std::vector<PodView> pods_;
   std::vector<Action> out_;
   std::set<std::string> nodes_deleted_;  // drover nodes deleted in this pass
-  std::vector<std::string> degraded_;    // pods of the current template that fail
+  std::vector<std::string> degraded_;    // pods of the current template that fail now
+  std::set<std::string> foreign_;        // pods with one of our names but not our label
+  // Pods of the current template that failed and were replaced during this rollout (kept in
+  // status.rolloutFailures, as the pods themselves are gone).
+  int prev_failures_ = 0, new_failures_ = 0;
   bool deleting_victims_ = false;
 
   ObjectRef nodeset_ref() const { return {kKind, spec_.name, spec_.uid}; }
@@ -151,10 +158,14 @@ void Pass::build_views() {
     v.name = meta.value("name", "");
     v.ordinal = pod_ordinal(spec_.name, v.name);
     if (v.ordinal < 0) continue;  // not one of this NodeSet's names
+    const json labels = meta.value("labels", json::object());
+    if (!labels.is_object() || labels.value(kNodeSetLabel, "") != spec_.name) {
+      foreign_.insert(v.name);
+      continue;
+    }
     v.uid = meta.value("uid", "");
     v.terminating = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
-    if (meta.contains("labels") && meta["labels"].is_object())
-      v.hash = meta["labels"].value(kHashLabel, "");
+    v.hash = labels.value(kHashLabel, "");
     const json spec = pod.value("spec", json::object());
     v.node_name = spec.value("nodeName", "");
     const json st = pod.value("status", json::object());
@@ -166,9 +177,12 @@ void Pass::build_views() {
         if (c.value("type", "") == "Ready") v.ready = c.value("status", "") == "True";
     if (st.contains("containerStatuses") && st["containerStatuses"].is_array())
       for (const json& cs : st["containerStatuses"])
-        if (cs.contains("state") && cs["state"].contains("waiting") &&
-            cs["state"]["waiting"].value("reason", "") == "CrashLoopBackOff")
-          v.crashlooping = true;
+        if (cs.contains("state") && cs["state"].contains("waiting")) {
+          const std::string why = cs["state"]["waiting"].value("reason", "");
+          if (why == "CrashLoopBackOff" || why == "ImagePullBackOff" || why == "ErrImagePull" ||
+              why == "InvalidImageName" || why == "CreateContainerConfigError")
+            v.failing = true;
+        }
     v.dn = drover_node(v.name);
     pods_.push_back(std::move(v));
   }
@@ -216,21 +230,27 @@ void Pass::lost_nodes_and_pods() {
     if (p.phase == "Failed" || p.phase == "Succeeded") {
       if (p.dn && p.dn->busy() && p.dn->state != NodeState::Down)
         out_.push_back(DownNode{p.name, "pod " + p.name + " " + p.phase});
-      if (current) degraded_.push_back(p.name);
+      if (current) {
+        degraded_.push_back(p.name);
+        ++new_failures_;
+      }
       event(pod_ref(p), "Warning", "Recreate",
             "replaced: pod " + std::string(p.phase == "Failed" ? "failed" : "exited"));
       delete_pod(p);
       continue;
     }
     if (p.phase == "Running" && !(p.dn && p.dn->registered) && p.started >= 0 &&
-        now_ - p.started >= spec_.registration_timeout) {
-      if (current) degraded_.push_back(p.name);
+        now_ - std::max(p.started, obs_.drover.controller_start) >= spec_.registration_timeout) {
+      if (current) {
+        degraded_.push_back(p.name);
+        ++new_failures_;
+      }
       event(pod_ref(p), "Warning", "RegistrationTimeout",
             "replaced: never registered within " + fmt_duration(spec_.registration_timeout));
       delete_pod(p);
       continue;
     }
-    if (current && p.crashlooping) degraded_.push_back(p.name);
+    if (current && p.failing) degraded_.push_back(p.name);
   }
 }
 
@@ -275,6 +295,7 @@ void Pass::scale() {
     }
     std::set<int> used;
     for (const PodView& p : pods_) used.insert(p.ordinal);
+    for (const std::string& name : foreign_) used.insert(pod_ordinal(spec_.name, name));
     for (const auto& [name, dn] : obs_.drover.nodes) {
       int o = pod_ordinal(spec_.name, name);
       if (o >= 0 && dn.dynamic && !nodes_deleted_.count(name)) used.insert(o);
@@ -375,7 +396,7 @@ void Pass::rolling_update() {
   }
   // A failing pod of the new template stops the rollout: draining more would only take
   // working nodes away.
-  if (!degraded_.empty()) return;
+  if (!degraded_.empty() || prev_failures_ + new_failures_ > 0) return;
   int unavailable = std::max(0, spec_.replicas - available);
   int budget = spec_.max_unavailable_for(spec_.replicas) - unavailable;
   std::sort(registered.begin(), registered.end(),
@@ -567,34 +588,41 @@ void Pass::status() {
     progress_reason = "ScalingUp";
   else if (replicas > desired || draining)
     progress_reason = "ScalingDown";
+  // Failures count while pods of an older template remain; a finished rollout forgets them.
+  const int failures = updated < replicas ? prev_failures_ + new_failures_ : 0;
+  const bool degraded = !degraded_.empty() || failures > 0;
   std::string degraded_msg;
   for (const std::string& n : degraded_) degraded_msg += (degraded_msg.empty() ? "" : ", ") + n;
   if (!degraded_msg.empty()) degraded_msg = "pods of the current template failing: " + degraded_msg;
+  if (failures > 0)
+    degraded_msg += (degraded_msg.empty() ? "" : "; ") + std::to_string(failures) +
+                    " pod(s) of the current template failed during this rollout";
 
-  json st = {{"replicas", replicas},
-             {"readyReplicas", ready},
-             {"updatedReplicas", updated},
-             {"idle", idle},
-             {"allocated", allocated},
-             {"mixed", mixed},
-             {"drained", drained},
-             {"down", down},
-             {"observedGeneration", spec_.generation},
-             {"selector", spec_.selector()},
-             {"templateHash", hash_},
-             {"conditions",
-              json::array({cond("Available", is_available,
-                                is_available ? "MinimumNodesAvailable" : "NotEnoughNodes",
-                                std::to_string(available) + " of " + std::to_string(desired) +
-                                    " nodes available"),
-                           cond("Progressing", progress_reason != "Complete", progress_reason, ""),
-                           cond("Degraded", !degraded_.empty(),
-                                degraded_.empty() ? "AsExpected" : "PodsFailing", degraded_msg)})}};
+  json st = {
+      {"replicas", replicas},
+      {"readyReplicas", ready},
+      {"updatedReplicas", updated},
+      {"idle", idle},
+      {"allocated", allocated},
+      {"mixed", mixed},
+      {"drained", drained},
+      {"down", down},
+      {"observedGeneration", spec_.generation},
+      {"selector", spec_.selector()},
+      {"templateHash", hash_},
+      {"rolloutFailures", failures},
+      {"conditions",
+       json::array(
+           {cond("Available", is_available,
+                 is_available ? "MinimumNodesAvailable" : "NotEnoughNodes",
+                 std::to_string(available) + " of " + std::to_string(desired) + " nodes available"),
+            cond("Progressing", progress_reason != "Complete", progress_reason, ""),
+            cond("Degraded", degraded, degraded ? "PodsFailing" : "AsExpected", degraded_msg)})}};
   if (st == spec_.status) return;
   bool was_degraded = false;
   for (const json& c : old)
     if (c.value("type", "") == "Degraded" && c.value("status", "") == "True") was_degraded = true;
-  if (!degraded_.empty() && !was_degraded)
+  if (degraded && !was_degraded)
     event(nodeset_ref(), "Warning", "Degraded",
           degraded_msg + (updated < replicas ? "; rolling update stopped" : ""));
   out_.push_back(UpdateStatus{st});

@@ -676,6 +676,59 @@ TEST(Reconcile, AFailingNewPodStopsTheRollout) {
   EXPECT_EQ(sim.nodeset["status"]["updatedReplicas"], 1);
 }
 
+TEST(Reconcile, ARolloutRemembersFailedPodsUntilTheTemplateChanges) {
+  Sim sim(nodeset_json(4, {{"updateStrategy", {{"rollingUpdate", {{"maxUnavailable", 2}}}}}}));
+  sim.bring_up();
+  sim.nodeset["spec"]["template"]["spec"]["containers"][0]["image"] = "drover/agent:bad";
+  sim.settle();  // two drained and replaced
+  std::vector<std::string> fresh;
+  for (json& p : sim.obs.pods)
+    if (p["status"]["phase"] == "Pending") fresh.push_back(p["metadata"]["name"]);
+  ASSERT_EQ(fresh.size(), 2u);
+  // One new pod comes up; the other exits (restartPolicy Never) and is recreated.
+  sim.run_pod(fresh[0]);
+  sim.register_node(fresh[0]);
+  (*sim.pod(fresh[1]))["status"]["phase"] = "Failed";
+  sim.settle();
+  EXPECT_EQ(sim.nodeset["status"]["rolloutFailures"], 1);
+  EXPECT_EQ(sim.condition("Degraded")["status"], "True");
+  // Its replacement is Pending and the failed pod gone: still no more old nodes are drained.
+  int drained = 0;
+  for (const auto& [name, n] : sim.obs.drover.nodes) drained += n.drain;
+  EXPECT_EQ(drained, 0);
+  EXPECT_TRUE(of<DrainNode>(sim.settle()).empty());
+  // A new template starts a new rollout.
+  sim.nodeset["spec"]["template"]["spec"]["containers"][0]["image"] = "drover/agent:3";
+  auto as = sim.pass();
+  EXPECT_FALSE(of<DrainNode>(as).empty()) << dump(as);
+  sim.apply(as);
+  EXPECT_EQ(sim.nodeset["status"]["rolloutFailures"], 0);
+}
+
+TEST(Reconcile, RegistrationTimeoutCountsFromAControllerRestart) {
+  Sim sim(nodeset_json(1, {{"registrationTimeout", "1m"}}));
+  sim.bring_up();
+  sim.now += 3600;
+  // The controller restarted: its nodes are known again but their agents not yet back.
+  sim.obs.drover.controller_start = sim.now - 5;
+  sim.node("gpu-0").registered = false;
+  auto all = sim.settle();
+  EXPECT_TRUE(of<DeletePod>(all).empty()) << dump(all);
+  sim.now += 60;
+  EXPECT_EQ(of<DeletePod>(sim.pass()).size(), 1u);
+}
+
+TEST(Reconcile, PodsWithoutTheNodeSetLabelAreNeverTouched) {
+  Sim sim(nodeset_json(1));
+  sim.obs.pods.push_back({{"metadata", {{"name", "gpu-0"}, {"uid", "someone-else"}}},
+                          {"status", {{"phase", "Failed"}}}});
+  auto all = sim.settle();
+  EXPECT_TRUE(of<DeletePod>(all).empty());
+  auto creates = of<CreatePod>(all);
+  ASSERT_EQ(creates.size(), 1u);
+  EXPECT_EQ(creates[0].pod["metadata"]["name"], "gpu-1");
+}
+
 TEST(Reconcile, OnDeleteLeavesOutdatedPodsRunning) {
   Sim sim(nodeset_json(2, {{"updateStrategy", {{"type", "OnDelete"}}}}));
   sim.bring_up();
