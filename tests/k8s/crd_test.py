@@ -3,7 +3,7 @@
 Run by CTest through run-smoke (which starts tests/k8s/env and exports DROVER_K8S_SERVER,
 _TOKEN and _CA). Without those variables the tests are skipped unless DROVER_K8S_REQUIRED=1.
 """
-import copy
+import json
 import os
 import pathlib
 import time
@@ -179,6 +179,19 @@ def test_status_subresource_and_scale(api):
     r = api("PATCH", NS_URL + "/scaled/scale", {"spec": {"replicas": -1}},
             content_type="application/merge-patch+json")
     assert r.status_code == 422, r.text
+
+
+def test_the_reconcilers_status_is_kept_as_written(api):
+    # data/nodeset_status.json has the shape the reconciler writes (its unit test checks that):
+    # if the API server pruned or changed any of it, status updates would never settle.
+    status = json.loads((ROOT / "tests" / "k8s" / "data" / "nodeset_status.json").read_text())
+    r = api("POST", NS_URL, nodeset("roundtrip"))
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    obj["status"] = status
+    r = api("PUT", NS_URL + "/roundtrip/status", obj)
+    assert r.status_code == 200, r.text
+    assert api("GET", NS_URL + "/roundtrip").json()["status"] == status
 
 
 def test_bad_status_is_refused(api):

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace drover::k8s::op {
 namespace {
@@ -829,6 +830,43 @@ TEST(Reconcile, TimesOfUnchangedConditionsAreKept) {
   sim.nodeset["metadata"]["generation"] = 5;
   sim.settle();
   EXPECT_EQ(sim.condition("Available")["lastTransitionTime"], t);
+}
+
+// Every key of `a` is in `b` with a value of the same JSON type, recursively (arrays by their
+// elements, matched by "type" where they have one).
+void expect_same_shape(const json& a, const json& b, const std::string& path) {
+  ASSERT_EQ(a.type_name(), b.type_name()) << path;
+  if (a.is_object()) {
+    for (auto& [k, v] : a.items()) {
+      ASSERT_TRUE(b.contains(k)) << path << "." << k << " is not in the example";
+      expect_same_shape(v, b[k], path + "." + k);
+    }
+  } else if (a.is_array()) {
+    for (const json& e : a)
+      for (const json& f : b)
+        if (!e.is_object() || e.value("type", "") == f.value("type", ""))
+          expect_same_shape(e, f, path + "[]");
+  }
+}
+
+TEST(Reconcile, StatusHasTheShapeTheCrdKeeps) {
+  std::ifstream in(DROVER_NODESET_STATUS_EXAMPLE);
+  ASSERT_TRUE(in) << DROVER_NODESET_STATUS_EXAMPLE;
+  json example = json::parse(in);
+  Sim sim(nodeset_json(4, {{"updateStrategy", {{"rollingUpdate", {{"maxUnavailable", 2}}}}}}));
+  sim.bring_up();
+  sim.nodeset["spec"]["template"]["spec"]["containers"][0]["image"] = "drover/agent:bad";
+  sim.settle();
+  for (json& p : sim.obs.pods)
+    if (p["status"]["phase"] == "Pending") {
+      p["status"]["phase"] = "Failed";
+      break;
+    }
+  sim.settle();
+  const json& st = sim.nodeset["status"];
+  ASSERT_EQ(sim.condition("Degraded")["status"], "True");
+  expect_same_shape(st, example, "status");
+  expect_same_shape(example, st, "status");
 }
 
 }  // namespace
