@@ -58,4 +58,66 @@ std::string describe(const Action& a) {
       a);
 }
 
+nlohmann::json to_json(const Action& a) {
+  using nlohmann::json;
+  return std::visit(
+      Overload{
+          [](const CreatePod& x) {
+            return json{{"action", "CreatePod"}, {"pod", x.pod}};
+          },
+          [](const DeletePod& x) {
+            return json{{"action", "DeletePod"}, {"name", x.name}, {"uid", x.uid}};
+          },
+          [](const PatchPodLabels& x) {
+            return json{{"action", "PatchPodLabels"}, {"pod", x.pod}, {"labels", x.labels}};
+          },
+          [](const PatchPodConditions& x) {
+            return json{
+                {"action", "PatchPodConditions"}, {"pod", x.pod}, {"conditions", x.conditions}};
+          },
+          [](const DrainNode& x) {
+            return json{{"action", "DrainNode"}, {"node", x.node}, {"reason", x.reason}};
+          },
+          [](const ResumeNode& x) {
+            return json{{"action", "ResumeNode"}, {"node", x.node}};
+          },
+          [](const DownNode& x) {
+            return json{{"action", "DownNode"}, {"node", x.node}, {"reason", x.reason}};
+          },
+          [](const DeleteDroverNode& x) {
+            return json{{"action", "DeleteDroverNode"}, {"node", x.node}};
+          },
+          [](const SetNodeFeatures& x) {
+            return json{{"action", "SetNodeFeatures"}, {"node", x.node}, {"features", x.features}};
+          },
+          [](const RequeueJob& x) {
+            return json{{"action", "RequeueJob"}, {"job", x.job}, {"reason", x.reason}};
+          },
+          [](const CancelJob& x) {
+            return json{{"action", "CancelJob"}, {"job", x.job}, {"reason", x.reason}};
+          },
+          [](const UpdateStatus& x) {
+            return json{{"action", "UpdateStatus"}, {"status", x.status}};
+          },
+          [](const SetFinalizer& x) {
+            return json{{"action", "SetFinalizer"}, {"present", x.present}};
+          },
+          [](const ApplyPDB& x) {
+            return json{{"action", "ApplyPDB"}, {"pdb", x.pdb}};
+          },
+          [](const DeletePDB& x) {
+            return json{{"action", "DeletePDB"}, {"name", x.name}};
+          },
+          [](const EmitEvent& x) {
+            return json{{"action", "EmitEvent"},
+                        {"object",
+                         {{"kind", x.object.kind}, {"name", x.object.name}, {"uid", x.object.uid}}},
+                        {"type", x.type},
+                        {"reason", x.reason},
+                        {"message", x.message}};
+          },
+      },
+      a);
+}
+
 }  // namespace drover::k8s::op

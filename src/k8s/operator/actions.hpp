@@ -80,5 +80,8 @@ using Action = std::variant<CreatePod, DeletePod, PatchPodLabels, PatchPodCondit
 
 // One line per action for logs and tests: "drain gpu-1 (scale-in)", "create pod gpu-3".
 std::string describe(const Action& a);
+// {"action": "DrainNode", "node": ..., "reason": ...}: the struct's name and fields, for
+// debugging output and tests that replay actions against a real API server.
+nlohmann::json to_json(const Action& a);
 
 }  // namespace drover::k8s::op
