@@ -205,14 +205,19 @@ void Pass::lost_nodes_and_pods() {
       }
     } else {
       out_.push_back(DeleteDroverNode{name});
+      event(nodeset_ref(), "Normal", "NodeRemoved",
+            "drover node " + name + " deleted: its pod is gone");
       nodes_deleted_.insert(name);
     }
   }
   for (PodView& p : pods_) {
     const bool current = p.hash == hash_;
     const bool machine_gone = !p.node_name.empty() && !obs_.k8s_nodes.count(p.node_name);
+    // Down unless already down, or drained and empty: no job may start on an agent that is
+    // going away.
+    const bool take_down = p.dn && p.dn->state != NodeState::Down && (p.dn->busy() || !p.dn->drain);
     if (p.terminating) {
-      if (p.dn && p.dn->busy() && p.dn->state != NodeState::Down) {
+      if (take_down) {
         out_.push_back(DownNode{p.name, "pod " + p.name + " deleted"});
         event(pod_ref(p), "Warning", "NodeDown", "drover node marked down: pod deleted");
       }
@@ -228,8 +233,7 @@ void Pass::lost_nodes_and_pods() {
       continue;
     }
     if (p.phase == "Failed" || p.phase == "Succeeded") {
-      if (p.dn && p.dn->busy() && p.dn->state != NodeState::Down)
-        out_.push_back(DownNode{p.name, "pod " + p.name + " " + p.phase});
+      if (take_down) out_.push_back(DownNode{p.name, "pod " + p.name + " " + p.phase});
       if (current) {
         degraded_.push_back(p.name);
         ++new_failures_;
@@ -298,7 +302,7 @@ void Pass::scale() {
     for (const std::string& name : foreign_) used.insert(pod_ordinal(spec_.name, name));
     for (const auto& [name, dn] : obs_.drover.nodes) {
       int o = pod_ordinal(spec_.name, name);
-      if (o >= 0 && dn.dynamic && !nodes_deleted_.count(name)) used.insert(o);
+      if (o >= 0 && !nodes_deleted_.count(name)) used.insert(o);
     }
     int ordinal = 0;
     std::string created;

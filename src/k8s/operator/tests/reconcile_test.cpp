@@ -547,6 +547,37 @@ TEST(Reconcile, DeletedPodMarksItsNodeDownAtOnce) {
   EXPECT_EQ(creates[0].pod["metadata"]["name"], "gpu-0");
 }
 
+TEST(Reconcile, AnIdleNodeWhosePodIsGoingTakesNoMoreWork) {
+  Sim sim(nodeset_json(2));
+  sim.bring_up();
+  (*sim.pod("gpu-1"))["metadata"]["deletionTimestamp"] = format_rfc3339(sim.now);
+  auto downs = of<DownNode>(sim.pass());
+  ASSERT_EQ(downs.size(), 1u);
+  EXPECT_EQ(downs[0].node, "gpu-1");
+  // A scale-in victim's pod, drained and empty, terminates with its node left as it is.
+  Sim s2(nodeset_json(2));
+  s2.bring_up();
+  s2.nodeset["spec"]["replicas"] = 1;
+  s2.apply(s2.pass());  // drains gpu-1
+  auto as = s2.pass();
+  ASSERT_EQ(of<DeletePod>(as).size(), 1u) << dump(as);
+  (*s2.pod("gpu-1"))["metadata"]["deletionTimestamp"] = format_rfc3339(s2.now);
+  as = s2.pass();
+  EXPECT_TRUE(of<DownNode>(as).empty()) << dump(as);
+}
+
+TEST(Reconcile, NamesOfStaticNodesAreNotReused) {
+  Sim sim(nodeset_json(1));
+  DroverNode n;
+  n.name = "gpu-0";
+  n.dynamic = false;  // a slurm.conf node that happens to have such a name
+  sim.obs.drover.nodes["gpu-0"] = n;
+  auto creates = of<CreatePod>(sim.settle());
+  ASSERT_EQ(creates.size(), 1u);
+  EXPECT_EQ(creates[0].pod["metadata"]["name"], "gpu-1");
+  EXPECT_TRUE(sim.obs.drover.nodes.count("gpu-0"));
+}
+
 TEST(Reconcile, PodGoneWithoutWarningStillDownsABusyNode) {
   Sim sim(nodeset_json(1));
   sim.bring_up();
