@@ -40,6 +40,7 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
         "valid",
         features=["ib"],
         featuresFromNodeLabels=["nvidia.com/gpu.product"],
+        drainOnNodeConditions=["GPUUnhealthy"],
         updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%"}},
         maxDrainTime="1h30m",
         drainTimeoutPolicy="Cancel",
@@ -50,6 +51,7 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
     assert spec["registrationTimeout"] == "5m"
     assert spec["workloadProtection"] is True
     assert spec["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == "25%"
+    assert spec["drainOnNodeConditions"] == ["GPUUnhealthy"]
     # Unknown pod-template fields are kept as written.
     assert spec["template"]["spec"]["containers"][0]["image"] == "drover/agent:0.1"
 

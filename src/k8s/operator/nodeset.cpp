@@ -193,6 +193,7 @@ NodeSetSpec parse_nodeset(const json& obj) {
   s.partitions = string_list(spec, "partitions");
   s.features = string_list(spec, "features");
   s.features_from_node_labels = string_list(spec, "featuresFromNodeLabels");
+  s.drain_on_node_conditions = string_list(spec, "drainOnNodeConditions");
 
   if (spec.contains("updateStrategy") && !spec["updateStrategy"].is_null()) {
     const json& u = spec["updateStrategy"];

@@ -40,6 +40,9 @@ struct NodeSetSpec {
   std::vector<std::string> partitions;
   std::vector<std::string> features;
   std::vector<std::string> features_from_node_labels;
+  // Kubernetes node condition types (e.g. from node-problem-detector) that, when True, drain the
+  // node's drover nodes as a cordon does.
+  std::vector<std::string> drain_on_node_conditions;
   UpdateType update_type = UpdateType::RollingUpdate;
   int max_unavailable = 1;  // absolute, or a percentage of replicas when max_unavailable_pct
   bool max_unavailable_pct = false;

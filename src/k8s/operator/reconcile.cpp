@@ -35,14 +35,9 @@ int64_t parse_rfc3339(const std::string& s) {
 
 namespace {
 
-bool is_cordon_reason(const std::string& r) {
-  const std::string pre = "kubernetes node ", post = " cordoned";
-  return r.size() > pre.size() + post.size() && r.compare(0, pre.size(), pre) == 0 &&
-         r.compare(r.size() - post.size(), post.size(), post) == 0;
-}
-std::string cordon_reason(const std::string& k8s_node) {
-  return "kubernetes node " + k8s_node + " cordoned";
-}
+// Drains the operator sets because of the Kubernetes node ("kubernetes node N cordoned",
+// "kubernetes node N condition T"): lifted when the node is fine again.
+bool is_k8s_node_reason(const std::string& r) { return r.rfind("kubernetes node ", 0) == 0; }
 
 bool operator_drained(const DroverNode* dn, const char* reason) {
   return dn && dn->drain && dn->reason_by == ReasonBy::Operator && dn->reason == reason;
@@ -116,11 +111,21 @@ class Pass {
     if (it == obs_.drover.nodes.end() || !it->second.dynamic) return nullptr;
     return &it->second;
   }
-  bool k8s_cordoned(const std::string& node) const {
+  // Why the Kubernetes node should not run work ("" when it may): cordoned, or one of the
+  // spec's drainOnNodeConditions is True.
+  std::string k8s_drain_cause(const std::string& node) const {
     auto it = obs_.k8s_nodes.find(node);
-    if (it == obs_.k8s_nodes.end()) return false;
+    if (it == obs_.k8s_nodes.end()) return "";
     const json& n = it->second;
-    return n.contains("spec") && n["spec"].is_object() && n["spec"].value("unschedulable", false);
+    if (n.contains("spec") && n["spec"].is_object() && n["spec"].value("unschedulable", false))
+      return "kubernetes node " + node + " cordoned";
+    const json st = n.value("status", json::object());
+    if (st.is_object() && st.contains("conditions") && st["conditions"].is_array())
+      for (const std::string& type : spec_.drain_on_node_conditions)
+        for (const json& c : st["conditions"])
+          if (c.value("type", "") == type && c.value("status", "") == "True")
+            return "kubernetes node " + node + " condition " + type;
+    return "";
   }
   bool active(const PodView& p) const {
     return !p.gone && !p.terminating && p.phase != "Failed" && p.phase != "Succeeded";
@@ -287,7 +292,7 @@ void Pass::scale() {
     // them spares their jobs the drain timeout.
     std::vector<PodView*> resumable;
     for (PodView* v : victims)
-      if (!k8s_cordoned(v->node_name)) resumable.push_back(v);
+      if (k8s_drain_cause(v->node_name).empty()) resumable.push_back(v);
     std::stable_sort(resumable.begin(), resumable.end(),
                      [](PodView* a, PodView* b) { return a->dn->busy() > b->dn->busy(); });
     for (PodView* v : resumable) {
@@ -414,21 +419,22 @@ void Pass::rolling_update() {
   }
 }
 
-// `kubectl cordon` drains the drover nodes on that machine; uncordon resumes only what this
-// did (an administrator's drain stays).
+// `kubectl cordon` (or a watched node condition) drains the drover nodes on that machine;
+// uncordon resumes only what this did (an administrator's drain stays).
 void Pass::cordon() {
   for (PodView& p : pods_) {
     if (!active(p) || p.handled || !p.dn || p.node_name.empty()) continue;
-    const bool cordoned = k8s_cordoned(p.node_name);
-    if (cordoned && !p.dn->drain && p.dn->state != NodeState::Down) {
-      out_.push_back(DrainNode{p.name, cordon_reason(p.node_name)});
-      event(pod_ref(p), "Normal", "Draining", "draining: " + cordon_reason(p.node_name));
+    const std::string cause = k8s_drain_cause(p.node_name);
+    if (!cause.empty() && !p.dn->drain && p.dn->state != NodeState::Down) {
+      out_.push_back(DrainNode{p.name, cause});
+      event(pod_ref(p), "Normal", "Draining", "draining: " + cause);
       p.handled = true;
-    } else if (!cordoned && p.dn->drain && p.dn->reason_by == ReasonBy::Operator &&
-               is_cordon_reason(p.dn->reason)) {
+    } else if (cause.empty() && p.dn->drain && p.dn->reason_by == ReasonBy::Operator &&
+               is_k8s_node_reason(p.dn->reason)) {
       out_.push_back(ResumeNode{p.name});
       event(pod_ref(p), "Normal", "Resumed",
-            "resumed: kubernetes node " + p.node_name + " uncordoned");
+            "resumed: kubernetes node " + p.node_name +
+                (p.dn->reason.ends_with(" cordoned") ? " uncordoned" : " healthy again"));
       p.handled = true;
     }
   }
@@ -556,7 +562,7 @@ void Pass::status() {
       ++down;
     else if (dn.drain) {
       ++drained;
-      if (dn.reason_by == ReasonBy::Operator && !is_cordon_reason(dn.reason)) draining = true;
+      if (dn.reason_by == ReasonBy::Operator && !is_k8s_node_reason(dn.reason)) draining = true;
     } else if (!dn.registered || dn.state == NodeState::Future)
       continue;
     else if (dn.state == NodeState::Idle)

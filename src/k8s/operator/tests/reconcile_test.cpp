@@ -643,6 +643,25 @@ TEST(Reconcile, CordonWorksBothWaysAndLeavesAdminDrainsAlone) {
   EXPECT_EQ(sim.node(a).reason, "bad DIMM");
 }
 
+TEST(Reconcile, AWatchedNodeConditionDrainsLikeACordon) {
+  Sim sim(nodeset_json(2, {{"drainOnNodeConditions", {"GPUUnhealthy"}}}));
+  sim.bring_up();
+  std::string a = (*sim.pod("gpu-0"))["spec"]["nodeName"] == "kn1" ? "gpu-0" : "gpu-1";
+  json& kn1 = sim.obs.k8s_nodes["kn1"];
+  kn1["status"]["conditions"] = {{{"type", "KernelDeadlock"}, {"status", "True"}},
+                                 {{"type", "GPUUnhealthy"}, {"status", "False"}}};
+  EXPECT_TRUE(of<DrainNode>(sim.settle()).empty()) << "only the watched type, only when True";
+  kn1["status"]["conditions"][1]["status"] = "True";
+  auto drains = of<DrainNode>(sim.settle());
+  ASSERT_EQ(drains.size(), 1u);
+  EXPECT_EQ(drains[0].node, a);
+  EXPECT_EQ(drains[0].reason, "kubernetes node kn1 condition GPUUnhealthy");
+  kn1["status"]["conditions"][1]["status"] = "False";
+  EXPECT_EQ(of<ResumeNode>(sim.settle()).size(), 1u);
+  EXPECT_TRUE(sim.has_event("resumed: kubernetes node kn1 healthy again"));
+  EXPECT_FALSE(sim.node(a).drain);
+}
+
 TEST(Reconcile, RollingUpdateReplacesAtMostMaxUnavailableWithoutKillingJobs) {
   Sim sim(nodeset_json(4));
   sim.bring_up();
