@@ -35,6 +35,14 @@ int64_t parse_rfc3339(const std::string& s) {
 
 namespace {
 
+// j[key] when it is an object, else an empty object; no copies (a pass reads every pod).
+const json& child(const json& j, const char* key) {
+  static const json empty = json::object();
+  if (!j.is_object()) return empty;
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : empty;
+}
+
 // Drains the operator sets because of the Kubernetes node ("kubernetes node N cordoned",
 // "kubernetes node N condition T"): lifted when the node is fine again.
 bool is_k8s_node_reason(const std::string& r) { return r.rfind("kubernetes node ", 0) == 0; }
@@ -119,7 +127,7 @@ class Pass {
     const json& n = it->second;
     if (n.contains("spec") && n["spec"].is_object() && n["spec"].value("unschedulable", false))
       return "kubernetes node " + node + " cordoned";
-    const json st = n.value("status", json::object());
+    const json& st = child(n, "status");
     if (st.is_object() && st.contains("conditions") && st["conditions"].is_array())
       for (const std::string& type : spec_.drain_on_node_conditions)
         for (const json& c : st["conditions"])
@@ -159,11 +167,11 @@ void Pass::build_views() {
   for (const json& pod : obs_.pods) {
     PodView v;
     v.pod = &pod;
-    const json meta = pod.value("metadata", json::object());
+    const json& meta = child(pod, "metadata");
     v.name = meta.value("name", "");
     v.ordinal = pod_ordinal(spec_.name, v.name);
     if (v.ordinal < 0) continue;  // not one of this NodeSet's names
-    const json labels = meta.value("labels", json::object());
+    const json& labels = child(meta, "labels");
     if (!labels.is_object() || labels.value(kNodeSetLabel, "") != spec_.name) {
       foreign_.insert(v.name);
       continue;
@@ -171,9 +179,9 @@ void Pass::build_views() {
     v.uid = meta.value("uid", "");
     v.terminating = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
     v.hash = labels.value(kHashLabel, "");
-    const json spec = pod.value("spec", json::object());
+    const json& spec = child(pod, "spec");
     v.node_name = spec.value("nodeName", "");
-    const json st = pod.value("status", json::object());
+    const json& st = child(pod, "status");
     v.phase = st.value("phase", "Pending");
     if (st.contains("startTime") && st["startTime"].is_string())
       v.started = parse_rfc3339(st["startTime"].get<std::string>());
@@ -446,8 +454,7 @@ void Pass::features() {
     auto it = obs_.k8s_nodes.find(p.node_name);
     if (it == obs_.k8s_nodes.end()) continue;
     std::vector<std::string> want = spec_.features;
-    const json labels =
-        it->second.value("metadata", json::object()).value("labels", json::object());
+    const json& labels = child(child(it->second, "metadata"), "labels");
     for (const std::string& key : spec_.features_from_node_labels)
       if (labels.contains(key) && labels[key].is_string() &&
           !labels[key].get<std::string>().empty())
@@ -484,7 +491,7 @@ void Pass::pod_conditions_and_labels() {
                                                : "Allocated";
     }
     const json* old = nullptr;
-    const json st = p.pod->value("status", json::object());
+    const json& st = child(*p.pod, "status");
     if (st.contains("conditions") && st["conditions"].is_array())
       for (const json& c : st["conditions"])
         if (c.value("type", "") == kNodeStateCondition) old = &c;
@@ -501,7 +508,7 @@ void Pass::pod_conditions_and_labels() {
       out_.push_back(PatchPodConditions{p.name, json::array({c})});
     }
 
-    const json labels = p.pod->value("metadata", json::object()).value("labels", json::object());
+    const json& labels = child(child(*p.pod, "metadata"), "labels");
     const bool labelled = labels.value(kBusyLabel, "") == "true";
     const bool want = spec_.workload_protection && dn && dn->busy();
     if (want && !labelled) out_.push_back(PatchPodLabels{p.name, {{kBusyLabel, "true"}}});
