@@ -969,7 +969,7 @@ int squeue_main(const std::vector<std::string>& args) {
       std::vector<JobRow> rows;
       rows.reserve(list.jobs.size());
       for (auto& job : list.jobs)
-        if (filter.matches(job)) rows.push_back(std::move(job));
+        if (filter.matches_row(job)) rows.push_back(std::move(job));
       list.jobs = {};
       out.out = listing(rows, columns, sort_keys, expand_arrays,
                         Context{list.now, list.cluster_name}, header);

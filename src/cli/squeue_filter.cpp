@@ -85,7 +85,7 @@ bool SqueueFilter::matches(const nlohmann::json& job) const {
   return filter_matches(*this, want_states_, all_states_, JsonJob{job});
 }
 
-bool SqueueFilter::matches(const JobRow& job) const {
+bool SqueueFilter::matches_row(const JobRow& job) const {
   return filter_matches(*this, want_states_, all_states_, RowJob{job});
 }
 

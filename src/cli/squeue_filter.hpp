@@ -24,7 +24,7 @@ struct SqueueFilter {
   // jobs pass, even those named with -j, as Slurm does.
   bool matches(const nlohmann::json& job) const;
   // The same for squeue's typed rows (squeue_rows.hpp).
-  bool matches(const JobRow& job) const;
+  bool matches_row(const JobRow& job) const;
 
  private:
   std::set<std::string> want_states_;
