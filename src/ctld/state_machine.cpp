@@ -1329,8 +1329,14 @@ std::string StateMachine::query_text(const json& req, int64_t now,
         !in(accounts, job.spec.account) || !in(qos, job.spec.qos))
       continue;
     if (!first) out += ',';
-    first = false;
+    const size_t before = out.size();
     job_view_text(out, job, now, detail, only);
+    // Room for the rest at the first job's size: growing a reply of tens of MB by doubling
+    // copied it several times over on the state thread. (Not for a narrowed list: few jobs.)
+    const bool narrowed = users || partitions || names || accounts || qos;
+    if (first && !narrowed)
+      out.reserve(out.size() + (out.size() - before + 1) * (jobs_.size() + 1) * 5 / 4);
+    first = false;
   }
   out += "]";
   // The extras' keys ("last_backfill", "last_update") sort between "jobs" and "now".
