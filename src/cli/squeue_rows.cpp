@@ -1,6 +1,8 @@
 #include "cli/squeue_rows.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace drover::cli {
@@ -319,12 +321,249 @@ class Reader {
   Key key_ = Key::None;
 };
 
+// A json reader over the whole reply in memory that feeds Reader as nlohmann's SAX parser
+// does (the same events, strings decoded the same way), without its per-character input
+// adapter: most of a job list is short keys and plain ASCII strings, scanned here a run at a
+// time. Malformed text is refused (false), as nlohmann refuses it.
+class Lexer {
+ public:
+  Lexer(std::string_view text, Reader& r)
+      : p_(text.data()), end_(text.data() + text.size()), r_(r) {}
+
+  bool document() {
+    if (!value(0)) return false;
+    ws();
+    return p_ == end_;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 512;
+
+  void ws() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  bool lit(std::string_view word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
+      return false;
+    p_ += word.size();
+    return true;
+  }
+  bool value(int depth) {
+    ws();
+    if (p_ == end_ || depth > kMaxDepth) return false;
+    switch (*p_) {
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return string(buf_) && r_.string(buf_);
+      case 't':
+        return lit("true") && r_.boolean(true);
+      case 'f':
+        return lit("false") && r_.boolean(false);
+      case 'n':
+        return lit("null") && r_.null();
+      default:
+        return number();
+    }
+  }
+  bool object(int depth) {
+    ++p_;
+    r_.start_object(static_cast<std::size_t>(-1));
+    ws();
+    if (p_ < end_ && *p_ == '}') {
+      ++p_;
+      return r_.end_object();
+    }
+    while (true) {
+      ws();
+      if (p_ == end_ || *p_ != '"' || !string(buf_)) return false;
+      r_.key(buf_);
+      ws();
+      if (p_ == end_ || *p_ != ':') return false;
+      ++p_;
+      if (!value(depth + 1)) return false;
+      ws();
+      if (p_ == end_) return false;
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
+      if (*p_ != '}') return false;
+      ++p_;
+      return r_.end_object();
+    }
+  }
+  bool array(int depth) {
+    ++p_;
+    r_.start_array(static_cast<std::size_t>(-1));
+    ws();
+    if (p_ < end_ && *p_ == ']') {
+      ++p_;
+      return r_.end_array();
+    }
+    while (true) {
+      if (!value(depth + 1)) return false;
+      ws();
+      if (p_ == end_) return false;
+      if (*p_ == ',') {
+        ++p_;
+        continue;
+      }
+      if (*p_ != ']') return false;
+      ++p_;
+      return r_.end_array();
+    }
+  }
+  // Up to the next quote or backslash; control characters are not allowed raw.
+  bool run() {
+    while (p_ < end_ && *p_ != '"' && *p_ != '\\') {
+      if (static_cast<unsigned char>(*p_) < 0x20) return false;
+      ++p_;
+    }
+    return p_ < end_;
+  }
+  bool hex4(uint32_t& v) {
+    if (end_ - p_ < 4) return false;
+    v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = *p_++;
+      v <<= 4;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<uint32_t>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<uint32_t>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<uint32_t>(c - 'A' + 10);
+      else
+        return false;
+    }
+    return true;
+  }
+  static void utf8(std::string& out, uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xc0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xe0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (cp & 0x3f));
+    }
+  }
+  bool string(std::string& out) {
+    ++p_;  // the opening quote
+    const char* start = p_;
+    if (!run()) return false;
+    out.assign(start, p_);
+    while (*p_ == '\\') {
+      if (++p_ == end_) return false;
+      switch (*p_++) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          uint32_t cp = 0;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xd800 && cp <= 0xdbff) {  // a surrogate pair
+            uint32_t low = 0;
+            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+            p_ += 2;
+            if (!hex4(low) || low < 0xdc00 || low > 0xdfff) return false;
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+          } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+            return false;
+          }
+          utf8(out, cp);
+          break;
+        }
+        default:
+          return false;
+      }
+      start = p_;
+      if (!run()) return false;
+      out.append(start, p_);
+    }
+    ++p_;  // the closing quote
+    return true;
+  }
+  bool number() {
+    const char* start = p_;
+    if (*p_ == '-') ++p_;
+    // No leading zeros ("01"), as json has none.
+    if (end_ - p_ >= 2 && p_[0] == '0' && p_[1] >= '0' && p_[1] <= '9') return false;
+    auto digits = [&] {
+      const char* d = p_;
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      return p_ > d;
+    };
+    if (!digits()) return false;
+    bool integral = true;
+    if (p_ < end_ && *p_ == '.') {
+      ++p_;
+      integral = false;
+      if (!digits()) return false;
+    }
+    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      integral = false;
+      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (!digits()) return false;
+    }
+    if (integral) {
+      if (*start == '-') {
+        int64_t v = 0;
+        if (std::from_chars(start, p_, v).ec == std::errc()) return r_.number_integer(v);
+      } else {
+        uint64_t v = 0;
+        if (std::from_chars(start, p_, v).ec == std::errc()) return r_.number_unsigned(v);
+      }
+    }
+    // A fraction, an exponent, or an integer too large for 64 bits: a double, as nlohmann.
+    const std::string text(start, p_);
+    return r_.number_float(std::strtod(text.c_str(), nullptr), text);
+  }
+
+  const char* p_;
+  const char* end_;
+  Reader& r_;
+  std::string buf_;
+};
+
 }  // namespace
 
 bool read_job_list(std::string_view text, JobList& out) {
   out = JobList{};
   Reader reader(out);
-  return json::sax_parse(text.begin(), text.end(), &reader);
+  return Lexer(text, reader).document();
 }
 
 std::string job_state_long(const JobRow& job) {

@@ -88,6 +88,31 @@ TEST(SqueueRows, ErrorsAndBadText) {
   EXPECT_FALSE(read_job_list("", list));
 }
 
+// Strings decode as nlohmann decodes them (escapes, \u with surrogate pairs, raw UTF-8);
+// numbers of every json form are read; what nlohmann refuses is refused.
+TEST(SqueueRows, TextDecodesAsTheTreeDoes) {
+  for (const char* name :
+       {R"(plain)", R"(q\"uote)", R"(back\\slash\/)", R"(\b\f\n\r\t)",
+        R"(caf\u00e9 \u20ac \ud83d\ude00)", "raw \xc3\xa9\xe2\x82\xac", R"()", R"(\u0001\u001f)"}) {
+    const std::string text = std::string(R"({"jobs":[{"id":1,"spec":{"name":")") + name +
+                             R"("},"priority":12.5e1,"run_time":-3,"uid":1e2}],"ok":true})";
+    JobList list;
+    ASSERT_TRUE(read_job_list(text, list)) << text;
+    ASSERT_EQ(list.jobs.size(), 1u);
+    EXPECT_EQ(list.jobs[0].name, json::parse(text)["jobs"][0]["spec"]["name"]) << name;
+    EXPECT_EQ(list.jobs[0].priority, 125u);
+    EXPECT_EQ(list.jobs[0].run_time, -3);
+    EXPECT_EQ(list.jobs[0].uid, 100u);
+  }
+  for (const char* bad : {R"({"ok":tru})", R"({"ok":true,})", R"({"a":"\ud800"})", R"({"a":"\x"})",
+                          "{\"a\":\"tab\there\"}", R"({"a":01.})", R"({"a":01})", R"({"a":[1,2})",
+                          R"({"a":1} x)", R"({"a":-})"}) {
+    JobList list;
+    EXPECT_FALSE(read_job_list(bad, list)) << bad;
+    EXPECT_FALSE(json::accept(bad)) << bad;
+  }
+}
+
 TEST(SqueueRows, ArrayRefsMatchAsOnTheTree) {
   const json rec = json::parse(
       R"({"id":40,"array_job_id":40,"array_pending":"3-9:2","array_task_id":3,"array_max_running":0})");
