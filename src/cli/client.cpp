@@ -65,7 +65,7 @@ std::string auth_socket() {
 
 // One request over TCP (docs/security.md): a credential from this host's vouching socket, then
 // the request and its reply under the session key that came with it.
-json call_remote(const RemoteController& ctl, const std::string& request) {
+std::string call_remote(const RemoteController& ctl, const std::string& request) {
   const std::string sock = auth_socket();
   json cred;
   try {
@@ -76,12 +76,14 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
     return proto::Error(
                proto::Errno::kAuthentication,
                "Authentication failure: cannot get a credential from " + sock + ": " + e.what())
-        .reply();
+        .reply()
+        .dump();
   }
   if (!cred.value("ok", false))
     return proto::Error(proto::Errno::kAuthentication,
                         "Authentication failure: " + cred.value("error", ""))
-        .reply();
+        .reply()
+        .dump();
   net::FramedClient client;
   try {
     client.connect_tcp(ctl.host, ctl.port);
@@ -93,7 +95,7 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
     // The controller greets every connection (an agent's challenge), before anything is sent.
     const json hello = json::parse(client.recv());
     if (hello.value("type", "") == "error")
-      return proto::Error::from_message(hello.value("error", "refused")).reply();
+      return proto::Error::from_message(hello.value("error", "refused")).reply().dump();
     client.send(json{{"type", "command"},
                      {"version", net::kProtocolVersion},
                      {"cred", cred.at("cred")},
@@ -109,12 +111,12 @@ json call_remote(const RemoteController& ctl, const std::string& request) {
       // The controller refuses a credential before any key is in use, in the clear.
       const json refusal = json::parse(client.unauthenticated, nullptr, false);
       if (refusal.is_object() && refusal.value("type", "") == "error")
-        return proto::Error::from_message(refusal.value("error", "refused")).reply();
+        return proto::Error::from_message(refusal.value("error", "refused")).reply().dump();
       throw;
     }
     sent = true;
     client.send(request);
-    return json::parse(client.recv());
+    return client.recv();
   } catch (const json::exception& e) {
     throw ControllerUnreachable(std::string("bad reply: ") + e.what(), sent);
   } catch (const std::exception& e) {
@@ -140,7 +142,7 @@ std::optional<RemoteController> remote_controller() {
   return controller_from_conf(c && *c ? c : "/etc/slurm/slurm.conf");
 }
 
-json call_controller(const json& request) {
+std::string call_controller_text(const json& request) {
   // Bytes that are not UTF-8 (a job name, a script, the environment) cannot travel in JSON
   // as they are: they go as U+FFFD instead of failing the whole request.
   const std::string text = request.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -152,11 +154,18 @@ json call_controller(const json& request) {
     throw ControllerUnreachable(e.what());
   }
   try {
-    return json::parse(client.call(text));
-  } catch (const json::exception& e) {
-    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
+    return client.call(text);
   } catch (const std::exception& e) {
     throw ControllerUnreachable(e.what(), true);
+  }
+}
+
+json call_controller(const json& request) {
+  const std::string reply = call_controller_text(request);
+  try {
+    return json::parse(reply);
+  } catch (const json::exception& e) {
+    throw ControllerUnreachable(std::string("bad reply: ") + e.what(), true);
   }
 }
 

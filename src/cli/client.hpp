@@ -30,6 +30,9 @@ struct ControllerUnreachable : std::runtime_error {
   bool maybe_received = false;
 };
 json call_controller(const json& request);
+// The same, the reply as the controller wrote it (for a reader that does not build a tree:
+// squeue over 100,000 jobs).
+std::string call_controller_text(const json& request);
 
 // A submission (sbatch, salloc, srun): sent with a request id (`request_id`, else a new
 // random one) and sent again with the same id while the controller cannot be reached or the

@@ -2,12 +2,31 @@
 // Shared views of the controller's job records for squeue, scontrol and scancel.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "core/array_spec.hpp"
 
 namespace drover::cli {
 
 using nlohmann::json;
+
+// A record's array fields, for the readers below that need only those (squeue's typed rows and
+// json records share them). `array_pending` must outlive it.
+struct ArrayFields {
+  uint64_t id = 0;
+  uint64_t array_job_id = 0;
+  uint32_t array_task_id = 0;
+  uint32_t array_max_running = 0;
+  std::string_view array_pending;
+};
+std::string job_display_id(const ArrayFields& job);
+std::string array_task_text(const ArrayFields& job);
+std::string array_task_field(const ArrayFields& job);
+bool job_matches_ref(const ArrayFields& job, const core::JobRef& ref);
+
+// The state columns from the state's name and the completing flag.
+std::string job_state_short(std::string_view state, bool completing);
+bool job_active(std::string_view state, bool completing);
 
 // "PD", "R", "CG" (a job whose processes are still being cleaned up), "CD", ...
 std::string job_state_short(const json& job);

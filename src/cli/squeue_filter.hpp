@@ -10,6 +10,8 @@
 
 namespace drover::cli {
 
+struct JobRow;
+
 struct SqueueFilter {
   std::vector<core::JobRef> jobs;                                 // -j
   std::set<std::string> users, partitions, names, accounts, qos;  // -u -p -n -A -q
@@ -21,6 +23,8 @@ struct SqueueFilter {
   // Whether squeue shows this job record (the controller's job view). Without -t only active
   // jobs pass, even those named with -j, as Slurm does.
   bool matches(const nlohmann::json& job) const;
+  // The same for squeue's typed rows (squeue_rows.hpp).
+  bool matches_row(const JobRow& job) const;
 
  private:
   std::set<std::string> want_states_;

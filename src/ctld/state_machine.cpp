@@ -1089,18 +1089,37 @@ json StateMachine::job_view(const core::Job& job, int64_t now, bool detail) cons
   return j;
 }
 
+namespace {
+// job_view_extras' writer for a job written as text: only the keys asked for are computed.
+struct TextPut {
+  proto::JsonObjectText& w;
+  template <class T>
+  void operator()(std::string_view key, const T& value) const {
+    w.put(key, value);
+  }
+  bool wants(std::string_view key) const { return w.wants(key); }
+};
+template <class Put>
+bool wants(const Put& put, std::string_view key) {
+  if constexpr (requires { put.wants(key); })
+    return put.wants(key);
+  else
+    return true;
+}
+}  // namespace
+
 void StateMachine::job_view_text(std::string& out, const core::Job& job, int64_t now, bool detail,
                                  const KeyFilter& only) const {
   proto::JsonObjectText w(out, only.keys ? &*only.keys : nullptr);
   core::job_summary_text(w, job, only.spec_keys ? &*only.spec_keys : nullptr);
-  job_view_extras(job, now, detail,
-                  [&](std::string_view key, const auto& value) { w.put(key, value); });
+  job_view_extras(job, now, detail, TextPut{w});
 }
 
 // What a job's view adds to its own fields (job_view and job_view_text write the same).
 template <class Put>
 void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detail,
                                    Put&& put) const {
+  auto want = [&](std::string_view key) { return wants(put, key); };
   if (detail) {
     StdPaths paths = std_paths(job, true);
     put("std_out_path", paths.out);
@@ -1111,19 +1130,20 @@ void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detai
   if (job.start_time != core::kNoTime)
     run = (job.end_time != core::kNoTime ? job.end_time : now) - job.start_time;
   put("run_time", std::max<int64_t>(run, 0));
-  put("nodelist", core::compress_hostlist(job.node_names()));
+  if (want("nodelist")) put("nodelist", core::compress_hostlist(job.node_names()));
   // Slurm's DerivedExitCode: the largest wait status among the job's srun steps.
   int derived = 0;
   for (const auto& s : job.steps)
     derived = std::max(derived, (s.exit_code << 8) | (s.exit_signal & 0x7f));
   put("derived_exit_code", derived >> 8);
   put("derived_exit_signal", derived & 0x7f);
-  put("dependency_text", core::format_dependency(job.dependency, [this](uint64_t id) {
-        return array_members_.count(id) > 0;
-      }));
-  put("requeue_effective", requeue_allowed(job) ? 1 : 0);
+  if (want("dependency_text"))
+    put("dependency_text", core::format_dependency(job.dependency, [this](uint64_t id) {
+          return array_members_.count(id) > 0;
+        }));
+  if (want("requeue_effective")) put("requeue_effective", requeue_allowed(job) ? 1 : 0);
   put("alloc_node", "localhost");  // how Slurm names a client on this host (loopback)
-  if (job.alloc.empty()) {
+  if (job.alloc.empty() && want("default_mem_mb")) {
     // What a pending job without a memory request will get: the defaults, else whole nodes.
     int64_t per_node = config_.def_mem_per_node_mb;
     if (config_.def_mem_per_cpu_mb > 0)
@@ -1135,6 +1155,7 @@ void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detai
     put("default_mem_mb", per_node * job.spec.nodes_min);
   }
   // Running srun steps, as squeue -s and scontrol show step list them (ended ones are sacct's).
+  if (!want("steps")) return;
   json steps = json::array();
   for (const auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;
@@ -1271,6 +1292,15 @@ std::string StateMachine::query_text(const json& req, int64_t now,
   };
   only.keys = wanted("keys", {"id", "spec"});
   only.spec_keys = wanted("spec_keys", {});
+  // "users", "partitions", "names", "accounts", "qos": only the jobs whose field is one of
+  // these (squeue -u, -p, -n, -A, -q), so that `squeue -u` over a million jobs is answered with
+  // that user's alone.
+  const auto users = wanted("users", {}), partitions = wanted("partitions", {}),
+             names = wanted("names", {}), accounts = wanted("accounts", {}),
+             qos = wanted("qos", {});
+  auto in = [](const std::optional<std::vector<std::string>>& set, std::string_view value) {
+    return !set || std::binary_search(set->begin(), set->end(), value);
+  };
   // query()'s reply as dump() writes it, but each job written as text directly (its keys
   // in their own order): building each job's json tree was most of the cost.
   std::string out = "{\"cluster_name\":" + json(config_.cluster_name).dump() +
@@ -1278,9 +1308,18 @@ std::string StateMachine::query_text(const json& req, int64_t now,
   bool first = true;
   for (const auto& [id, job] : jobs_) {
     if (active_only && core::is_finished(job.state) && !job.completing) continue;
+    if (!in(users, job.user) || !in(partitions, job.partition) || !in(names, job.spec.name) ||
+        !in(accounts, job.spec.account) || !in(qos, job.spec.qos))
+      continue;
     if (!first) out += ',';
-    first = false;
+    const size_t before = out.size();
     job_view_text(out, job, now, detail, only);
+    // Room for the rest at the first job's size: growing a reply of tens of MB by doubling
+    // copied it several times over on the state thread. (Not for a narrowed list: few jobs.)
+    const bool narrowed = users || partitions || names || accounts || qos;
+    if (first && !narrowed)
+      out.reserve(out.size() + (out.size() - before + 1) * (jobs_.size() + 1) * 5 / 4);
+    first = false;
   }
   out += "]";
   // The extras' keys ("last_backfill", "last_update") sort between "jobs" and "now".

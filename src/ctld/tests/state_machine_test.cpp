@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <functional>
 #include <random>
 
 #include "ctld/tests/harness.hpp"
@@ -439,6 +440,40 @@ TEST(StateMachine, QueryTextGivesOnlyTheKeysAskedFor) {
     EXPECT_EQ(some["jobs"][i], expected);
   }
   EXPECT_EQ(some["now"], all["now"]);
+}
+
+// A job list may name users, partitions, job names, accounts and QOS (squeue -u -p -n -A -q):
+// only the jobs whose field is one of those come, each as the whole list writes it.
+TEST(StateMachine, QueryTextLeavesOutJobsNotAskedFor) {
+  Harness h;
+  Effects fx;
+  for (int i = 0; i < 6; ++i) {
+    json spec = h.spec(1, 2);
+    spec["name"] = i % 3 == 0 ? "three" : "other";
+    h.submit(i % 2 ? h.bob : h.alice, spec, fx);
+  }
+  h.sm.schedule(h.now, fx);
+  const json all = h.sm.query({{"what", "jobs"}, {"detail", false}}, h.now);
+  auto only = [&](const json& narrow) {
+    json req = {{"what", "jobs"}, {"detail", false}};
+    req.update(narrow);
+    return json::parse(h.sm.query_text(req, h.now))["jobs"];
+  };
+  auto expected = [&](const std::function<bool(const json&)>& keep) {
+    json out = json::array();
+    for (const auto& j : all["jobs"])
+      if (keep(j)) out.push_back(j);
+    return out;
+  };
+  const std::string bob = all["jobs"][1]["user"];
+  EXPECT_EQ(only({{"users", {bob}}}), expected([&](const json& j) { return j["user"] == bob; }));
+  EXPECT_EQ(only({{"users", {bob}}}).size(), 3u);
+  EXPECT_EQ(only({{"names", {"three"}}, {"users", {bob}}}), expected([&](const json& j) {
+              return j["user"] == bob && j["spec"]["name"] == "three";
+            }));
+  EXPECT_EQ(only({{"users", {"nobody-here"}}}), json::array());
+  EXPECT_EQ(only({{"partitions", {"nowhere"}}}), json::array());
+  EXPECT_EQ(only({{"partitions", {all["jobs"][0]["partition"]}}}), all["jobs"]);
 }
 
 TEST(StateMachine, PartitionStatesFollowSlurm) {
