@@ -344,6 +344,9 @@ void Server::start_ui(net::HttpServer& http) {
       const Caller caller = *auth.caller;
       return on_state(
           [this, hub, tracker, r, caller](Effects&, const UiViewer& v) mutable {
+            // The tracker starts from what this page is about to fetch: changes after the
+            // hello are then all reported, even those before the next tick.
+            if (!tracker->primed()) tracker->look(machine_, last_job_change_);
             r.body = ui_hello_event(last_job_change_, tracker->node_version());
             r.on_stream = [hub, uid = caller.uid, all = v.is_operator || !v.private_jobs](
                               std::shared_ptr<net::HttpStream> s) {

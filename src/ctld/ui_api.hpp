@@ -68,6 +68,7 @@ class UiChangeTracker {
   // it has not moved since the last call.
   Changes look(const StateMachine& machine, int64_t job_version);
   uint64_t node_version() const { return node_version_; }
+  bool primed() const { return primed_; }
 
  private:
   bool primed_ = false;
