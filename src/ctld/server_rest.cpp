@@ -15,6 +15,7 @@
 #include "ctld/server.hpp"
 #include "ctld/ui_api.hpp"
 #include "ctld/ui_web.hpp"
+#include "net/jwt.hpp"
 
 namespace drover::ctld {
 
@@ -342,15 +343,18 @@ void Server::start_ui(net::HttpServer& http) {
       r.headers.emplace_back("X-Accel-Buffering", "no");
       // The stream opens once the state thread has said where the versions stand.
       const Caller caller = *auth.caller;
+      // The stream ends when its token does (the page then asks for a new one).
+      const int64_t expires =
+          net::jwt_verify(token_key(key_), http_req.header("X-SLURM-USER-TOKEN"), now).expires;
       return on_state(
-          [this, hub, tracker, r, caller](Effects&, const UiViewer& v) mutable {
+          [this, hub, tracker, r, caller, expires](Effects&, const UiViewer& v) mutable {
             // The tracker starts from what this page is about to fetch: changes after the
             // hello are then all reported, even those before the next tick.
             if (!tracker->primed()) tracker->look(machine_, last_job_change_);
             r.body = ui_hello_event(last_job_change_, tracker->node_version());
-            r.on_stream = [hub, uid = caller.uid, all = v.is_operator || !v.private_jobs](
+            r.on_stream = [hub, uid = caller.uid, expires, all = v.is_operator || !v.private_jobs](
                               std::shared_ptr<net::HttpStream> s) {
-              hub->add({std::move(s), uid, all});
+              hub->add({std::move(s), uid, all, expires});
             };
             return r;
           },

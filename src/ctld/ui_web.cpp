@@ -1,5 +1,6 @@
 #include "ctld/ui_web.hpp"
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -18,14 +19,12 @@ std::string ui_find_web_root(const std::string& configured, const std::string& e
   if (!configured.empty()) return has_index(configured) ? configured : "";
   if (exe_path.empty()) return "";
   const fs::path bin = fs::path(exe_path).parent_path();
-  for (const fs::path& dir : {bin / ".." / "share" / "drover" / "web", bin / ".." / "web"}) {
-    if (has_index(dir)) {
-      std::error_code ec;
-      const fs::path canon = fs::canonical(dir, ec);
-      return ec ? dir.string() : canon.string();
-    }
-  }
-  return "";
+  // The installed layout, which the build tree mirrors.
+  const fs::path dir = bin / ".." / "share" / "drover" / "web";
+  if (!has_index(dir)) return "";
+  std::error_code ec;
+  const fs::path canon = fs::canonical(dir, ec);
+  return ec ? dir.string() : canon.string();
 }
 
 namespace {
@@ -110,9 +109,17 @@ void UiEventHub::add(Subscriber s) {
   subs_.push_back(std::move(s));
 }
 
+void UiEventHub::prune() {
+  const int64_t now = std::time(nullptr);
+  std::erase_if(subs_, [now](const Subscriber& s) {
+    if (s.expires > 0 && now >= s.expires) s.stream->close();
+    return s.stream->closed();
+  });
+}
+
 size_t UiEventHub::size() {
   std::lock_guard lock(mu_);
-  std::erase_if(subs_, [](const Subscriber& s) { return s.stream->closed(); });
+  prune();
   return subs_.size();
 }
 
@@ -137,7 +144,7 @@ void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
     all_jobs_event = "event: jobs\ndata: " + e.dump() + "\n\n";
   }
   std::lock_guard lock(mu_);
-  std::erase_if(subs_, [](const Subscriber& s) { return s.stream->closed(); });
+  prune();
   for (auto& s : subs_) {
     std::string text = node_event;
     if (s.all_jobs) {
@@ -158,7 +165,7 @@ void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
 
 void UiEventHub::heartbeat() {
   std::lock_guard lock(mu_);
-  std::erase_if(subs_, [](const Subscriber& s) { return s.stream->closed(); });
+  prune();
   for (auto& s : subs_) s.stream->send(": keep-alive\n\n");
 }
 

@@ -12,7 +12,7 @@
 namespace drover::ctld {
 
 // Where the built dashboard is: slurm.conf's DroverWebRoot, else beside the binary
-// (<bin>/../share/drover/web as installed, <build>/web in the build tree). "" when none has an
+// (<bin>/../share/drover/web, installed or in the build tree). "" when neither has an
 // index.html: /ui/ then says how to build it.
 std::string ui_find_web_root(const std::string& configured, const std::string& exe_path);
 
@@ -28,6 +28,7 @@ class UiEventHub {
     std::shared_ptr<net::HttpStream> stream;
     uint32_t uid = 0;
     bool all_jobs = true;  // false under PrivateData=jobs for a non-operator: own jobs only
+    int64_t expires = 0;   // when its token expires: the stream is closed then (0: never)
   };
   void add(Subscriber s);
   size_t size();
@@ -40,6 +41,8 @@ class UiEventHub {
   void heartbeat();
 
  private:
+  // Under mu_: drops closed streams and closes those whose token has expired.
+  void prune();
   std::mutex mu_;
   std::vector<Subscriber> subs_;
 };

@@ -8,6 +8,7 @@ import argparse
 import http.client
 import os
 import re
+import socket
 import sys
 import tempfile
 import threading
@@ -45,6 +46,7 @@ def main():
         pid = c.pid("ctld.pid")
         stop = threading.Event()
         received = [0] * args.streams
+        conns = []
 
         def workload():
             n = 0
@@ -56,39 +58,69 @@ def main():
                 if delay > 0:
                     time.sleep(delay)
 
-        def reader(i):
-            conn = http.client.HTTPConnection(host, port, timeout=60)
-            conn.request("GET", "/ui/api/events", headers={"X-SLURM-USER-TOKEN": tok})
-            r = conn.getresponse()
-            assert r.status == 200, r.status
-            while not stop.is_set():
-                line = r.fp.readline()
+        def reader(i, r):
+            while True:
+                try:
+                    line = r.fp.readline()
+                except (OSError, ValueError):
+                    break
                 if not line:
                     break
                 if line.startswith(b"event:"):
                     received[i] += 1
-            conn.close()
+
+        def open_streams():
+            # One after another, as dashboards open: the HTTP server admits 16 connections at
+            # a time until each becomes a stream.
+            for i in range(args.streams):
+                conn = http.client.HTTPConnection(host, port, timeout=120)
+                conn.request("GET", "/ui/api/events", headers={"X-SLURM-USER-TOKEN": tok})
+                sock = conn.sock  # the response keeps it; the connection lets go of it
+                r = conn.getresponse()
+                assert r.status == 200, r.status
+                conns.append(sock)
+                threading.Thread(target=reader, args=(i, r), daemon=True).start()
+
+        def close_streams():
+            for sock in conns:
+                sock.shutdown(socket.SHUT_RDWR)
+            conns.clear()
 
         def phase(name, seconds):
             cpu0, t0 = proc_cpu(pid), time.time()
             time.sleep(seconds)
             cpu, wall = proc_cpu(pid) - cpu0, time.time() - t0
-            print(f"{name}: controller CPU {cpu:.2f} s in {wall:.0f} s ({100 * cpu / wall:.1f}% of a core), "
+            print(f"{name}: controller CPU {cpu:.2f} s in {wall:.0f} s ({100 * cpu / wall:.2f}% of a core), "
                   f"VmRSS {proc_rss_kb(pid) / 1024:.1f} MiB", flush=True)
             return cpu / wall
 
+        time.sleep(2)
+        idle0 = phase("idle, 0 streams", args.seconds)
+        open_streams()
+        time.sleep(2)
+        idle50 = phase(f"idle, {args.streams} streams", args.seconds)
         w = threading.Thread(target=workload, daemon=True)
         w.start()
         time.sleep(3)
-        base = phase("0 streams", args.seconds)
-        readers = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(args.streams)]
-        for t in readers:
-            t.start()
-        time.sleep(3)
-        with_streams = phase(f"{args.streams} streams", args.seconds)
-        print(f"events received per stream: min {min(received)}, max {max(received)}; "
-              f"added CPU {100 * (with_streams - base):.1f}% of a core")
+        # Twice each, alternating: the machine's other load moves the figures more than the
+        # streams do.
+        busy = {0: [], args.streams: []}
+        got = []
+        for _ in range(2):
+            busy[args.streams].append(phase(f"{args.rate:g} jobs/s, {args.streams} streams", args.seconds))
+            got = list(received)
+            close_streams()
+            time.sleep(2)
+            busy[0].append(phase(f"{args.rate:g} jobs/s, 0 streams", args.seconds))
+            received[:] = [0] * args.streams
+            open_streams()
+            time.sleep(2)
         stop.set()
+        b0 = sum(busy[0]) / len(busy[0])
+        b50 = sum(busy[args.streams]) / len(busy[args.streams])
+        print(f"events per stream in a busy phase: min {min(got)}, max {max(got)}; added CPU: idle "
+              f"{100 * (idle50 - idle0):.2f}%, busy {100 * (b50 - b0):.2f}% of a core "
+              f"(means of two phases each)")
     finally:
         c.down()
 

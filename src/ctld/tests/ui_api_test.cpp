@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -192,8 +194,9 @@ TEST(UiWeb, EventsGoOnlyToThoseWhoMaySeeThem) {
       text += t;
       return true;
     }
-    void close() override {}
-    bool closed() const override { return false; }
+    bool gone = false;
+    void close() override { gone = true; }
+    bool closed() const override { return gone; }
   };
   UiEventHub hub;
   auto op = std::make_shared<Capture>();
@@ -206,4 +209,39 @@ TEST(UiWeb, EventsGoOnlyToThoseWhoMaySeeThem) {
   hub.publish({{6, 1000}, {7, 1001}}, 10, true, 2);
   EXPECT_NE(alice->text.find("\"ids\":[6]"), std::string::npos) << alice->text;
   EXPECT_NE(alice->text.find("event: nodes"), std::string::npos);
+  // A stream whose token has expired is closed and gets nothing more.
+  auto expired = std::make_shared<Capture>();
+  hub.add({expired, 0, true, 1});
+  hub.publish({{8, 0}}, 11, false, 2);
+  EXPECT_TRUE(expired->gone);
+  EXPECT_EQ(expired->text, "");
+  EXPECT_EQ(hub.size(), 2u);
+}
+
+// A figure for docs/benchmarks.md, not a check: one page of a 100,000-job queue, sorted by id
+// (the map's order) and by priority (a partial sort), and filtered to one user's jobs.
+// Run with --gtest_also_run_disabled_tests --gtest_filter=UiApi.DISABLED_*.
+TEST(UiApi, DISABLED_PageOfAHundredThousandJobs) {
+  Harness h;
+  Effects fx;
+  json s = h.spec();
+  s["hold"] = true;
+  for (int i = 0; i < 100000; ++i) {
+    Effects one;
+    h.sm.submit({{"spec", s}}, i % 10 == 0 ? h.bob : h.alice, h.now, one);
+  }
+  std::printf("jobs: %zu\n", h.sm.job_count());
+  const UiViewer v = ui_viewer(h.sm, h.root);
+  for (auto params : std::vector<std::map<std::string, std::string>>{
+           {{"limit", "100"}},
+           {{"sort", "priority"}, {"order", "desc"}, {"limit", "100"}},
+           {{"sort", "name"}, {"offset", "50000"}, {"limit", "100"}},
+           {{"user", "bob"}, {"limit", "100"}}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const json page = ui_job_page(h.sm, query(params), v, h.now, 0);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: total %zu, %.1f ms, %zu bytes\n", json(params).dump().c_str(),
+                page["total"].get<size_t>(), ms, page.dump().size());
+  }
 }

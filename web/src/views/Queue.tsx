@@ -172,7 +172,13 @@ export function Queue() {
             {items.map((vi) => {
               const row = rows[vi.index];
               return (
-                <tr key={row.id} data-job={row.original.job_id} data-state={row.original.state}>
+                <tr
+                  key={row.id}
+                  ref={virt.measureElement}
+                  data-index={vi.index}
+                  data-job={row.original.job_id}
+                  data-state={row.original.state}
+                >
                   {row.getVisibleCells().map((c) => (
                     <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
                   ))}
