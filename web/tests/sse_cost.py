@@ -24,6 +24,16 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu(pid):
+    """{thread id: CPU seconds} of each of the process's threads."""
+    out = {}
+    for t in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{t}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        out[t] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 def proc_rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         return int(re.search(r"^VmRSS:\s+(\d+)", f.read(), re.M).group(1))
@@ -87,11 +97,13 @@ def main():
             conns.clear()
 
         def phase(name, seconds):
-            cpu0, t0 = proc_cpu(pid), time.time()
+            cpu0, threads0, t0 = proc_cpu(pid), thread_cpu(pid), time.time()
             time.sleep(seconds)
             cpu, wall = proc_cpu(pid) - cpu0, time.time() - t0
-            print(f"{name}: controller CPU {cpu:.2f} s in {wall:.0f} s ({100 * cpu / wall:.2f}% of a core), "
-                  f"VmRSS {proc_rss_kb(pid) / 1024:.1f} MiB", flush=True)
+            threads = thread_cpu(pid)
+            per = " ".join(f"{threads[t] - threads0.get(t, 0):.2f}" for t in sorted(threads, key=int))
+            print(f"{name}: controller CPU {cpu:.2f} s in {wall:.0f} s ({100 * cpu / wall:.2f}% of a core; "
+                  f"by thread {per}), VmRSS {proc_rss_kb(pid) / 1024:.1f} MiB", flush=True)
             return cpu / wall
 
         time.sleep(2)
