@@ -233,7 +233,7 @@ void Server::start_ui(net::HttpServer& http) {
     const size_t n = parts.size();
     const std::string first = n > 0 ? parts[0] : "";
     // Each answer is made on the state thread, in a batch (a change goes out once committed).
-    auto on_state = [this, caller = *auth.caller, now](
+    auto on_state = [this, caller = *auth.caller](
                         std::function<net::HttpResponse(Effects&, const UiViewer&)> answer,
                         net::HttpResponder respond) {
       Event ev{Event::Rest, nullptr, {}, caller, {}};
