@@ -63,6 +63,7 @@ constexpr std::string_view kGlobalKeys[] = {
     "DroverHttpAddress",  // drover's own: the HTTP listener (docs/metrics.md)
     "DroverHttpPort",
     "DroverMetricsTokenFile",
+    "DroverWebRoot",  // the dashboard's built files (docs/web.md)
     "EioTimeout",
     "EnforcePartLimits",
     "Epilog",

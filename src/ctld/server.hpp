@@ -98,6 +98,9 @@ class Server {
   // The REST API (server_rest.cpp) on the HTTP server: /slurm/ and /slurmdb/ requests are
   // authenticated on the I/O thread and answered in the state thread's batches.
   void start_rest(net::HttpServer& http);
+  // The web dashboard (server_rest.cpp, ui_*.cpp): its files under /ui/, its JSON under
+  // /ui/api/ with the REST API's authentication, and its event stream.
+  void start_ui(net::HttpServer& http);
   // A REST request that reads job records (rest_reads_accounting), answered on the accounting
   // worker (server_rest.cpp).
   void answer_from_accounting(const RestRequest& req, const Caller& caller, int64_t now,

@@ -2,6 +2,10 @@
 // the token key is needed, so unauthenticated floods never reach the state thread), then
 // answered inside the state thread's batch with the token's user as the caller; an answer that
 // changed something goes out only after its batch is committed, like the CLI's replies.
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/asio/steady_timer.hpp>
 #include <ctime>
 #include <memory>
 #include <stdexcept>
@@ -9,6 +13,9 @@
 #include "ctld/rest_api.hpp"
 #include "ctld/rest_auth.hpp"
 #include "ctld/server.hpp"
+#include "ctld/ui_api.hpp"
+#include "ctld/ui_web.hpp"
+#include "net/jwt.hpp"
 
 namespace drover::ctld {
 
@@ -123,6 +130,239 @@ void Server::start_rest(net::HttpServer& http) {
   };
   http.route_prefix("/slurm/", handler);
   http.route_prefix("/slurmdb/", handler);
+  start_ui(http);
+}
+
+namespace {
+
+net::HttpResponse ui_json(int status, const json& body) {
+  net::HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  r.headers.emplace_back("Cache-Control", "no-store");
+  return r;
+}
+
+net::HttpResponse ui_error(int status, const std::string& text) {
+  return ui_json(status, {{"error", text}});
+}
+
+std::string self_exe() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// "/ui/api/job/12/hold" -> {"job", "12", "hold"}
+std::vector<std::string> ui_path_parts(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t i = 8;  // after "/ui/api/"
+  while (i <= path.size()) {
+    const size_t slash = path.find('/', i);
+    const size_t end = slash == std::string::npos ? path.size() : slash;
+    if (end > i) parts.push_back(path.substr(i, end - i));
+    i = end + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+void Server::start_ui(net::HttpServer& http) {
+  const std::string root = ui_find_web_root(config_.conf.get("DroverWebRoot", ""), self_exe());
+  if (root.empty())
+    spdlog::info("the web dashboard is not built: /ui/ answers how to build it");
+  else
+    spdlog::info("the web dashboard at /ui/ from {}", root);
+  http.route("GET", "/ui", [](const net::HttpRequest&, net::HttpResponder respond) {
+    net::HttpResponse r;
+    r.status = 308;
+    r.headers.emplace_back("Location", "/ui/");
+    respond(std::move(r));
+  });
+  http.route_prefix("/ui/", [root](const net::HttpRequest& req, net::HttpResponder respond) {
+    if (req.method != "GET" && req.method != "HEAD") {
+      net::HttpResponse r = ui_error(405, "method not allowed");
+      r.headers.emplace_back("Allow", "GET, HEAD");
+      return respond(std::move(r));
+    }
+    respond(ui_static_file(root, req.path));
+  });
+
+  // The change feed: the state thread looks for changes once a second while streams are open
+  // (a pass over the jobs only when one changed), and tells each stream what it may see.
+  auto hub = std::make_shared<UiEventHub>();
+  auto tracker = std::make_shared<UiChangeTracker>();  // state thread only
+  auto timer = std::make_shared<boost::asio::steady_timer>(http.context());
+  auto ticks = std::make_shared<uint64_t>(0);
+  auto tick = std::make_shared<std::function<void()>>();
+  *tick = [this, hub, tracker, timer, ticks, weak = std::weak_ptr(tick)] {
+    timer->expires_after(std::chrono::seconds(1));
+    timer->async_wait([this, hub, tracker, ticks, weak](const boost::system::error_code& ec) {
+      if (ec || stopping_) return;
+      if (hub->size() > 0) {
+        if (++*ticks % 15 == 0) hub->heartbeat();
+        {
+          std::lock_guard lock(mu_);
+          tasks_.push_back([this, hub, tracker] {
+            const auto changes = tracker->look(machine_, last_job_change_);
+            if (!changes.jobs.empty() || changes.nodes)
+              hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
+          });
+        }
+        cv_.notify_one();
+      }
+      if (auto t = weak.lock()) (*t)();
+    });
+  };
+  (*tick)();
+
+  // The handler holds the ticker (its timer holds only a weak reference), so it runs as long
+  // as the HTTP server does.
+  auto handler = [this, hub, tracker, tick](const net::HttpRequest& http_req,
+                                            net::HttpResponder respond) {
+    const int64_t now = std::time(nullptr);
+    const RestAuth auth =
+        rest_authenticate(token_key(key_), http_req.header("X-SLURM-USER-NAME"),
+                          http_req.header("X-SLURM-USER-TOKEN"), now, system_users());
+    if (!auth.caller) return respond(ui_error(401, "Authentication failed: " + auth.error));
+    const std::vector<std::string> parts = ui_path_parts(http_req.path);
+    const std::string& method = http_req.method;
+    const std::map<std::string, std::string> params = parse_query_string(http_req.query);
+    const size_t n = parts.size();
+    const std::string first = n > 0 ? parts[0] : "";
+    // Each answer is made on the state thread, in a batch (a change goes out once committed).
+    auto on_state = [this, caller = *auth.caller](
+                        std::function<net::HttpResponse(Effects&, const UiViewer&)> answer,
+                        net::HttpResponder respond) {
+      Event ev{Event::Rest, nullptr, {}, caller, {}};
+      ev.apply = [this, answer = std::move(answer), respond = std::move(respond),
+                  caller](Effects& fx) -> std::function<void()> {
+        net::HttpResponse r;
+        try {
+          r = answer(fx, ui_viewer(machine_, caller));
+        } catch (const std::exception& e) {
+          r = ui_error(500, e.what());
+        }
+        return [respond, r = std::move(r)]() mutable { respond(std::move(r)); };
+      };
+      post(std::move(ev));
+    };
+    auto job_id_of = [](const std::string& text) -> uint64_t {
+      if (text.empty() || text.size() > 19 ||
+          text.find_first_not_of("0123456789") != std::string::npos)
+        return 0;
+      return std::stoull(text);
+    };
+
+    if (method == "GET" && n == 1 && first == "whoami") {
+      return on_state(
+          [this](Effects&, const UiViewer& v) {
+            return ui_json(200, {{"user", v.who.user},
+                                 {"uid", v.who.uid},
+                                 {"operator", v.is_operator},
+                                 {"private_jobs", v.private_jobs},
+                                 {"cluster", machine_.config().cluster_name}});
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "jobs") {
+      UiJobQuery q;
+      if (std::string err = ui_parse_job_query(params, q); !err.empty())
+        return respond(ui_error(400, err));
+      return on_state(
+          [this, q, now](Effects&, const UiViewer& v) {
+            return ui_json(200, ui_job_page(machine_, q, v, now, last_job_change_));
+          },
+          std::move(respond));
+    }
+    if (first == "job" && n >= 2) {
+      const uint64_t id = job_id_of(parts[1]);
+      if (id == 0) return respond(ui_error(400, "Invalid job id specified"));
+      if (method == "GET" && n == 2)
+        return on_state(
+            [this, id, now](Effects&, const UiViewer& v) {
+              auto j = ui_job_detail(machine_, id, v, now);
+              return j ? ui_json(200, *j) : ui_error(404, "Invalid job id specified");
+            },
+            std::move(respond));
+      if (method == "POST" && n == 3 && (parts[2] == "hold" || parts[2] == "release")) {
+        // The commands' own request (scontrol hold/release): the same permission rules.
+        const std::string action = parts[2];
+        return on_state(
+            [this, id, action, now](Effects& fx, const UiViewer& v) {
+              const json reply = machine_.control(
+                  {{"action", action}, {"jobs", json::array({std::to_string(id)})}}, v.who, now,
+                  fx);
+              if (reply.value("ok", false)) return ui_json(200, {{"ok", true}});
+              std::string err = "Invalid request";
+              for (const auto& e : reply.value("errors", json::array()))
+                err = e.value("error", err);
+              if (reply.contains("error")) err = reply.value("error", err);
+              return ui_error(err == "Invalid job id specified" ? 404 : 403, err);
+            },
+            std::move(respond));
+      }
+    }
+    if (method == "GET" && n == 1 && first == "nodes") {
+      return on_state(
+          [this](Effects&, const UiViewer&) { return ui_json(200, ui_nodes(machine_)); },
+          std::move(respond));
+    }
+    if (method == "POST" && first == "node" && n == 3 &&
+        (parts[2] == "drain" || parts[2] == "resume")) {
+      json body = json::object();
+      if (!http_req.body.empty()) {
+        body = json::parse(http_req.body, nullptr, false);
+        if (!body.is_object()) return respond(ui_error(400, "the body is not a JSON object"));
+      }
+      std::string reason = body.contains("reason") && body["reason"].is_string()
+                               ? body["reason"].get<std::string>()
+                               : std::string();
+      if (parts[2] == "drain" && reason.empty())
+        return respond(ui_error(
+            400, "You must specify a reason when DOWNING or DRAINING a node. Request denied"));
+      // scontrol update NodeName=... State=DRAIN Reason=...: operators only, as there.
+      json req = {{"nodes", parts[1]},
+                  {"state", parts[2] == "drain" ? "DRAIN" : "RESUME"},
+                  {"reason", reason}};
+      return on_state(
+          [this, req, now](Effects& fx, const UiViewer& v) {
+            const json reply = machine_.node_update(req, v.who, now, fx);
+            if (reply.value("ok", false)) return ui_json(200, {{"ok", true}});
+            const std::string err = reply.value("error", "Invalid request");
+            return ui_error(err == "Invalid user id" ? 403 : 400, err);
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "events") {
+      net::HttpResponse r;
+      r.content_type = "text/event-stream";
+      r.headers.emplace_back("Cache-Control", "no-store");
+      r.headers.emplace_back("X-Accel-Buffering", "no");
+      // The stream opens once the state thread has said where the versions stand.
+      const Caller caller = *auth.caller;
+      // The stream ends when its token does (the page then asks for a new one).
+      const int64_t expires =
+          net::jwt_verify(token_key(key_), http_req.header("X-SLURM-USER-TOKEN"), now).expires;
+      return on_state(
+          [this, hub, tracker, r, caller, expires](Effects&, const UiViewer& v) mutable {
+            // The tracker starts from what this page is about to fetch: changes after the
+            // hello are then all reported, even those before the next tick.
+            if (!tracker->primed()) tracker->look(machine_, last_job_change_);
+            r.body = ui_hello_event(last_job_change_, tracker->node_version());
+            r.on_stream = [hub, uid = caller.uid, expires, all = v.is_operator || !v.private_jobs](
+                              std::shared_ptr<net::HttpStream> s) {
+              hub->add({std::move(s), uid, all, expires});
+            };
+            return r;
+          },
+          std::move(respond));
+    }
+    respond(ui_error(404, "no such dashboard request: " + method + " " + http_req.path));
+  };
+  http.route_prefix("/ui/api/", handler);
 }
 
 }  // namespace drover::ctld

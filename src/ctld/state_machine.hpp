@@ -223,6 +223,8 @@ class StateMachine {
   uint64_t next_job_id() const { return next_job_id_; }
   // The metrics text (metrics.cpp) reads jobs, nodes and partitions directly.
   friend class MetricsReader;
+  // ... and the dashboard's pages (ui_api.cpp), filtered and sorted without building views.
+  friend class UiReader;
 
  private:
   // Slurm's errno text for a script over max_script_size or a text field over its bound

@@ -438,6 +438,7 @@ int cluster_up(const UpOptions& opts) {
   }
 
   const fs::path slurm_bin = fs::weakly_canonical(bin / ".." / "slurm-bin");
+  std::string dashboard;  // the web dashboard's address, when there is an HTTP port
   std::ostringstream env_sh;
   env_sh << "# Source this to use the drover cluster in " << dir.string() << "\n"
          << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
@@ -449,7 +450,9 @@ int cluster_up(const UpOptions& opts) {
     // The REST API (docs/architecture.md, "REST API and tokens") shares the metrics port.
     const std::string base = "http://" + addr + ":" + std::to_string(http_port);
     env_sh << "export DROVER_API=" << base << "\n"
-           << "export DROVER_METRICS_URL=" << base << "/metrics\n";
+           << "export DROVER_METRICS_URL=" << base << "/metrics\n"
+           << "export DROVER_UI=" << base << "/ui/\n";
+    dashboard = base + "/ui/";
   }
   write_file(dir / "env.sh", env_sh.str(), 0644);
   std::vector<std::string> names;
@@ -464,6 +467,23 @@ int cluster_up(const UpOptions& opts) {
               << names.front() << "\n";
   std::cout << "drover: run `source " << (dir / "env.sh").string()
             << "` to use sbatch, squeue, ...\n";
+  if (!dashboard.empty()) {
+    // A token for whoever ran `drover up`, in the fragment (never sent to the server, and the
+    // page removes it from the address bar); it lasts as long as `scontrol token`'s default.
+    std::string token;
+    try {
+      net::UnixClient client;
+      client.connect(socket.string());
+      const json r = json::parse(client.call(json{{"op", "token"}}.dump()));
+      token = r.value("token", "");
+    } catch (const std::exception&) {
+    }
+    std::cout << "drover: the dashboard: " << dashboard
+              << (token.empty() ? std::string() : "#token=" + token)
+              << (token.empty() ? " (log in with `scontrol token`)\n"
+                                : "\n        (that link logs you in for 30 minutes; after that, "
+                                  "paste a token from `scontrol token`)\n");
+  }
   return 0;
 }
 

@@ -5,8 +5,11 @@
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <deque>
+#include <mutex>
 #include <optional>
 
 namespace drover::net {
@@ -34,7 +37,8 @@ struct HttpServer::State {
   // path -> method -> handler
   std::map<std::string, std::map<std::string, HttpHandler>> routes;
   std::map<std::string, HttpHandler> prefixes;
-  std::size_t active = 0;  // io thread only
+  std::size_t active = 0;   // io thread only
+  std::size_t streams = 0;  // io thread only
 };
 
 namespace {
@@ -54,7 +58,13 @@ class Session : public std::enable_shared_from_this<Session> {
       : st_(std::move(st)), stream_(std::move(sock)) {
     ++st_->active;
   }
-  ~Session() { --st_->active; }
+  ~Session() {
+    if (streaming_) {
+      --st_->streams;
+    } else {
+      --st_->active;
+    }
+  }
 
   void start() { read(); }
 
@@ -144,7 +154,93 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // The handle a stream's owner sends on; the session is reached through a weak pointer, so a
+  // handle kept after the client left costs nothing but itself.
+  class Stream : public HttpStream {
+   public:
+    Stream(std::weak_ptr<Session> s, asio::io_context& io) : session_(std::move(s)), io_(io) {}
+    bool send(std::string text) override {
+      if (closed_) return false;
+      asio::post(io_, [w = session_, text = std::move(text)]() mutable {
+        if (auto s = w.lock()) s->stream_write(std::move(text));
+      });
+      return true;
+    }
+    void close() override {
+      if (closed_.exchange(true)) return;
+      asio::post(io_, [w = session_] {
+        if (auto s = w.lock()) s->close();
+      });
+    }
+    bool closed() const override { return closed_; }
+    void mark_closed() { closed_ = true; }
+
+   private:
+    std::weak_ptr<Session> session_;
+    asio::io_context& io_;
+    std::atomic<bool> closed_{false};
+  };
+
+  void start_stream(HttpResponse r) {
+    if (st_->streams >= st_->limits.max_streams)
+      return write(error_response(503, "too many open streams"), false);
+    streaming_ = true;
+    --st_->active;
+    ++st_->streams;
+    keep_alive_ = false;
+    // Written by hand: the body has no length and ends when the connection does.
+    std::string head =
+        "HTTP/1.1 " + std::to_string(r.status) + " " + std::string(http_reason(r.status)) +
+        "\r\nServer: drover\r\nContent-Type: " + r.content_type + "\r\nConnection: close\r\n";
+    for (const auto& [k, v] : r.headers) head += k + ": " + v + "\r\n";
+    head += "\r\n" + r.body;
+    handle_ = std::make_shared<Stream>(weak_from_this(), st_->io);
+    stream_write(std::move(head));
+    // Nothing more is expected from the client: a read ends when it goes away.
+    stream_.expires_never();
+    stream_.async_read_some(asio::buffer(discard_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              self->on_stream_read(ec);
+                            });
+    r.on_stream(handle_);
+  }
+
+  void on_stream_read(beast::error_code ec) {
+    if (ec) return close();
+    stream_.async_read_some(
+        asio::buffer(discard_),
+        [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_stream_read(e); });
+  }
+
+  void stream_write(std::string text) {
+    if (stream_closed_) return;
+    backlog_ += text.size();
+    if (backlog_ > st_->limits.max_stream_backlog) return close();
+    out_.push_back(std::move(text));
+    if (!writing_) stream_flush();
+  }
+
+  void stream_flush() {
+    if (out_.empty() || stream_closed_) {
+      writing_ = false;
+      return;
+    }
+    writing_ = true;
+    auto text = std::make_shared<std::string>(std::move(out_.front()));
+    out_.pop_front();
+    // A client that stops reading is dropped after the timeout.
+    stream_.expires_after(st_->limits.timeout);
+    asio::async_write(stream_, asio::buffer(*text),
+                      [self = shared_from_this(), text](beast::error_code ec, std::size_t) {
+                        self->backlog_ -= text->size();
+                        if (ec) return self->close();
+                        self->stream_.expires_never();
+                        self->stream_flush();
+                      });
+  }
+
   void write(HttpResponse r, bool keep_alive) {
+    if (r.on_stream) return start_stream(std::move(r));
     auto res = std::make_shared<http::response<http::string_body>>();
     res->version(11);
     res->result(static_cast<unsigned>(r.status));
@@ -164,6 +260,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void close() {
+    if (stream_closed_) return;
+    stream_closed_ = true;
+    if (handle_) handle_->mark_closed();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.close();
@@ -174,6 +273,12 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
+  // Streaming (HttpResponse::on_stream): what is queued, and whether a write is under way.
+  bool streaming_ = false, writing_ = false, stream_closed_ = false;
+  std::size_t backlog_ = 0;
+  std::deque<std::string> out_;
+  std::shared_ptr<Stream> handle_;
+  char discard_[512];
 };
 
 void accept_loop(const std::shared_ptr<HttpServer::State>& st) {
@@ -224,5 +329,9 @@ void HttpServer::stop() {
 }
 
 std::size_t HttpServer::active_connections() const { return state_->active; }
+
+std::size_t HttpServer::active_streams() const { return state_->streams; }
+
+asio::io_context& HttpServer::context() const { return state_->io; }
 
 }  // namespace drover::net

@@ -28,11 +28,27 @@ struct HttpRequest {
   std::string header(std::string_view name) const;
 };
 
+// An answer that stays open (Server-Sent Events): its body is written as the handler sends it,
+// until either side closes. Thread-safe.
+class HttpStream {
+ public:
+  virtual ~HttpStream() = default;
+  // Queues text for the client; false once the stream is closed (the client left, a write
+  // timed out, or the client fell more than HttpLimits::max_stream_backlog behind).
+  virtual bool send(std::string text) = 0;
+  virtual void close() = 0;
+  virtual bool closed() const = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+  // Set: the response is a stream. Its header and `body` go out first (no Content-Length, the
+  // connection closes at the end), then this is called once on the I/O thread with the
+  // stream to send on. Streams do not count against max_connections but max_streams.
+  std::function<void(std::shared_ptr<HttpStream>)> on_stream = {};
 };
 
 // Hands the response back; call it exactly once, from any thread.
@@ -47,6 +63,10 @@ struct HttpLimits {
   std::chrono::milliseconds timeout{10000};
   // Connections over this many are answered 503 and closed at once.
   std::size_t max_connections = 64;
+  // Open streams (HttpResponse::on_stream) over this many are answered 503.
+  std::size_t max_streams = 256;
+  // Bytes queued for a stream's slow client beyond which the stream is closed.
+  std::size_t max_stream_backlog = 1024 * 1024;
 };
 
 class HttpServer {
@@ -67,6 +87,9 @@ class HttpServer {
   // Stops accepting; open connections end after their current exchange.
   void stop();
   std::size_t active_connections() const;
+  std::size_t active_streams() const;
+  // The io_context it runs on (for timers that go with its handlers).
+  boost::asio::io_context& context() const;
 
   struct State;  // shared with the connections (public for them; opaque to users)
 

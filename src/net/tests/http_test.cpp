@@ -8,6 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -251,4 +252,73 @@ TEST(HttpServer, HandlerThatThrowsIs500AndServerGoesOn) {
   EXPECT_EQ(res.body(), "500 Internal Server Error: unexpected request\n");
   res = roundtrip(s, buf, http::verb::get, "/hello");
   EXPECT_EQ(res.result_int(), 200);
+}
+
+// A stream (Server-Sent Events): the header and first body go out, then what the owner sends,
+// from any thread; it closes when the client goes away, and does not count as a connection.
+TEST(HttpServer, StreamsSendUntilTheClientLeaves) {
+  net::HttpLimits limits;
+  limits.max_connections = 2;
+  limits.max_streams = 1;
+  Fixture f(limits);
+  std::mutex mu;
+  std::shared_ptr<net::HttpStream> held;
+  f.server.route("GET", "/events", [&](const net::HttpRequest&, net::HttpResponder respond) {
+    net::HttpResponse r;
+    r.content_type = "text/event-stream";
+    r.body = "event: hello\ndata: {}\n\n";
+    r.on_stream = [&](std::shared_ptr<net::HttpStream> s) {
+      std::lock_guard lock(mu);
+      held = std::move(s);
+    };
+    respond(std::move(r));
+  });
+  f.start();
+  auto s = f.connect();
+  const std::string req = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n";
+  asio::write(s, asio::buffer(req));
+  auto read_until = [&](const std::string& want) {
+    std::string got;
+    char buf[256];
+    while (got.find(want) == std::string::npos) {
+      const size_t n = s.read_some(asio::buffer(buf));
+      got.append(buf, n);
+    }
+    return got;
+  };
+  const std::string head = read_until("data: {}\n\n");
+  EXPECT_NE(head.find("HTTP/1.1 200 OK\r\n"), std::string::npos) << head;
+  EXPECT_NE(head.find("Content-Type: text/event-stream\r\n"), std::string::npos);
+  EXPECT_EQ(head.find("Content-Length"), std::string::npos);
+  std::shared_ptr<net::HttpStream> stream;
+  for (int i = 0; i < 200 && !stream; ++i) {
+    {
+      std::lock_guard lock(mu);
+      stream = held;
+    }
+    if (!stream) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(stream);
+  std::thread([stream] { stream->send("event: jobs\ndata: {\"ids\":[1]}\n\n"); }).join();
+  EXPECT_NE(read_until("ids").find("event: jobs"), std::string::npos);
+
+  // The stream is not a connection: with one plain connection open, a third is still
+  // accepted (max_connections 2), and refused only as a second stream.
+  auto other = f.connect();
+  beast::flat_buffer buf;
+  EXPECT_EQ(roundtrip(other, buf, http::verb::get, "/hello").result_int(), 200);
+  auto third = f.connect();
+  beast::flat_buffer buf3;
+  const auto refused = roundtrip(third, buf3, http::verb::get, "/events");
+  EXPECT_EQ(refused.result_int(), 503);
+  EXPECT_NE(refused.body().find("too many open streams"), std::string::npos) << refused.body();
+
+  s.close();
+  bool closed = false;
+  for (int i = 0; i < 400 && !closed; ++i) {
+    stream->send(": ping\n\n");
+    closed = stream->closed();
+    if (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(closed);
 }

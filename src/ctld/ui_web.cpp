@@ -1,0 +1,172 @@
+#include "ctld/ui_web.hpp"
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace drover::ctld {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string ui_find_web_root(const std::string& configured, const std::string& exe_path) {
+  auto has_index = [](const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "index.html", ec);
+  };
+  if (!configured.empty()) return has_index(configured) ? configured : "";
+  if (exe_path.empty()) return "";
+  const fs::path bin = fs::path(exe_path).parent_path();
+  // The installed layout, which the build tree mirrors.
+  const fs::path dir = bin / ".." / "share" / "drover" / "web";
+  if (!has_index(dir)) return "";
+  std::error_code ec;
+  const fs::path canon = fs::canonical(dir, ec);
+  return ec ? dir.string() : canon.string();
+}
+
+namespace {
+
+std::string content_type_for(const std::string& ext) {
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".json" || ext == ".map") return "application/json";
+  if (ext == ".svg") return "image/svg+xml";
+  if (ext == ".png") return "image/png";
+  if (ext == ".ico") return "image/x-icon";
+  if (ext == ".woff2") return "font/woff2";
+  return "application/octet-stream";
+}
+
+bool read_file(const fs::path& p, std::string& out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+void security_headers(net::HttpResponse& r) {
+  // Everything is bundled: the page loads nothing from elsewhere, and no other site frames it.
+  r.headers.emplace_back("Content-Security-Policy",
+                         "default-src 'self'; img-src 'self' data:; style-src 'self' "
+                         "'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.headers.emplace_back("Referrer-Policy", "no-referrer");
+}
+
+}  // namespace
+
+net::HttpResponse ui_static_file(const std::string& root, const std::string& path) {
+  net::HttpResponse r;
+  security_headers(r);
+  if (root.empty()) {
+    r.status = 404;
+    r.body =
+        "The dashboard is not built: build drover with npm present (DROVER_WEB=ON), or set "
+        "DroverWebRoot in slurm.conf to the directory holding its index.html.\n";
+    return r;
+  }
+  // "/ui/assets/x.js" -> "assets/x.js"; nothing that climbs out of the root or is hidden.
+  std::string rel = path.size() > 4 ? path.substr(4) : "";
+  bool bad = rel.find('\\') != std::string::npos || rel.find('\0') != std::string::npos;
+  for (const auto& part : fs::path(rel))
+    if (part == ".." || (!part.empty() && part.string().front() == '.')) bad = true;
+  if (bad) {
+    r.status = 404;
+    r.body = "404 Not Found\n";
+    return r;
+  }
+  const bool asset = rel.rfind("assets/", 0) == 0;
+  fs::path file = fs::path(root) / rel;
+  std::error_code ec;
+  if (rel.empty() || !fs::is_regular_file(file, ec)) {
+    if (asset || fs::path(rel).has_extension()) {
+      r.status = 404;
+      r.body = "404 Not Found: " + path + "\n";
+      return r;
+    }
+    file = fs::path(root) / "index.html";  // the app's own routes
+  }
+  if (!read_file(file, r.body)) {
+    r.status = 404;
+    r.body = "404 Not Found: " + path + "\n";
+    return r;
+  }
+  r.content_type = content_type_for(file.extension().string());
+  // Assets carry a content hash in their names; index.html must be fetched anew each time.
+  r.headers.emplace_back("Cache-Control",
+                         asset ? "public, max-age=31536000, immutable" : "no-cache");
+  return r;
+}
+
+void UiEventHub::add(Subscriber s) {
+  std::lock_guard lock(mu_);
+  subs_.push_back(std::move(s));
+}
+
+void UiEventHub::prune() {
+  const int64_t now = std::time(nullptr);
+  std::erase_if(subs_, [now](const Subscriber& s) {
+    if (s.expires > 0 && now >= s.expires) s.stream->close();
+    return s.stream->closed();
+  });
+}
+
+size_t UiEventHub::size() {
+  std::lock_guard lock(mu_);
+  prune();
+  return subs_.size();
+}
+
+std::string ui_hello_event(int64_t job_version, uint64_t node_version) {
+  return "retry: 2000\nevent: hello\ndata: " +
+         json{{"jobs", job_version}, {"nodes", node_version}}.dump() + "\n\n";
+}
+
+void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
+                         int64_t job_version, bool nodes, uint64_t node_version) {
+  // A page shows at most a few hundred jobs: beyond this many ids it refetches its page.
+  constexpr size_t kMaxIds = 500;
+  const std::string node_event =
+      nodes ? "event: nodes\ndata: " + json{{"version", node_version}}.dump() + "\n\n" : "";
+  std::string all_jobs_event;
+  if (!jobs.empty()) {
+    json e = {{"version", job_version}};
+    if (jobs.size() <= kMaxIds) {
+      e["ids"] = json::array();
+      for (const auto& [id, uid] : jobs) e["ids"].push_back(id);
+    }
+    all_jobs_event = "event: jobs\ndata: " + e.dump() + "\n\n";
+  }
+  std::lock_guard lock(mu_);
+  prune();
+  for (auto& s : subs_) {
+    std::string text = node_event;
+    if (s.all_jobs) {
+      text += all_jobs_event;
+    } else if (!jobs.empty()) {
+      json ids = json::array();
+      for (const auto& [id, uid] : jobs)
+        if (uid == s.uid) ids.push_back(id);
+      if (!ids.empty() && ids.size() <= kMaxIds)
+        text +=
+            "event: jobs\ndata: " + json{{"version", job_version}, {"ids", ids}}.dump() + "\n\n";
+      else if (!ids.empty())
+        text += "event: jobs\ndata: " + json{{"version", job_version}}.dump() + "\n\n";
+    }
+    if (!text.empty()) s.stream->send(std::move(text));
+  }
+}
+
+void UiEventHub::heartbeat() {
+  std::lock_guard lock(mu_);
+  prune();
+  for (auto& s : subs_) s.stream->send(": keep-alive\n\n");
+}
+
+}  // namespace drover::ctld

@@ -1,0 +1,53 @@
+#pragma once
+// The dashboard's files and its event stream on the controller's HTTP port (docs/web.md).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ctld/state_machine.hpp"
+#include "net/http_server.hpp"
+
+namespace drover::ctld {
+
+// Where the built dashboard is: slurm.conf's DroverWebRoot, else beside the binary
+// (<bin>/../share/drover/web, installed or in the build tree). "" when neither has an
+// index.html: /ui/ then says how to build it.
+std::string ui_find_web_root(const std::string& configured, const std::string& exe_path);
+
+// GET /ui/<path> from `root`: the file, index.html for the app's own paths, 404 for a missing
+// asset. Never a file outside `root`.
+net::HttpResponse ui_static_file(const std::string& root, const std::string& path);
+
+// The open event streams (GET /ui/api/events): who is on each and what they may see. The
+// state thread publishes changes; sends go to the I/O thread through each stream.
+class UiEventHub {
+ public:
+  struct Subscriber {
+    std::shared_ptr<net::HttpStream> stream;
+    uint32_t uid = 0;
+    bool all_jobs = true;  // false under PrivateData=jobs for a non-operator: own jobs only
+    int64_t expires = 0;   // when its token expires: the stream is closed then (0: never)
+  };
+  void add(Subscriber s);
+  size_t size();
+  // One "jobs" event per subscriber with the ids it may see ("ids" left out when there are
+  // many: the page refetches what it shows), and a "nodes" event when nodes changed. Drops
+  // streams that closed.
+  void publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs, int64_t job_version,
+               bool nodes, uint64_t node_version);
+  // A comment line on every stream, so that proxies keep it open and dead peers are found.
+  void heartbeat();
+
+ private:
+  // Under mu_: drops closed streams and closes those whose token has expired.
+  void prune();
+  std::mutex mu_;
+  std::vector<Subscriber> subs_;
+};
+
+// The first event on a new stream: the versions the page starts from.
+std::string ui_hello_event(int64_t job_version, uint64_t node_version);
+
+}  // namespace drover::ctld

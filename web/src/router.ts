@@ -1,0 +1,44 @@
+// Path routing under /ui/ (the controller answers index.html for every app path), and the
+// sections the navigation shows. A later view (Fair share, Usage, Reservations, Kubernetes
+// NodeSets) is one more entry in SECTIONS and one component: the shell does not change.
+import { useSyncExternalStore } from "react";
+
+export const BASE = "/ui";
+
+function subscribe(cb: () => void) {
+  window.addEventListener("popstate", cb);
+  return () => window.removeEventListener("popstate", cb);
+}
+
+export function usePath(): string {
+  const p = useSyncExternalStore(subscribe, () => window.location.pathname);
+  return p.startsWith(BASE) ? p.slice(BASE.length) || "/" : p;
+}
+
+export function useSearch(): URLSearchParams {
+  const s = useSyncExternalStore(subscribe, () => window.location.search);
+  return new URLSearchParams(s);
+}
+
+// In-app navigation: `replace` for filter changes (no history entry per keystroke).
+export function navigate(to: string, replace = false): void {
+  const url = to.startsWith(BASE) ? to : BASE + to;
+  if (replace) history.replaceState(null, "", url);
+  else history.pushState(null, "", url);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+export interface Section {
+  id: string;
+  label: string;
+  path: string; // the section's root; its sub-paths (job/123) belong to it
+  match: (path: string) => boolean;
+  operatorOnly?: boolean;
+}
+
+export const SECTIONS: Section[] = [
+  { id: "queue", label: "Queue", path: "/queue", match: (p) => p === "/" || p.startsWith("/queue") || p.startsWith("/job/") },
+  { id: "nodes", label: "Nodes", path: "/nodes", match: (p) => p.startsWith("/nodes") },
+  // Next slices: { id: "fairshare", ... }, { id: "usage", ... }, { id: "reservations", ... },
+  // { id: "kubernetes", ... } shown when the cluster runs on Kubernetes.
+];

@@ -1,0 +1,204 @@
+// The dashboard driven in headless Chromium (puppeteer-core, Debian's chromium): run by
+// test_browser.py with DROVER_UI (the /ui/ URL), CHROMIUM, WORKDIR and three tokens. Prints what
+// it checked; exits non-zero at the first failure. SCREENSHOTS=DIR saves each view there.
+import puppeteer from "puppeteer-core";
+import path from "node:path";
+
+const UI = process.env.DROVER_UI;
+const ORIGIN = new URL(UI).origin;
+const shots = process.env.SCREENSHOTS;
+const T = 30000;
+
+function log(...a) {
+  console.log(...a);
+}
+
+async function rest(token, method, p, body) {
+  const res = await fetch(ORIGIN + p, {
+    method,
+    headers: { "X-SLURM-USER-TOKEN": token, "Content-Type": "application/json" },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, text, json: text ? JSON.parse(text) : null };
+}
+
+async function submit(token, name, script, extra = {}) {
+  const r = await rest(token, "POST", "/slurm/v0.0.44/job/submit", {
+    script,
+    job: {
+      name,
+      current_working_directory: process.env.WORKDIR,
+      standard_output: path.join(process.env.WORKDIR, `${name}-%j.out`),
+      environment: ["PATH=/bin:/usr/bin", "WEB_SECRET_ENV=env-secret-7f3a"],
+      ...extra,
+    },
+  });
+  if (r.status !== 200) throw new Error(`submit ${name}: ${r.status} ${r.text}`);
+  return r.json.job_id;
+}
+
+async function login(browser, token) {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  await page.setViewport({ width: 1400, height: 860 });
+  page.on("pageerror", (e) => log("page error:", e.message));
+  page.on("dialog", async (d) => {
+    if (d.type() === "prompt") await d.accept("web test drain");
+    else await d.accept();
+  });
+  await page.goto(UI, { waitUntil: "load" });
+  await page.waitForSelector("textarea[name=token]", { timeout: T });
+  if (shots) await page.screenshot({ path: path.join(shots, "ui-login.png") });
+  await page.type("textarea[name=token]", token);
+  await page.click("button[type=submit]");
+  await page.waitForSelector("[data-testid=user]", { timeout: T });
+  await page.waitForFunction(() => document.querySelector("[data-testid=live]")?.textContent?.includes("live"), {
+    timeout: T,
+  });
+  return page;
+}
+
+async function text(page) {
+  return page.evaluate(() => document.body.innerText);
+}
+
+function check(ok, what) {
+  if (!ok) throw new Error("FAILED: " + what);
+  log("ok:", what);
+}
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+try {
+  // Alice logs in with her token and watches the queue.
+  const alice = await login(browser, process.env.TOKEN_ALICE);
+  check((await text(alice)).includes("drwebalice"), "alice is logged in");
+  await alice.evaluate(() => {
+    window.__noReload = true;
+  });
+
+  // A job submitted now appears in the open page by itself, then starts and ends.
+  const live = await submit(
+    process.env.TOKEN_ALICE,
+    "web-live",
+    "#!/bin/sh\necho script-secret-91c2\nsleep 4\n",
+  );
+  await alice.waitForSelector(`tr[data-job="${live}"]`, { timeout: T });
+  check(await alice.evaluate(() => window.__noReload === true), `job ${live} appeared live, without a reload`);
+  await alice.waitForSelector(`tr[data-job="${live}"][data-state="RUNNING"]`, { timeout: T });
+  check(true, `job ${live} seen running in the queue`);
+  await alice.click(`tr[data-job="${live}"] a`);
+  await alice.waitForSelector("[data-testid=job-detail]", { timeout: T });
+  await alice.waitForSelector('[data-testid=job-detail][data-state="COMPLETED"]', { timeout: T });
+  check(await alice.evaluate(() => window.__noReload === true), `job ${live} seen ending on its page`);
+  const own = await text(alice);
+  check(!own.includes("script-secret-91c2") && !own.includes("env-secret-7f3a"), "no script or environment on the job page");
+
+  // A pending job shows why it waits, in words, beside Slurm's code.
+  const later = await submit(process.env.TOKEN_ALICE, "web-later", "#!/bin/sh\nsleep 300\n", {
+    begin_time: { set: true, number: Math.floor(Date.now() / 1000) + 3600 },
+  });
+  await alice.goto(`${UI}queue`, { waitUntil: "load" });
+  await alice.waitForSelector(`tr[data-job="${later}"] .why`, { timeout: T });
+  const why = await alice.$eval(`tr[data-job="${later}"] .why`, (e) => e.textContent);
+  check(why.includes("begin time") && why.includes("BeginTime"), `pending reason in words: "${why}"`);
+
+  // Hold and release a pending job, from its page.
+  await alice.goto(`${UI}job/${later}`, { waitUntil: "load" });
+  await alice.waitForSelector("[data-testid=hold]", { timeout: T });
+  await alice.click("[data-testid=hold]");
+  await alice.waitForFunction(() => document.body.innerText.includes("JobHeldUser"), { timeout: T });
+  check(true, `job ${later} held (JobHeldUser shown)`);
+  await alice.waitForSelector("[data-testid=release]", { timeout: T });
+  await alice.click("[data-testid=release]");
+  await alice.waitForFunction(() => !document.body.innerText.includes("JobHeldUser"), { timeout: T });
+  check(true, `job ${later} released`);
+
+  // Cancel a running job from its page (through the REST API's DELETE).
+  const victim = await submit(process.env.TOKEN_ALICE, "web-cancel", "#!/bin/sh\nsleep 300\n");
+  await alice.goto(`${UI}job/${victim}`, { waitUntil: "load" });
+  await alice.waitForSelector('[data-testid=job-detail][data-state="RUNNING"]', { timeout: T });
+  await alice.click("[data-testid=cancel]");
+  await alice.waitForSelector('[data-testid=job-detail][data-state="CANCELLED"]', { timeout: T });
+  check(true, `job ${victim} cancelled from the page`);
+
+  // Bob sees alice's job but not its script or environment, and has no actions on it.
+  const bob = await login(browser, process.env.TOKEN_BOB);
+  await bob.goto(`${UI}job/${live}`, { waitUntil: "load" });
+  await bob.waitForSelector("[data-testid=job-detail], [data-testid=job-error]", { timeout: T });
+  const seen = await text(bob);
+  const raw = await bob.evaluate(
+    async (id, tok) => (await fetch(`/ui/api/job/${id}`, { headers: { "X-SLURM-USER-TOKEN": tok } })).text(),
+    live,
+    process.env.TOKEN_BOB,
+  );
+  check(
+    !seen.includes("script-secret-91c2") && !raw.includes("script-secret-91c2") && !raw.includes("env-secret-7f3a"),
+    "bob does not see alice's script or environment",
+  );
+  await bob.goto(`${UI}job/${later}`, { waitUntil: "load" });
+  await bob.waitForSelector("[data-testid=job-detail]", { timeout: T });
+  check((await bob.$("[data-testid=cancel]")) === null, "bob has no cancel button on alice's job");
+  const denied = await rest(process.env.TOKEN_BOB, "POST", `/ui/api/job/${later}/hold`);
+  check(denied.status === 403, `bob may not hold alice's job (${denied.status} ${denied.text})`);
+  await bob.goto(`${UI}nodes`, { waitUntil: "load" });
+  await bob.waitForSelector('.tile[data-node="node1"]', { timeout: T });
+  await bob.click('.tile[data-node="node1"]');
+  await bob.waitForSelector("[data-testid=node-detail]", { timeout: T });
+  check((await bob.$("[data-testid=drain]")) === null, "a user has no drain button");
+  const refused = await rest(process.env.TOKEN_BOB, "POST", "/ui/api/node/node1/drain", { reason: "x" });
+  check(refused.status === 403, `a user may not drain (${refused.status})`);
+
+  // The operator drains a node and resumes it.
+  const root = await login(browser, process.env.TOKEN_ROOT);
+  await root.goto(`${UI}nodes`, { waitUntil: "load" });
+  await root.waitForSelector('.tile[data-node="node1"]', { timeout: T });
+  await root.click('.tile[data-node="node1"]');
+  await root.waitForSelector("[data-testid=drain]", { timeout: T });
+  await root.click("[data-testid=drain]");
+  await root.waitForFunction(
+    () => document.querySelector('.tile[data-node="node1"]')?.getAttribute("data-state")?.includes("DRAIN"),
+    { timeout: T },
+  );
+  const nodes = (await rest(process.env.TOKEN_ROOT, "GET", "/ui/api/nodes")).json.nodes;
+  const n1 = nodes.find((n) => n.name === "node1");
+  check(n1.state.includes("DRAIN") && n1.reason === "web test drain", `drained node1: ${n1.state} (${n1.reason})`);
+  await root.click("[data-testid=resume]");
+  await root.waitForFunction(
+    () => !document.querySelector('.tile[data-node="node1"]')?.getAttribute("data-state")?.includes("DRAIN"),
+    { timeout: T },
+  );
+  check(true, "resumed node1");
+  log(`jobs live=${live} cancel=${victim}`);
+
+  if (shots) {
+    // A fuller cluster for the pictures: a few users' jobs, some running, some waiting.
+    for (let i = 0; i < 8; i++)
+      await submit(process.env.TOKEN_ALICE, `train-resnet-${i}`, "#!/bin/sh\nsleep 600\n", { tasks: 1 + (i % 2) });
+    for (let i = 0; i < 4; i++)
+      await submit(process.env.TOKEN_BOB, `eval-sweep-${i}`, "#!/bin/sh\nsleep 600\n", { tasks: 2 });
+    await root.goto(`${UI}queue`, { waitUntil: "load" });
+    await root.waitForSelector('tr[data-state="PENDING"]', { timeout: T });
+    await new Promise((r) => setTimeout(r, 1500));
+    await root.screenshot({ path: path.join(shots, "ui-queue.png") });
+    const running = await root.$eval('tr[data-state="RUNNING"]', (e) => e.getAttribute("data-job"));
+    await root.goto(`${UI}job/${running}`, { waitUntil: "load" });
+    await root.waitForSelector("[data-testid=job-detail]", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-job.png") });
+    await root.goto(`${UI}nodes`, { waitUntil: "load" });
+    await root.waitForSelector('.tile[data-node="node2"]', { timeout: T });
+    await root.click('.tile[data-node="node2"]');
+    await root.waitForSelector("[data-testid=node-detail]", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-nodes.png") });
+    log("screenshots in", shots);
+  }
+} catch (e) {
+  console.error(e.stack ?? String(e));
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
