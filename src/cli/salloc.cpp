@@ -25,7 +25,7 @@ int salloc_main(const std::vector<std::string>& args) {
   if (!parsed) return exit_code;
   const RunOptions& o = *parsed;
   if (o.help || o.usage) {
-    std::cout << "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n";
+    std::cout << (o.help ? kSallocHelp.help : kSallocHelp.usage);
     return 0;
   }
   if (o.version) {

@@ -173,7 +173,7 @@ int srun_main(const std::vector<std::string>& args) {
   if (!parsed) return exit_code;
   const RunOptions& o = *parsed;
   if (o.help || o.usage) {
-    std::cout << "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n";
+    std::cout << (o.help ? kSrunHelp.help : kSrunHelp.usage);
     return 0;
   }
   if (o.version) {
