@@ -345,11 +345,13 @@ extern const CommandHelp kSrunHelp{
     "--send-libs, --slurmd-debug, --spread-job, --switches, --threads, --time-min, "
     "--use-min-nodes, --wckey, --nice, --priority, --core-spec, --thread-spec, "
     "--resv-ports, --cluster-constraint, --contiguous and the socket, core and thread "
-    "layout options.\n\n"
+    "layout options. --mincpus and --tmp are recorded with the job (scontrol shows them as "
+    "MinCPUsNode and MinTmpDiskNode), as sbatch's are; an account name is lower-cased, as "
+    "Slurm does.\n\n"
     "These are refused with \"not supported by drover\": --bcast, --bcast-exclude, "
     "--container, --prolog, --epilog, --het-group, -r/--relative, -Z/--no-allocate (drover "
-    "starts no task outside an allocation), -E/--preserve-env, --licenses, --mincpus, --tmp, "
-    "--deadline, --cpus-per-gpu, --mem-per-gpu, --gpus-per-socket. -M/--clusters needs "
+    "starts no task outside an allocation), -E/--preserve-env, --licenses, --deadline,"
+    " --cpus-per-gpu, --mem-per-gpu, --gpus-per-socket. -M/--clusters needs "
     "slurmdbd, which drover does not have, and fails as Slurm's does when it cannot reach "
     "one.\n\n"
     "-V prints \"slurm 22.05.8\", the release drover's commands follow."};
@@ -363,7 +365,7 @@ extern const CommandHelp kSallocHelp{
     "Options that only tune hardware, mail, power, profiling or scheduling hints are accepted "
     "and have no effect (as for srun), and so are --bell and --no-bell. These are refused with "
     "\"not supported by drover\": -K/--kill-command, -F/--nodefile, --container, --licenses, "
-    "--mincpus, --tmp, --deadline, --cpus-per-gpu, --mem-per-gpu, --gpus-per-socket, --uid "
+    "--deadline, --cpus-per-gpu, --mem-per-gpu, --gpus-per-socket, --uid "
     "and --gid (a job runs as the user who asks for it). -M/--clusters needs slurmdbd.\n\n"
     "-V prints \"slurm 22.05.8\", the release drover's commands follow."};
 

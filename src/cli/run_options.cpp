@@ -12,6 +12,7 @@
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/text.hpp"
 
 extern char** environ;
 
@@ -45,6 +46,8 @@ enum Id : int {
   kUsage,
   kGetUserEnv,
   kClusters,
+  kMinCpus,
+  kTmp,
   kRefusedBase = 1000,  // + the index in kRefused
 };
 
@@ -52,10 +55,10 @@ enum Id : int {
 // asked for (the rest of what drover does not act on only tunes hardware, mail, power or
 // profiling, and is accepted with no effect).
 constexpr const char* kRefused[] = {
-    "bcast",    "bcast-exclude", "container",      "prolog",          "epilog",       "het-group",
-    "relative", "no-allocate",   "preserve-env",   "licenses",        "mincpus",      "tmp",
-    "deadline", "cpus-per-gpu",  "mem-per-gpu",    "gpus-per-socket", "kill-command", "nodefile",
-    "uid",      "gid",           "ntasks-per-gpu", "ntasks-per-tres",
+    "bcast",     "bcast-exclude", "container",   "prolog",          "epilog",
+    "het-group", "relative",      "no-allocate", "preserve-env",    "licenses",
+    "deadline",  "cpus-per-gpu",  "mem-per-gpu", "gpus-per-socket", "kill-command",
+    "nodefile",  "uid",           "gid",         "ntasks-per-gpu",  "ntasks-per-tres",
 };
 
 int refused(std::string_view name) {
@@ -179,8 +182,10 @@ std::vector<LongOption> run_long_options(bool is_srun) {
       {"clusters", ArgKind::Required, kClusters},
       {"cluster", ArgKind::Required, kClusters},
   };
-  for (const char* name : {"container", "deadline", "licenses", "mincpus", "tmp", "cpus-per-gpu",
-                           "mem-per-gpu", "gpus-per-socket"})
+  longs.push_back({"mincpus", ArgKind::Required, kMinCpus});
+  longs.push_back({"tmp", ArgKind::Required, kTmp});
+  for (const char* name :
+       {"container", "deadline", "licenses", "cpus-per-gpu", "mem-per-gpu", "gpus-per-socket"})
     longs.push_back({name, ArgKind::Required, refused(name)});
   if (is_srun) {
     for (const char* name : {"bcast", "bcast-exclude", "prolog", "epilog", "het-group", "relative"})
@@ -416,6 +421,12 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       case kMem:
         o.mem_mb = core::parse_mem_mb(value, "--mem");
         break;
+      case kMinCpus:
+        o.min_cpus = positive(value, "--mincpus");
+        break;
+      case kTmp:
+        o.tmp_mb = core::parse_mem_mb(value, "--tmp");
+        break;
       case kMemPerCpu:
         o.mem_per_cpu_mb = core::parse_mem_mb(value, "--mem-per-cpu");
         break;
@@ -571,7 +582,10 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   const std::string here = ::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/";
   spec.workdir = o.workdir.value_or(here);
   spec.submit_dir = here;
-  spec.account = o.account.value_or("");
+  // Slurm's account names are lower case whatever case they are given in.
+  spec.account = core::to_lower(o.account.value_or(""));
+  if (o.min_cpus) spec.min_cpus = *o.min_cpus;
+  if (o.tmp_mb) spec.tmp_disk_mb = *o.tmp_mb;
   spec.qos = o.qos.value_or("");
   spec.nodelist = o.nodelist.value_or("");
   spec.exclude = o.exclude.value_or("");

@@ -14,7 +14,8 @@ namespace drover::cli {
 struct RunOptions {
   std::optional<int> ntasks, nodes_min, nodes_max, cpus_per_task, ntasks_per_node;
   bool ntasks_cli = false, nodes_cli = false;  // given on the command line (not the environment)
-  std::optional<int64_t> mem_mb, mem_per_cpu_mb, time_limit_min;
+  std::optional<int64_t> mem_mb, mem_per_cpu_mb, time_limit_min, tmp_mb;
+  std::optional<int> min_cpus;  // --mincpus: CPUs a node must have at least
   std::optional<std::string> partition, account, qos, job_name, nodelist, exclude, constraint,
       reservation, dependency, gres, gpus, gpus_per_node, gpus_per_task, workdir, export_env, input,
       output, error, distribution, jobid, comment, begin, signal, open_mode;
