@@ -100,7 +100,7 @@ def test_srun_refuses_what_it_would_not_do_and_takes_prefixes():
                          (["--no-alloc"], "-Z/--no-allocate"),
                          (["--bcast=/tmp/x"], "--bcast"),
                          (["-E"], "-E/--preserve-env"),
-                         (["--licenses=x"], "--licenses")):
+                         (["--licenses=x"], "-L/--licenses")):
         p = run("srun", *args, "hostname")
         assert p.returncode == 1, (args, p.stderr)
         assert p.stderr == f"srun: error: {option} is not supported by drover\n", p.stderr
