@@ -55,10 +55,10 @@ enum Id : int {
 // asked for (the rest of what drover does not act on only tunes hardware, mail, power or
 // profiling, and is accepted with no effect).
 constexpr const char* kRefused[] = {
-    "bcast",     "bcast-exclude", "container",   "prolog",          "epilog",
-    "het-group", "relative",      "no-allocate", "preserve-env",    "licenses",
-    "deadline",  "cpus-per-gpu",  "mem-per-gpu", "gpus-per-socket", "kill-command",
-    "nodefile",  "uid",           "gid",         "ntasks-per-gpu",  "ntasks-per-tres",
+    "bcast",        "bcast-exclude", "container",       "prolog",          "epilog",
+    "het-group",    "relative",      "no-allocate",     "licenses",        "deadline",
+    "cpus-per-gpu", "mem-per-gpu",   "gpus-per-socket", "kill-command",    "nodefile",
+    "uid",          "gid",           "ntasks-per-gpu",  "ntasks-per-tres",
 };
 
 int refused(std::string_view name) {
@@ -70,9 +70,11 @@ int refused(std::string_view name) {
 // A refused option's name as the error gives it: "-Z/--no-allocate" or "--bcast".
 std::string refused_name(int id) {
   const std::string name = kRefused[id - kRefusedBase];
-  static const std::map<std::string, char> shorts = {{"relative", 'r'},     {"no-allocate", 'Z'},
-                                                     {"preserve-env", 'E'}, {"licenses", 'L'},
-                                                     {"kill-command", 'K'}, {"nodefile", 'F'}};
+  static const std::map<std::string, char> shorts = {{"relative", 'r'},
+                                                     {"no-allocate", 'Z'},
+                                                     {"licenses", 'L'},
+                                                     {"kill-command", 'K'},
+                                                     {"nodefile", 'F'}};
   auto it = shorts.find(name);
   return (it == shorts.end() ? "" : std::string("-") + it->second + "/") + "--" + name;
 }
@@ -191,7 +193,7 @@ std::vector<LongOption> run_long_options(bool is_srun) {
     for (const char* name : {"bcast", "bcast-exclude", "prolog", "epilog", "het-group", "relative"})
       longs.push_back({name, ArgKind::Required, refused(name)});
     longs.push_back({"no-allocate", ArgKind::None, refused("no-allocate")});
-    longs.push_back({"preserve-env", ArgKind::None, refused("preserve-env")});
+    longs.push_back({"preserve-env", ArgKind::None, 'E'});
     longs.push_back({"compress", ArgKind::Optional, kIgnored});
     longs.push_back({"send-libs", ArgKind::Optional, kIgnored});
     longs.push_back({"resv-ports", ArgKind::Optional, kIgnored});
@@ -332,15 +334,14 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.kill_on_bad_exit = !value_opt || value != "0";
         break;
       case 'E':
+        o.preserve_env = true;
+        break;
       case 'r':
       case 'Z':
       case 'L':
       case 'F': {
-        static const std::map<int, const char*> names = {{'E', "preserve-env"},
-                                                         {'r', "relative"},
-                                                         {'Z', "no-allocate"},
-                                                         {'L', "licenses"},
-                                                         {'F', "nodefile"}};
+        static const std::map<int, const char*> names = {
+            {'r', "relative"}, {'Z', "no-allocate"}, {'L', "licenses"}, {'F', "nodefile"}};
         throw RunUsageError(refused_name(refused(names.at(id))) + " is not supported by drover",
                             false);
       }

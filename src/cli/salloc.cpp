@@ -39,7 +39,7 @@ int salloc_main(const std::vector<std::string>& args) {
     command = {pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh"};
   }
   core::JobSpec spec = allocation_spec(o, "salloc", env);
-  std::optional<Allocation> a = allocate(spec, "salloc", o.quiet);
+  std::optional<Allocation> a = allocate(spec, "salloc", o.quiet, o.immediate);
   if (!a) return 1;
   if (o.no_shell) return 0;  // the allocation stays until cancelled
 

@@ -99,7 +99,7 @@ def test_srun_refuses_what_it_would_not_do_and_takes_prefixes():
     for args, option in ((["-Z", "-w", "node1"], "-Z/--no-allocate"),
                          (["--no-alloc"], "-Z/--no-allocate"),
                          (["--bcast=/tmp/x"], "--bcast"),
-                         (["-E"], "-E/--preserve-env"),
+                         (["-r", "1"], "-r/--relative"),
                          (["--licenses=x"], "-L/--licenses")):
         p = run("srun", *args, "hostname")
         assert p.returncode == 1, (args, p.stderr)
