@@ -21,9 +21,6 @@ std::string cluster_unreachable(const std::string& program, const std::string& c
          "clusters' to see available clusters.\n";
 }
 
-}  // namespace drover::cli
-
-namespace drover::cli {
 namespace {
 
 // A word of an option column: "-p,", "--partition=name", "-B", "<time_format>:", or "or" in
