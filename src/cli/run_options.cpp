@@ -48,6 +48,7 @@ enum Id : int {
   kClusters,
   kMinCpus,
   kTmp,
+  kQuitOnInterrupt,
   kRefusedBase = 1000,  // + the index in kRefused
 };
 
@@ -141,7 +142,7 @@ std::vector<LongOption> run_long_options(bool is_srun) {
       {"pty", ArgKind::None, kPty},
       {"qos", ArgKind::Required, 'q'},
       {"quiet", ArgKind::None, 'Q'},
-      {"quit-on-interrupt", ArgKind::None, kIgnored},
+      {"quit-on-interrupt", ArgKind::None, kQuitOnInterrupt},
       {"reservation", ArgKind::Required, kReservation},
       {"signal", ArgKind::Required, kSignal},
       {"task-epilog", ArgKind::Required, kIgnored},
@@ -421,6 +422,9 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         break;
       case kMem:
         o.mem_mb = core::parse_mem_mb(value, "--mem");
+        break;
+      case kQuitOnInterrupt:
+        o.quit_on_interrupt = true;
         break;
       case kMinCpus:
         o.min_cpus = positive(value, "--mincpus");

@@ -22,7 +22,7 @@ struct RunOptions {
   bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
        kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
        no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,
-       no_shell = false, overcommit = false,
+       no_shell = false, overcommit = false, quit_on_interrupt = false,
        preserve_env = false;  // -E: tasks keep SLURM_NTASKS/SLURM_NNODES of srun's environment
   int verbose = 0;
   int wait_s = 0;  // -W: how long after the first task ends the others may run (0: no limit)

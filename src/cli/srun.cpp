@@ -356,6 +356,8 @@ int srun_main(const std::vector<std::string>& args) {
   launch.unbuffered = o.unbuffered;
   launch.kill_on_bad_exit = o.kill_on_bad_exit;
   launch.quiet = o.quiet;
+  launch.quit_on_interrupt = o.quit_on_interrupt;
+  launch.disable_status = o.disable_status;
   launch.wait_s = o.wait_s;
   launch.stdin_mode = o.input.value_or("all");
   std::string unopened;  // srun's own -o/-e file (see below) that could not be opened

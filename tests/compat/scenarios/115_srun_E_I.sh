@@ -15,5 +15,8 @@ B=$J
 wait_state "$B" RUNNING
 run srun -I -N3 true
 run srun --immediate=1 -N3 true
-run salloc -I -N3 true
+# (Slurm prints its two lines in either order)
+run_sorted salloc -I -N3 true
 run scancel "$B"
+# every node idle again (a cancelled job's nodes are busy a moment after the queue empties)
+quiet sh -c 'for i in $(seq 100); do [ "$(sinfo -h -o %t | sort -u)" = idle ] && exit 0; sleep 0.1; done'
