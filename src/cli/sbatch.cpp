@@ -274,8 +274,9 @@ extern const CommandHelp kSbatchHelp{
     "--bb, --bbf, --container, --cpu-freq, --delay-boot, --get-user-env, --gpu-bind, "
     "--gpu-freq, --ignore-pbs, --mail-type, --mail-user, --mcs-label, --power, --profile, "
     "--reboot, --switches, --core-spec, --thread-spec and the socket, core and thread "
-    "layout options. -M/--clusters needs slurmdbd, which drover does not have; --uid and --gid "
-    "are refused (a job runs as the user who submits it).\n\n"
+    "layout options. -M/--clusters is accepted and the job goes to drover's one cluster; "
+    "--uid and --gid are accepted and change nothing: a job runs as the user the operating "
+    "system says submitted it.\n\n"
     "-V prints \"slurm 22.05.8\", the release drover's commands follow, so that scripts which "
     "check it keep working."};
 
