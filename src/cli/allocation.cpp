@@ -18,7 +18,7 @@ void on_interrupt(int) { g_interrupted = 1; }
 }  // namespace
 
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
-                                   bool quiet) {
+                                   bool quiet, bool immediate) {
   json reply;
   try {
     reply = submit_to_controller({{"op", "submit"}, {"spec", spec}});
@@ -83,6 +83,15 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
     if (state != "PENDING") {
       restore();
       std::cerr << program << ": error: Job allocation " << id << " has been revoked.\n";
+      return std::nullopt;
+    }
+    if (!waited && immediate) {
+      // -I: the submission's own scheduling pass is the only chance; Slurm's wording.
+      restore();
+      release_allocation(a.job_id, 1);
+      std::cerr << program << ": error: Unable to allocate resources: Requested nodes are busy\n";
+      if (program == "salloc")
+        std::cerr << "salloc: Job allocation " << id << " has been revoked.\n";
       return std::nullopt;
     }
     if (!waited) {  // the submission's own scheduling pass could not start it

@@ -20,7 +20,7 @@ struct Allocation {
 // words the messages. On refusal or revocation prints the error and returns nothing.
 // SIGINT/SIGTERM while waiting withdraw the request.
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
-                                   bool quiet);
+                                   bool quiet, bool immediate = false);
 
 // Whether the job still runs (false once it was cancelled, timed out or ended), and its state
 // ("RUNNING", "TIMEOUT", "CANCELLED", ...; RUNNING when the controller cannot be asked).

@@ -7,10 +7,12 @@
 #include <iostream>
 
 #include "cli/getopt.hpp"
+#include "cli/help.hpp"
 #include "core/duration.hpp"
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
 #include "core/sbatch_options.hpp"
+#include "core/text.hpp"
 
 extern char** environ;
 
@@ -43,10 +45,43 @@ enum Id : int {
   kIgnored,  // accepted, no effect here (binding, accounting frequency, ...)
   kUsage,
   kGetUserEnv,
+  kClusters,
+  kMinCpus,
+  kTmp,
+  kQuitOnInterrupt,
+  kRefusedBase = 1000,  // + the index in kRefused
 };
 
-const std::vector<LongOption>& run_long_options() {
-  static const std::vector<LongOption> longs = {
+// Options of Slurm's that drover refuses rather than run a different job or step than the one
+// asked for (the rest of what drover does not act on only tunes hardware, mail, power or
+// profiling, and is accepted with no effect).
+constexpr const char* kRefused[] = {
+    "bcast",        "bcast-exclude", "container",       "prolog",          "epilog",
+    "het-group",    "relative",      "no-allocate",     "licenses",        "deadline",
+    "cpus-per-gpu", "mem-per-gpu",   "gpus-per-socket", "kill-command",    "nodefile",
+    "uid",          "gid",           "ntasks-per-gpu",  "ntasks-per-tres",
+};
+
+int refused(std::string_view name) {
+  for (std::size_t i = 0; i < std::size(kRefused); ++i)
+    if (name == kRefused[i]) return kRefusedBase + static_cast<int>(i);
+  return kIgnored;
+}
+
+// A refused option's name as the error gives it: "-Z/--no-allocate" or "--bcast".
+std::string refused_name(int id) {
+  const std::string name = kRefused[id - kRefusedBase];
+  static const std::map<std::string, char> shorts = {{"relative", 'r'},
+                                                     {"no-allocate", 'Z'},
+                                                     {"licenses", 'L'},
+                                                     {"kill-command", 'K'},
+                                                     {"nodefile", 'F'}};
+  auto it = shorts.find(name);
+  return (it == shorts.end() ? "" : std::string("-") + it->second + "/") + "--" + name;
+}
+
+std::vector<LongOption> run_long_options(bool is_srun) {
+  std::vector<LongOption> longs = {
       {"account", ArgKind::Required, 'A'},
       {"accel-bind", ArgKind::Required, kIgnored},
       {"acctg-freq", ArgKind::Required, kIgnored},
@@ -79,7 +114,6 @@ const std::vector<LongOption>& run_long_options() {
       {"input", ArgKind::Required, 'i'},
       {"job-name", ArgKind::Required, 'J'},
       {"jobid", ArgKind::Required, kJobid},
-      {"kill-on-bad-exit", ArgKind::Optional, 'K'},
       {"label", ArgKind::None, 'l'},
       {"mem", ArgKind::Required, kMem},
       {"mem-bind", ArgKind::Required, kIgnored},
@@ -92,7 +126,12 @@ const std::vector<LongOption>& run_long_options() {
       {"nodelist", ArgKind::Required, 'w'},
       {"nodes", ArgKind::Required, 'N'},
       {"ntasks", ArgKind::Required, 'n'},
+      // In this order, as Slurm lists them when "--ntasks-per" is ambiguous.
+      {"ntasks-per-core", ArgKind::Required, kIgnored},
+      {"ntasks-per-gpu", ArgKind::Required, refused("ntasks-per-gpu")},
       {"ntasks-per-node", ArgKind::Required, kNtasksPerNode},
+      {"ntasks-per-socket", ArgKind::Required, kIgnored},
+      {"ntasks-per-tres", ArgKind::Required, refused("ntasks-per-tres")},
       {"open-mode", ArgKind::Required, kOpenMode},
       {"output", ArgKind::Required, 'o'},
       {"overcommit", ArgKind::None, 'O'},
@@ -103,7 +142,7 @@ const std::vector<LongOption>& run_long_options() {
       {"pty", ArgKind::None, kPty},
       {"qos", ArgKind::Required, 'q'},
       {"quiet", ArgKind::None, 'Q'},
-      {"quit-on-interrupt", ArgKind::None, kIgnored},
+      {"quit-on-interrupt", ArgKind::None, kQuitOnInterrupt},
       {"reservation", ArgKind::Required, kReservation},
       {"signal", ArgKind::Required, kSignal},
       {"task-epilog", ArgKind::Required, kIgnored},
@@ -115,7 +154,61 @@ const std::vector<LongOption>& run_long_options() {
       {"verbose", ArgKind::None, 'v'},
       {"version", ArgKind::None, 'V'},
       {"wait", ArgKind::Required, 'W'},
+      // Accepted with no effect on a drover cluster.
+      {"bb", ArgKind::Required, kIgnored},
+      {"bbf", ArgKind::Required, kIgnored},
+      {"cluster-constraint", ArgKind::Required, kIgnored},
+      {"contiguous", ArgKind::None, kIgnored},
+      {"core-spec", ArgKind::Required, 'S'},
+      {"cores-per-socket", ArgKind::Required, kIgnored},
+      {"delay-boot", ArgKind::Required, kIgnored},
+      {"extra-node-info", ArgKind::Required, 'B'},
+      {"gpu-freq", ArgKind::Required, kIgnored},
+      {"gres-flags", ArgKind::Required, kIgnored},
+      {"mail-type", ArgKind::Required, kIgnored},
+      {"mail-user", ArgKind::Required, kIgnored},
+      {"mcs-label", ArgKind::Required, kIgnored},
+      {"network", ArgKind::Required, kIgnored},
+      {"nice", ArgKind::Optional, kIgnored},
+      {"power", ArgKind::Required, kIgnored},
+      {"priority", ArgKind::Required, kIgnored},
+      {"profile", ArgKind::Required, kIgnored},
+      {"reboot", ArgKind::None, kIgnored},
+      {"sockets-per-node", ArgKind::Required, kIgnored},
+      {"spread-job", ArgKind::None, kIgnored},
+      {"switches", ArgKind::Required, kIgnored},
+      {"thread-spec", ArgKind::Required, kIgnored},
+      {"threads-per-core", ArgKind::Required, kIgnored},
+      {"time-min", ArgKind::Required, kIgnored},
+      {"use-min-nodes", ArgKind::None, kIgnored},
+      {"wckey", ArgKind::Required, kIgnored},
+      {"clusters", ArgKind::Required, kClusters},
+      {"cluster", ArgKind::Required, kClusters},
   };
+  longs.push_back({"mincpus", ArgKind::Required, kMinCpus});
+  longs.push_back({"tmp", ArgKind::Required, kTmp});
+  for (const char* name :
+       {"container", "deadline", "licenses", "cpus-per-gpu", "mem-per-gpu", "gpus-per-socket"})
+    longs.push_back({name, ArgKind::Required, refused(name)});
+  if (is_srun) {
+    for (const char* name : {"bcast", "bcast-exclude", "prolog", "epilog", "het-group", "relative"})
+      longs.push_back({name, ArgKind::Required, refused(name)});
+    longs.push_back({"no-allocate", ArgKind::None, refused("no-allocate")});
+    longs.push_back({"preserve-env", ArgKind::None, 'E'});
+    longs.push_back({"compress", ArgKind::Optional, kIgnored});
+    longs.push_back({"send-libs", ArgKind::Optional, kIgnored});
+    longs.push_back({"resv-ports", ArgKind::Optional, kIgnored});
+    longs.push_back({"slurmd-debug", ArgKind::Required, kIgnored});
+    longs.push_back({"threads", ArgKind::Required, 'T'});
+    longs.push_back({"kill-on-bad-exit", ArgKind::Optional, 'K'});
+  } else {
+    longs.push_back({"bell", ArgKind::None, kIgnored});
+    longs.push_back({"no-bell", ArgKind::None, kIgnored});
+    longs.push_back({"kill-command", ArgKind::Optional, refused("kill-command")});
+    longs.push_back({"nodefile", ArgKind::Required, refused("nodefile")});
+    longs.push_back({"uid", ArgKind::Required, refused("uid")});
+    longs.push_back({"gid", ArgKind::Required, refused("gid")});
+  }
   return longs;
 }
 
@@ -188,10 +281,10 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       o.time_limit_min = core::parse_time_limit_minutes(*v, "time");
   }
 
-  const std::string shorts = is_srun
-                                 ? "+A:c:C:d:D:e:G:hHi:I::J:k::K::lm:n:N:o:Op:q:QsS:t:uvVw:W:x:X"
-                                 : "+A:c:C:d:D:G:hHI::J:k::m:n:N:Op:q:QsS:t:vVw:W:x:";
-  ParsedArgs parsed = parse_options(program, args, shorts, run_long_options());
+  const std::string shorts =
+      is_srun ? "+A:b:B:c:C:d:D:e:EG:hHi:I::J:k::K::lL:m:M:n:N:o:Op:q:Qr:sS:t:T:uvVw:W:x:XZ"
+              : "+A:b:B:c:C:d:D:F:G:hHI::J:k::K::L:m:M:n:N:Op:q:QsS:t:vVw:W:x:";
+  ParsedArgs parsed = parse_options(program, args, shorts, run_long_options(is_srun));
   if (!parsed.error.empty()) throw RunUsageError(parsed.error, true, 255);
   for (const auto& [id, value_opt] : parsed.options) {
     const std::string value = value_opt.value_or("");
@@ -236,8 +329,37 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.no_kill = true;
         break;
       case 'K':
+        if (!is_srun)
+          throw RunUsageError(refused_name(refused("kill-command")) + " is not supported by drover",
+                              false);
         o.kill_on_bad_exit = !value_opt || value != "0";
         break;
+      case 'E':
+        o.preserve_env = true;
+        break;
+      case 'r':
+      case 'Z':
+      case 'L':
+      case 'F': {
+        static const std::map<int, const char*> names = {
+            {'r', "relative"}, {'Z', "no-allocate"}, {'L', "licenses"}, {'F', "nodefile"}};
+        throw RunUsageError(refused_name(refused(names.at(id))) + " is not supported by drover",
+                            false);
+      }
+      case 'b':
+        o.begin = value;
+        break;
+      case 'B':
+      case 'T':
+        break;  // the node layout wanted, srun's fan-out: nothing to change here
+      case 'M':
+      case kClusters: {
+        // Slurm's two lines, each "program: error: ..."; the first prefix is added when printed.
+        std::string text = cluster_unreachable(program, value);
+        text = text.substr(program.size() + 9);
+        text.pop_back();
+        throw RunUsageError(text, false);
+      }
       case 'l':
         o.label = true;
         break;
@@ -300,6 +422,15 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         break;
       case kMem:
         o.mem_mb = core::parse_mem_mb(value, "--mem");
+        break;
+      case kQuitOnInterrupt:
+        o.quit_on_interrupt = true;
+        break;
+      case kMinCpus:
+        o.min_cpus = positive(value, "--mincpus");
+        break;
+      case kTmp:
+        o.tmp_mb = core::parse_mem_mb(value, "--tmp");
         break;
       case kMemPerCpu:
         o.mem_per_cpu_mb = core::parse_mem_mb(value, "--mem-per-cpu");
@@ -368,6 +499,8 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         o.usage = true;
         break;
       default:
+        if (id >= kRefusedBase)
+          throw RunUsageError(refused_name(id) + " is not supported by drover", false);
         break;  // kMpi, kCpuBind, kIgnored, kGetUserEnv
     }
   }
@@ -454,7 +587,10 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   const std::string here = ::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/";
   spec.workdir = o.workdir.value_or(here);
   spec.submit_dir = here;
-  spec.account = o.account.value_or("");
+  // Slurm's account names are lower case whatever case they are given in.
+  spec.account = core::to_lower(o.account.value_or(""));
+  if (o.min_cpus) spec.min_cpus = *o.min_cpus;
+  if (o.tmp_mb) spec.tmp_disk_mb = *o.tmp_mb;
   spec.qos = o.qos.value_or("");
   spec.nodelist = o.nodelist.value_or("");
   spec.exclude = o.exclude.value_or("");

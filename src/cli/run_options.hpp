@@ -14,14 +14,16 @@ namespace drover::cli {
 struct RunOptions {
   std::optional<int> ntasks, nodes_min, nodes_max, cpus_per_task, ntasks_per_node;
   bool ntasks_cli = false, nodes_cli = false;  // given on the command line (not the environment)
-  std::optional<int64_t> mem_mb, mem_per_cpu_mb, time_limit_min;
+  std::optional<int64_t> mem_mb, mem_per_cpu_mb, time_limit_min, tmp_mb;
+  std::optional<int> min_cpus;  // --mincpus: CPUs a node must have at least
   std::optional<std::string> partition, account, qos, job_name, nodelist, exclude, constraint,
       reservation, dependency, gres, gpus, gpus_per_node, gpus_per_task, workdir, export_env, input,
       output, error, distribution, jobid, comment, begin, signal, open_mode;
   bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
        kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
        no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,
-       no_shell = false, overcommit = false;
+       no_shell = false, overcommit = false, quit_on_interrupt = false,
+       preserve_env = false;  // -E: tasks keep SLURM_NTASKS/SLURM_NNODES of srun's environment
   int verbose = 0;
   int wait_s = 0;  // -W: how long after the first task ends the others may run (0: no limit)
   std::vector<std::string> command;  // the program and its arguments

@@ -447,6 +447,131 @@ std::string help_format() {
   return out;
 }
 
+// --help: Slurm 22.05's layout and option set, drover's words.
+constexpr const char* kHelp =
+    "sacct [<OPTION>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a, --allusers:\n"
+    "                   jobs of every user (by default only your own;\n"
+    "                   root sees everyone's by default).\n"
+    "     -A, --accounts:\n"
+    "                   only jobs charged to these accounts (comma\n"
+    "                   separated).\n"
+    "     -b, --brief:\n"
+    "                   a short report: job id, state and exit code.\n"
+    "     -B, --batch-script:\n"
+    "                   print the batch script of the job(s).\n"
+    "     -c, --completion:\n"
+    "                   read job completion records instead of\n"
+    "                   accounting records.\n"
+    "     -C, --constraints:\n"
+    "                   only jobs that asked for these node features.\n"
+    "     --delimiter:\n"
+    "                   the separator -p and -P put between fields\n"
+    "                   (default '|').\n"
+    "     -D, --duplicates:\n"
+    "                   every record of a job id reused or requeued,\n"
+    "                   not only the last.\n"
+    "     -e, --helpformat:\n"
+    "                   list the field names --format takes.\n"
+    "     -E, --endtime:\n"
+    "                   only jobs in a state of the -s list before this\n"
+    "                   time; for the time forms see -S.\n"
+    "     --env-vars:\n"
+    "                   print the environment the batch job had.\n"
+    "     --federation:\n"
+    "                   jobs of the whole federation, if in one.\n"
+    "     -f, --file:\n"
+    "                   read the records from this file instead of the\n"
+    "                   accounting store.\n"
+    "     -F, --flags:\n"
+    "                   flags for the query (see the man page).\n"
+    "     -g, --gid, --group:\n"
+    "                   only jobs of these groups (names or ids).\n"
+    "     -h, --help:\n"
+    "                   print this help.\n"
+    "     -i, --nnodes:\n"
+    "                   only jobs that ran on this many nodes\n"
+    "                   (N or min-max).\n"
+    "     -I, --ncpus:\n"
+    "                   only jobs that had this many CPUs (N or min-max).\n"
+    "     -j, --jobs:\n"
+    "                   only these jobs or steps: job[.step] or\n"
+    "                   job_arraytask[.step], comma separated.\n"
+    "     --json:\n"
+    "                   print the records as a data_parser JSON document.\n"
+    "     -k, --timelimit-min:\n"
+    "                   only jobs with at least this time limit; with -K\n"
+    "                   a range.\n"
+    "     -K, --timelimit-max:\n"
+    "                   only jobs with at most this time limit.\n"
+    "     -l, --long:\n"
+    "                   the long report (many fields).\n"
+    "     -L, --allclusters:\n"
+    "                   jobs of every cluster, not only this one.\n"
+    "     --local:\n"
+    "                   jobs of this cluster only.\n"
+    "     -M, --clusters:\n"
+    "                   jobs of these clusters (comma separated).\n"
+    "     -n, --noheader:\n"
+    "                   leave out the header lines.\n"
+    "     --name:\n"
+    "                   only jobs with these names (comma separated).\n"
+    "     -N, --nodelist:\n"
+    "                   only jobs that ran on these nodes.\n"
+    "     --noconvert:\n"
+    "                   print sizes in the units they were recorded in.\n"
+    "     -o, --format:\n"
+    "                   fields to print, comma separated; a field may\n"
+    "                   end with %NUMBER for its width (see -e).\n"
+    "     -p, --parsable:\n"
+    "                   fields split by '|', one more '|' at the end.\n"
+    "     -P, --parsable2:\n"
+    "                   fields split by '|', none at the end.\n"
+    "     -q, --qos:\n"
+    "                   only jobs with these QOS (comma separated).\n"
+    "     -r, --partition:\n"
+    "                   only jobs in these partitions.\n"
+    "     -R, --reason:\n"
+    "                   only jobs that pended for these reasons.\n"
+    "     -s, --state:\n"
+    "                   only jobs in these states (comma separated),\n"
+    "                   e.g. pending, running, completed, failed,\n"
+    "                   timeout, cancelled, node_fail, out_of_memory.\n"
+    "     -S, --starttime:\n"
+    "                   only jobs in a state of the -s list after this\n"
+    "                   time: HH:MM[:SS][AM|PM], MMDD[YY],\n"
+    "                   MM/DD[/YY], MM.DD[.YY] or YYYY-MM-DD[THH:MM[:SS]];\n"
+    "                   without -s, jobs that were eligible then.\n"
+    "     -T, --truncate:\n"
+    "                   clip the start and end times to -S and -E.\n"
+    "     -u, --uid, --user:\n"
+    "                   only jobs of these users (names or ids).\n"
+    "     --units=[KMGTP]:\n"
+    "                   print sizes in this unit.\n"
+    "     --usage:\n"
+    "                   print a short synopsis.\n"
+    "     --use-local-uid:\n"
+    "                   look user names up locally.\n"
+    "     -v, --verbose:\n"
+    "                   more detail about what sacct does.\n"
+    "     -V, --version:\n"
+    "                   print the version and exit.\n"
+    "     -W, --wckeys:\n"
+    "                   only jobs with these workload keys.\n"
+    "     --whole-hetjob=[yes|no]:\n"
+    "                   a component of a heterogeneous job selects\n"
+    "                   every component of it (yes, the default).\n"
+    "     -x, --associations:\n"
+    "                   only jobs of these association ids.\n"
+    "     -X, --allocations:\n"
+    "                   only the jobs' allocations, not their steps.\n"
+    "     --yaml:\n"
+    "                   print the records as YAML.\n"
+    "\n"
+    "  Without -S, -E and -j, sacct lists the jobs since midnight; see the man\n"
+    "  page for the time forms and for the fields -o takes (sacct -e lists them).\n";
+
 constexpr const char* kUsage =
     "Usage: sacct [-a] [-b] [-D] [-E time] [-j job[.step]] [-n] [-N nodes] [-o fields]\n"
     "             [-p|-P] [-s states] [-S time] [-u users] [-X] [--helpformat]\n";
@@ -460,7 +585,11 @@ enum LongOnly {
   kNoconvert,
   kUnits,
   kJson,
-  kYaml
+  kYaml,
+  kDelimiter,
+  kEnvVars,
+  kUseLocalUid,
+  kWholeHetjob,
 };
 
 const std::vector<LongOption> kLongOptions = {
@@ -500,7 +629,46 @@ const std::vector<LongOption> kLongOptions = {
     {"units", ArgKind::Required, kUnits},
     {"json", ArgKind::Optional, kJson},
     {"yaml", ArgKind::Optional, kYaml},
+    {"associations", ArgKind::Required, 'x'},
+    {"batch-script", ArgKind::None, 'B'},
+    {"completion", ArgKind::None, 'c'},
+    {"constraints", ArgKind::Required, 'C'},
+    {"delimiter", ArgKind::Required, kDelimiter},
+    {"env-vars", ArgKind::None, kEnvVars},
+    {"file", ArgKind::Required, 'f'},
+    {"flags", ArgKind::Required, 'F'},
+    {"nnodes", ArgKind::Required, 'i'},
+    {"ncpus", ArgKind::Required, 'I'},
+    {"qos", ArgKind::Required, 'q'},
+    {"reason", ArgKind::Required, 'R'},
+    {"timelimit-max", ArgKind::Required, 'K'},
+    {"timelimit-min", ArgKind::Required, 'k'},
+    {"use-local-uid", ArgKind::None, kUseLocalUid},
+    {"wckeys", ArgKind::Required, 'W'},
+    {"whole-hetjob", ArgKind::Optional, kWholeHetjob},
 };
+
+// Options drover's sacct refuses rather than print a different report than the one asked for.
+std::string refused_option(int id) {
+  switch (id) {
+    case 'B':
+      return "-B/--batch-script";
+    case 'F':
+      return "-F/--flags";
+    case 'k':
+      return "-k/--timelimit-min";
+    case 'K':
+      return "-K/--timelimit-max";
+    case 'R':
+      return "-R/--reason";
+    case kDelimiter:
+      return "--delimiter";
+    case kEnvVars:
+      return "--env-vars";
+    default:
+      return "";
+  }
+}
 
 CommandResult fail(CommandResult r, const std::string& msg, int rc = 1) {
   r.err += msg;
@@ -509,6 +677,16 @@ CommandResult fail(CommandResult r, const std::string& msg, int rc = 1) {
 }
 
 }  // namespace
+
+extern const CommandHelp kSacctHelp{
+    "sacct", "reports on jobs and job steps from the accounting records", kUsage, kHelp,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken.\n\n"
+    "drover keeps its accounting records in the controller's own store; there is no slurmdbd. "
+    "-M/--clusters therefore fails as Slurm's does without a database. "
+    "-B/--batch-script, --env-vars, -F/--flags, -k/-K (time limit ranges), -R/--reason and "
+    "--delimiter are refused with \"not supported by drover\"; -c, -C, -f, -i, -I, -q, -W, "
+    "-x, --use-local-uid and --whole-hetjob are accepted and do not filter yet.\n\n"
+    "-V prints \"slurm 22.05.8\", the release drover's commands follow."};
 
 int64_t local_midnight(int64_t now) {
   std::time_t t = static_cast<std::time_t>(now);
@@ -538,7 +716,7 @@ int64_t parse_past_time(const std::string& text, int64_t now) {
 CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& env, int64_t now) {
   CommandResult res;
   const ParsedArgs parsed = parse_options(
-      "sacct", args, "aA:bcC:DeE:f:g:hi:I:j:lLM:nN:o:pPq:r:s:S:Ttu:vVW:x:X", kLongOptions);
+      "sacct", args, "aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Ttu:vVW:x:X", kLongOptions);
   if (!parsed.error.empty())
     return fail(std::move(res), parsed.error + "\nTry \"sacct --help\" for more information\n");
   bool all_users = false, allocations = false, brief = false, long_format = false,
@@ -597,7 +775,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
       }
       case kHelpOpt:
       case 'h':
-        res.out = kUsage;
+        res.out = kHelp;
         return res;
       case kUsageOpt:
         res.out = kUsage;
@@ -698,6 +876,8 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         json_req.parser = o.value;
         break;
       default:  // -c -C -D -f -i -I -L -q -T -t -v -W -x, --local, --federation, --units...
+        if (const std::string name = refused_option(o.id); !name.empty())
+          return fail(std::move(res), "sacct: error: " + name + " is not supported by drover\n");
         break;
     }
   }

@@ -358,30 +358,67 @@ const std::vector<LongOption> kLongOptions = {
     {"parsable", ArgKind::None, 'p'},     {"parsable2", ArgKind::None, 'P'},
     {"quiet", ArgKind::None, 'Q'},        {"readonly", ArgKind::None, 'r'},
     {"verbose", ArgKind::None, 'v'},      {"version", ArgKind::None, 'V'},
+    {"oneliner", ArgKind::None, 'o'},     {"usage", ArgKind::None, 'h'},
 };
 
+// --help, --usage and the help command: Slurm 22.05's layout and option set, drover's words,
+// and only the commands drover has.
 const char* kUsage =
     "sacctmgr [<OPTION>] [<COMMAND>]\n"
     "    Valid <OPTION> values are:\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -i or --immediate: commit changes immediately\n"
-    "     -n or --noheader: no header will be added to the beginning of output\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -r or --readonly: equivalent to \"readonly\" command\n"
-    "     -s or --associations: equivalent to \"associations\" command\n"
-    "     -V or --version: equivalent to \"version\" command\n\n"
-    "  <keyword> may be omitted from the execute line and sacctmgr will execute\n"
-    "  in interactive mode (not in drover's sacctmgr).\n\n"
-    "    Valid <COMMAND> values are: add, create, delete, list, modify, remove, show,\n"
-    "    update, help, version; <ENTITY> values are account, association, qos and user.\n";
+    "     -h or --help: print this help (the \"help\" command)\n"
+    "     -i or --immediate: make changes without asking first\n"
+    "     -n or --noheader: leave out the header line of listings\n"
+    "     -o or --oneliner: one record per line\n"
+    "     -p or --parsable: fields split by '|', one more '|' at the end\n"
+    "     -P or --parsable2: fields split by '|', none at the end\n"
+    "     -Q or --quiet: errors only\n"
+    "     -r or --readonly: refuse every change\n"
+    "     -s or --associations: listings show each entity's associations\n"
+    "     -v or --verbose: more detail about what sacctmgr does\n"
+    "     -V or --version: print the version (the \"version\" command)\n"
+    "\n"
+    "  drover's sacctmgr runs the one command given on its command line; it has\n"
+    "  no interactive mode.\n"
+    "\n"
+    "  Valid <COMMAND> values are:\n"
+    "     add <ENTITY> <SPECS>     create accounts, users or QOS\n"
+    "     create <ENTITY> <SPECS>  the same as add\n"
+    "     delete <ENTITY> <SPECS>  remove accounts, users or QOS\n"
+    "     help                     print this help\n"
+    "     list <ENTITY> [<SPECS>]  print entities, all of them without <SPECS>\n"
+    "     modify <ENTITY> <SPECS>  change accounts, users or QOS\n"
+    "     remove <ENTITY> <SPECS>  the same as delete\n"
+    "     show <ENTITY> [<SPECS>]  the same as list\n"
+    "     update <ENTITY> <SPECS>  the same as modify\n"
+    "     version                  print the version\n"
+    "\n"
+    "  <ENTITY> may be \"account\", \"association\" (list only), \"qos\" or \"user\".\n"
+    "\n"
+    "  <SPECS> are Key=Value words, as the listings name their columns, e.g.\n"
+    "       add account physics Parent=root Description=dept Fairshare=10\n"
+    "       add user alice Account=physics DefaultAccount=physics\n"
+    "       modify qos normal set MaxWall=1-00:00:00\n"
+    "       list associations format=account,user,fairshare\n"
+    "  \"where\" starts the conditions that select what modify changes, \"set\" the\n"
+    "  values it gives them.\n";
 
 }  // namespace
 
+extern const CommandHelp kSacctmgrHelp{
+    "sacctmgr", "shows and changes accounts, users, QOS and their associations",
+    "sacctmgr [<OPTION>] [<COMMAND>]\n", kUsage,
+    "drover keeps accounts, users, QOS and associations in the controller's own store; "
+    "there is no slurmdbd, so clusters, events, jobs, reservations, TRES, WCKeys and the "
+    "other entities of Slurm's sacctmgr are answered \"not supported by drover's sacctmgr\". "
+    "Only the commands listed exist: there is no interactive mode, and -o/--oneliner is "
+    "refused.\n\n"
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken; "
+    "command words may be shortened as in Slurm (\"lis\" for list)."};
+
 CommandResult run_sacctmgr(const std::vector<std::string>& args, const CommandEnv& env) {
   CommandResult res;
-  const ParsedArgs parsed = parse_options("sacctmgr", args, "hinpPQrsvV", kLongOptions);
+  const ParsedArgs parsed = parse_options("sacctmgr", args, "hinopPQrsvV", kLongOptions);
   if (!parsed.error.empty()) {
     res.err = parsed.error + "\nTry \"sacctmgr --help\" for more information\n";
     res.rc = 1;
@@ -418,6 +455,10 @@ CommandResult run_sacctmgr(const std::vector<std::string>& args, const CommandEn
         break;
       case 'V':
         res.out = version_text();
+        return res;
+      case 'o':
+        res.err = "sacctmgr: error: -o/--oneliner is not supported by drover\n";
+        res.rc = 1;
         return res;
       default:
         break;

@@ -25,7 +25,7 @@ int salloc_main(const std::vector<std::string>& args) {
   if (!parsed) return exit_code;
   const RunOptions& o = *parsed;
   if (o.help || o.usage) {
-    std::cout << "Usage: salloc [OPTIONS(0)...] [ : [OPTIONS(N)...]] [command(0) [args(0)...]]\n";
+    std::cout << (o.help ? kSallocHelp.help : kSallocHelp.usage);
     return 0;
   }
   if (o.version) {
@@ -39,7 +39,7 @@ int salloc_main(const std::vector<std::string>& args) {
     command = {pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh"};
   }
   core::JobSpec spec = allocation_spec(o, "salloc", env);
-  std::optional<Allocation> a = allocate(spec, "salloc", o.quiet);
+  std::optional<Allocation> a = allocate(spec, "salloc", o.quiet, o.immediate);
   if (!a) return 1;
   if (o.no_shell) return 0;  // the allocation stays until cancelled
 

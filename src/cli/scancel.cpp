@@ -120,6 +120,12 @@ int signal_number(const std::string& name) {
 
 }  // namespace
 
+extern const CommandHelp kScancelHelp{
+    "scancel", "cancels jobs or steps, or sends them a signal", kUsageText, kHelpText,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken.\n\nThe "
+    "options marked \"drover: not yet\" in the list are refused with a message naming them, so "
+    "that no job is cancelled by a filter drover would not apply. -M/--clusters needs slurmdbd."};
+
 int scancel_main(const std::vector<std::string>& args) {
   json req = {{"op", "cancel"}};
   json ids = json::array();

@@ -625,6 +625,13 @@ int reconfigure() {
 
 }  // namespace
 
+extern const CommandHelp kScontrolHelp{
+    "scontrol", "shows and changes the state of jobs, nodes, partitions and reservations",
+    "scontrol [<OPTION>] [<COMMAND>]\n", kHelpText,
+    "drover's scontrol runs the one command given on its command line; it has no interactive mode, "
+    "and only the commands listed are implemented.\n\n-u/--uid is refused: a request acts as the "
+    "user the operating system says is asking. -M/--cluster needs slurmdbd."};
+
 int scontrol_main(const std::vector<std::string>& all_args) {
   bool one_liner = false, details = false, future = false;
   JsonRequest json_req;

@@ -138,6 +138,12 @@ struct Grouper {
 
 }  // namespace
 
+extern const CommandHelp kSinfoHelp{
+    "sinfo", "shows the partitions and nodes of the cluster", kUsageText, kHelpText,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken.\n\n--yaml is "
+    "refused (drover writes JSON documents only); -M/--clusters needs slurmdbd; -S and -T are not "
+    "implemented yet; --federation and --local change nothing on drover's single cluster."};
+
 CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& env,
                         const IterateIo& io) {
   CommandResult res;

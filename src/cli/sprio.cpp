@@ -15,35 +15,34 @@
 namespace drover::cli {
 namespace {
 
+// --usage and --help: Slurm 22.05's layout and option set, drover's words.
 constexpr const char* kUsage =
     "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n"
     "   [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
 constexpr const char* kHelp =
     "Usage: sprio [OPTIONS]\n"
-    "      --federation                display jobs in federation if a member of one\n"
-    "  -h, --noheader                  no headers on output\n"
-    "  -j, --jobs                      comma separated list of jobs\n"
-    "                                  to view, default is all\n"
-    "      --local                     display jobs on local cluster only\n"
-    "  -l, --long                      long report\n"
-    "  -M, --cluster=cluster_name      cluster to issue commands to.  Default is\n"
-    "                                  current cluster.  cluster with no name will\n"
-    "                                  reset to default.\n"
-    "                                  NOTE: SlurmDBD must be up.\n"
-    "  -n, --norm                      display normalized values\n"
-    "  -o, --format=format             format specification\n"
-    "      --sibling                   display job records separately for each federation "
-    "cluster\n"
-    "  -p, --partition=partition_name  comma separated list of partitions\n"
-    "  -u, --user=user_name            comma separated list of users to view\n"
-    "  -v, --verbose                   verbosity level\n"
-    "  -V, --version                   output version information and exit\n"
-    "  -w, --weights                   show the weights for each priority factor\n"
+    "      --federation                jobs of the whole federation, if in one\n"
+    "  -h, --noheader                  leave out the header line\n"
+    "  -j, --jobs                      only these jobs (comma separated);\n"
+    "                                  all pending jobs by default\n"
+    "      --local                     jobs of this cluster only\n"
+    "  -l, --long                      the long report\n"
+    "  -M, --cluster=cluster_name      ask this cluster instead of the local\n"
+    "                                  one (an empty name means the local\n"
+    "                                  one); needs slurmdbd\n"
+    "  -n, --norm                      print the factors normalized (0 to 1)\n"
+    "  -o, --format=format             output format (%-codes)\n"
+    "      --sibling                   one line per federation cluster a job is on\n"
+    "  -p, --partition=partition_name  only these partitions (comma separated)\n"
+    "  -u, --user=user_name            only these users' jobs (comma separated)\n"
+    "  -v, --verbose                   more detail about what sprio does\n"
+    "  -V, --version                   print the version and exit\n"
+    "  -w, --weights                   print the weight of each priority factor\n"
     "\n"
     "Help options:\n"
-    "  --help                          show this help message\n"
-    "  --usage                         display a brief summary of sprio options\n";
+    "  --help                          print this help\n"
+    "  --usage                         print a short synopsis\n";
 
 enum LongOnly { kFederation = 0x100, kHelpOpt, kLocal, kSibling, kUsageOpt };
 
@@ -190,6 +189,14 @@ CommandResult usage_error(CommandResult r, const std::string& line) {
 }
 
 }  // namespace
+
+extern const CommandHelp kSprioHelp{
+    "sprio", "shows the priority of pending jobs and the factors it is made of", kUsage, kHelp,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken.\n\n"
+    "The factors are those of drover's multifactor priority (age, fair-share, job size, "
+    "partition, QOS, TRES), weighted by slurm.conf's PriorityWeight* as in Slurm. "
+    "-M/--cluster needs slurmdbd; --federation, --sibling and --local change nothing on "
+    "drover's single cluster."};
 
 CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& env) {
   CommandResult res;

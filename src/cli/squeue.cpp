@@ -700,6 +700,14 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
 
 }  // namespace
 
+extern const CommandHelp kSqueueHelp{
+    "squeue", "lists the jobs and job steps in the queue", kUsageText, kHelpText,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken (--state for "
+    "--states, --part for --partitions).\n\n--yaml is refused (drover writes JSON documents only); "
+    "-M/--clusters needs slurmdbd and fails as Slurm's does when it cannot reach one; "
+    "--federation, --sibling and --local change nothing on drover's single cluster; -L and -R are "
+    "accepted and do not filter."};
+
 int squeue_main(const std::vector<std::string>& args) {
   std::string format = kDefaultFormat, named_format;
   bool header = true, long_format = false, start_format = false, steps = false;

@@ -345,24 +345,70 @@ const std::vector<LongOption> kLongOptions = {
     {"version", ArgKind::None, 'V'},
 };
 
+// --help, --usage and the help command: Slurm 22.05's layout and option set, drover's words,
+// and only the reports drover has.
 const char* kUsage =
     "sreport [<OPTION>] [<COMMAND>]\n"
     "    Valid <OPTION> values are:\n"
-    "     -a or --all_clusters: Use all clusters instead of current\n"
-    "     -M or --cluster: Report on the given cluster\n"
-    "     -h or --help: equivalent to \"help\" command\n"
-    "     -n or --noheader: equivalent to \"noheader\" command\n"
-    "     -p or --parsable: output will be '|' delimited with a '|' at the end\n"
-    "     -P or --parsable2: output will be '|' delimited without a '|' at the end\n"
-    "     -Q or --quiet: equivalent to \"quiet\" command\n"
-    "     -t <time_format>: Second, Minute, Hour, Percent, SecPer, MinPer, HourPer\n"
-    "     -T or --tres: comma separated list of TRES, or 'ALL' for all TRES\n"
-    "     -V or --version: equivalent to \"version\" command\n\n"
-    "    Valid report types (drover): cluster Utilization, cluster AccountUtilizationByUser,\n"
-    "    user TopUsage; options start=, end=, format=, accounts=, users=, tree, group,\n"
-    "    topcount=\n";
+    "     -a or --all_clusters: every cluster, not only this one\n"
+    "     --federation: the whole federation, if in one\n"
+    "     -h or --help: print this help (the \"help\" command)\n"
+    "     --local: this cluster only, even in a federation\n"
+    "     -n or --noheader: leave out the header lines\n"
+    "     -p or --parsable: fields split by '|', one more '|' at the end\n"
+    "     -P or --parsable2: fields split by '|', none at the end\n"
+    "     -Q or --quiet: errors only\n"
+    "     -t <time_format>: Seconds, Minutes, Hours, Percent, SecPer, MinPer,\n"
+    "                       HourPer\n"
+    "     -T or --tres: the TRES to report, comma separated, or 'ALL'\n"
+    "     -v or --verbose: more detail about what sreport does\n"
+    "     -V or --version: print the version (the \"version\" command)\n"
+    "\n"
+    "  drover's sreport runs the one report given on its command line; it has\n"
+    "  no interactive mode.\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     help                print this help\n"
+    "     version             print the version\n"
+    "     cluster <REPORT> <OPTIONS>\n"
+    "     user <REPORT> <OPTIONS>\n"
+    "\n"
+    "  <REPORT> in drover:\n"
+    "     cluster - AccountUtilizationByUser, Utilization\n"
+    "     user    - TopUsage\n"
+    "\n"
+    "  <OPTIONS>:\n"
+    "     every report\n"
+    "             - Start=<TIME>     - start of the period (default: midnight\n"
+    "                                  at the start of yesterday)\n"
+    "             - End=<TIME>       - end of the period (default: midnight\n"
+    "                                  at the end of yesterday)\n"
+    "             - Format=<FIELDS>  - fields to print, comma separated; a\n"
+    "                                  field may end with %NUMBER for its width\n"
+    "     cluster - Accounts=<LIST>  - only these accounts\n"
+    "             - Users=<LIST>     - only these users\n"
+    "             - Tree             - AccountUtilizationByUser: indent accounts\n"
+    "                                  as they nest\n"
+    "     user    - Accounts=<LIST>  - only these accounts\n"
+    "             - Group            - one line per user, accounts summed\n"
+    "             - TopCount=<N>     - how many users TopUsage lists (10)\n"
+    "             - Users=<LIST>     - only these users\n"
+    "\n"
+    "  <TIME> may be HH:MM[:SS][AM|PM], MMDD[YY], MM/DD[/YY], MM.DD[.YY],\n"
+    "  MM/DD[/YY]-HH:MM[:SS], YYYY-MM-DD[THH:MM[:SS]] or now[+|-count[units]].\n"
+    "  Commands and options are case-insensitive.\n";
 
 }  // namespace
+
+extern const CommandHelp kSreportHelp{
+    "sreport", "reports on the cluster's usage over a period, from the accounting records",
+    "sreport [<OPTION>] [<COMMAND>]\n", kUsage,
+    "drover computes the reports from the controller's own job records; there is no "
+    "slurmdbd. Only the reports listed exist (cluster Utilization and "
+    "AccountUtilizationByUser, user TopUsage); the job and reservation reports and the WCKey "
+    "reports of Slurm's sreport are refused. There is no interactive mode.\n\n"
+    "-M/--cluster is accepted as by Slurm (its help does not list it) and needs slurmdbd. "
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken."};
 
 CommandResult run_sreport(const std::vector<std::string>& args, const CommandEnv& env,
                           int64_t now) {

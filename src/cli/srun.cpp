@@ -173,7 +173,7 @@ int srun_main(const std::vector<std::string>& args) {
   if (!parsed) return exit_code;
   const RunOptions& o = *parsed;
   if (o.help || o.usage) {
-    std::cout << "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n";
+    std::cout << (o.help ? kSrunHelp.help : kSrunHelp.usage);
     return 0;
   }
   if (o.version) {
@@ -195,7 +195,7 @@ int srun_main(const std::vector<std::string>& args) {
     }
   } else {
     core::JobSpec spec = allocation_spec(o, "srun", env);
-    own = allocate(spec, "srun", o.quiet);
+    own = allocate(spec, "srun", o.quiet, o.immediate);
     if (!own) return 1;
     job_id = own->job_id;
     job_env = own->env;
@@ -325,10 +325,14 @@ int srun_main(const std::vector<std::string>& args) {
   set("SLURM_STEP_NUM_NODES", std::to_string(step_nnodes));
   set("SLURM_STEP_NUM_TASKS", std::to_string(step_tasks));
   set("SLURM_STEP_TASKS_PER_NODE", step.value("tasks_per_node", ""));
-  // SLURM_NODELIST stays the job's, as in Slurm; the counts become the step's.
-  set("SLURM_NNODES", std::to_string(step_nnodes));
-  set("SLURM_NTASKS", std::to_string(step_tasks));
-  set("SLURM_NPROCS", std::to_string(step_tasks));
+  // SLURM_NODELIST stays the job's, as in Slurm; the counts become the step's, unless -E keeps
+  // the ones srun was given.
+  auto count = [&](const std::string& k, int n) {
+    if (!o.preserve_env || !task_env.count(k)) set(k, std::to_string(n));
+  };
+  count("SLURM_NNODES", step_nnodes);
+  count("SLURM_NTASKS", step_tasks);
+  count("SLURM_NPROCS", step_tasks);
   set("SLURM_TASKS_PER_NODE", step.value("tasks_per_node", ""));
   // Inside an existing allocation srun always says how it distributed the tasks (cyclic when
   // there is at most one per node); for an allocation of its own only when asked (-m).
@@ -352,6 +356,8 @@ int srun_main(const std::vector<std::string>& args) {
   launch.unbuffered = o.unbuffered;
   launch.kill_on_bad_exit = o.kill_on_bad_exit;
   launch.quiet = o.quiet;
+  launch.quit_on_interrupt = o.quit_on_interrupt;
+  launch.disable_status = o.disable_status;
   launch.wait_s = o.wait_s;
   launch.stdin_mode = o.input.value_or("all");
   std::string unopened;  // srun's own -o/-e file (see below) that could not be opened

@@ -16,30 +16,28 @@
 namespace drover::cli {
 namespace {
 
-// Slurm's text, trailing spaces and all.
+// --help and --usage (the same text): Slurm 22.05's layout and option set, drover's words.
 constexpr const char* kUsage =
     "Usage:  sshare [OPTION]                                                    \n"
-    "  Valid OPTIONs are:                                                       \n"
-    "    -a or --all            list all users                                  \n"
-    "    -A or --accounts=      display specific accounts (comma separated list)\n"
-    "    -e or --helpformat     Print a list of fields that can be specified    \n"
-    "                           with the '--format' option                      \n"
-    "    -l or --long           include normalized usage in output              \n"
-    "    -m or --partition      print the partition part of the association     \n"
-    "    -M or --cluster=names  clusters to issue commands to.                  \n"
-    "                           NOTE: SlurmDBD must be up.                      \n"
-    "    -n or --noheader       omit header from output                         \n"
-    "    -o or --format=        Comma separated list of fields (use             \n"
-    "                           \"--helpformat\" for a list of available fields).\n"
-    "    -p or --parsable       '|' delimited output with a trailing '|'        \n"
-    "    -P or --parsable2      '|' delimited output without a trailing '|'     \n"
-    "    -u or --users=         display specific users (comma separated list)   \n"
-    "    -U or --Users          display only user information                   \n"
-    "    -v or --verbose        display more information                        \n"
-    "    -V or --version        display tool version number                     \n"
-    "          --help           display this usage description                  \n"
-    "          --usage          display this usage description                  \n"
-    "                                                                           \n"
+    "  Valid OPTIONs are:\n"
+    "    -a or --all            every user, not only those with usage\n"
+    "    -A or --accounts=      only these accounts (comma separated)\n"
+    "    -e or --helpformat     list the field names --format takes\n"
+    "    -l or --long           add the normalized usage columns\n"
+    "    -m or --partition      show the partition of each association\n"
+    "    -M or --cluster=names  ask these clusters (needs slurmdbd)\n"
+    "    -n or --noheader       leave out the header line\n"
+    "    -o or --format=        fields to print, comma separated (see\n"
+    "                           --helpformat for their names)\n"
+    "    -p or --parsable       fields split by '|', one more '|' at the end\n"
+    "    -P or --parsable2      fields split by '|', none at the end\n"
+    "    -u or --users=         only these users (comma separated)\n"
+    "    -U or --Users          users' lines only, no account lines\n"
+    "    -v or --verbose        more detail about what sshare does\n"
+    "    -V or --version        print the version and exit\n"
+    "          --help           print this help\n"
+    "          --usage          print this help\n"
+    "\n"
     "\n";
 
 enum LongOnly { kHelpOpt = 0x100, kUsageOpt };
@@ -111,6 +109,12 @@ sched::SshareRow row_of(const json& r, const json& tres_names, const std::string
 }
 
 }  // namespace
+
+extern const CommandHelp kSshareHelp{
+    "sshare", "shows the fair-share standing of accounts and users", kUsage, kUsage,
+    "Options follow getopt_long's rules: any unique prefix of a long option is taken.\n\n"
+    "The figures come from drover's own usage records and the associations set with sacctmgr; "
+    "-M/--cluster needs slurmdbd, which drover does not have, and fails as Slurm's does."};
 
 CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv& env) {
   CommandResult res;

@@ -257,11 +257,17 @@ class Launcher {
 
   // Ends the step through the controller, as scancel N.S does (its tasks are killed and each
   // node tells why).
+  void announce_termination() {
+    if (termination_said_) return;
+    termination_said_ = true;
+    say("forcing job termination");
+    say_aborted();
+  }
+
   void force_termination() {
     if (forcing_) return;
     forcing_ = true;
-    say("forcing job termination");
-    say_aborted();
+    announce_termination();
     const std::string ref = std::to_string(job_id_) + "." + std::to_string(step_id_);
     try {
       call_controller(
@@ -328,13 +334,19 @@ class Launcher {
     if (ec) return;
     if (sig == SIGINT) {
       const auto now = std::chrono::steady_clock::now();
-      if (interrupts_ > 0 && now - last_interrupt_ < std::chrono::seconds(1)) {
+      if (req_.disable_status && !req_.quit_on_interrupt) {
+        say("sending Ctrl-C to " + step_name());
+        broadcast_signal(SIGINT);
+      } else if (req_.quit_on_interrupt ||
+                 (interrupts_ > 0 && now - last_interrupt_ < std::chrono::seconds(1))) {
         if (aborting_) std::_Exit(1);  // a third one: leave at once
         aborting_ = true;
         cancelled_ = true;
         say("sending Ctrl-C to " + step_name());
         broadcast_signal(SIGINT);
-        // The tasks get a moment to die of it before the step is ended.
+        // --quit-on-interrupt says at once that the step is ended, as Slurm's does; either way
+        // the tasks get a moment to die of the SIGINT before the step is ended.
+        if (req_.quit_on_interrupt) announce_termination();
         int_timer_ = std::make_unique<asio::steady_timer>(io_, std::chrono::milliseconds(300));
         int_timer_->async_wait([this](boost::system::error_code e) {
           if (!e) force_termination();
@@ -497,6 +509,7 @@ class Launcher {
   uint32_t step_id_ = 0;
   int ntasks_ = 1;
   int interrupts_ = 0;
+  bool termination_said_ = false;
   std::chrono::steady_clock::time_point last_interrupt_;
   bool launch_failed_ = false, killing_ = false, aborting_ = false, cancelled_ = false;
   bool aborted_said_ = false, notice_shown_ = false, forcing_ = false;

@@ -19,6 +19,9 @@ struct LaunchRequest {
   std::map<uint32_t, std::string> stdout_files, stderr_files, stdin_files;  // per task
   std::string open_mode;
   bool label = false, unbuffered = false, kill_on_bad_exit = false, quiet = false;
+  // What one SIGINT does: by default a status line (a second within a second aborts the step);
+  // --quit-on-interrupt aborts at once; -X/--disable-status passes it on to the tasks.
+  bool quit_on_interrupt = false, disable_status = false;
   int wait_s = 0;  // -W: end the step this long after the first task ends
 };
 

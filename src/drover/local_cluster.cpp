@@ -439,11 +439,15 @@ int cluster_up(const UpOptions& opts) {
 
   const fs::path slurm_bin = fs::weakly_canonical(bin / ".." / "slurm-bin");
   std::string dashboard;  // the web dashboard's address, when there is an HTTP port
+  // The commands' man pages (written by drover-man beside slurm-bin); the empty entry that
+  // an unset MANPATH leaves keeps man's default search path too.
+  const fs::path man_dir = fs::weakly_canonical(bin / ".." / "man");
   std::ostringstream env_sh;
   env_sh << "# Source this to use the drover cluster in " << dir.string() << "\n"
          << "export DROVER_STATE_DIR='" << dir.string() << "'\n"
          << "export DROVER_SOCKET='" << socket.string() << "'\n"
-         << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n";
+         << "export PATH='" << slurm_bin.string() << "':\"$PATH\"\n"
+         << "export MANPATH='" << man_dir.string() << "':\"${MANPATH:-}\"\n";
   if (const int64_t http_port = conf.get_int("DroverHttpPort", 0); http_port > 0) {
     std::string addr = conf.get("DroverHttpAddress", "127.0.0.1");
     if (addr == "0.0.0.0") addr = "127.0.0.1";

@@ -19,4 +19,6 @@ run sshare -o Account,User%20,FairShare
 run sshare -o bogus
 run sshare -Z
 run sshare -e
-run sshare --help
+# --help in drover's own words: its first line and the options it lists are Slurm's
+run sh -c "sshare --help | head -1"
+run sh -c "sshare --help | python3 $_HARNESS/../help_options.py"
