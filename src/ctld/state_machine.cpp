@@ -35,9 +35,10 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
   for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
   for (const auto& pc : config_.conf.partitions) partitions_.push_back(partition_from_conf(pc));
   if (config_.limits) {
-    assoc_ = config_.limits->fairshare_tree();
-    acct_data_ = core::acct_data_from_dump(config_.limits->dump());
-    acct_data_->cluster = config_.cluster_name;
+    acct_.set_tree(config_.limits->fairshare_tree());
+    core::AcctData data = core::acct_data_from_dump(config_.limits->dump());
+    data.cluster = config_.cluster_name;
+    acct_.load(std::move(data));
   }
 }
 
@@ -506,7 +507,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
             }
           }
         fx.dirty_jobs.insert(rem.id);
-        submit_usage_.reset();
+        acct_.forget_submit_usage();
       } else {
         errors.push_back({{"job", t.ref}, {"error", "Job is pending execution"}});
       }
@@ -574,7 +575,7 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
   if (held && job.state == core::JobState::Running) charge_usage(job, now, fx);
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   job.state = state;
   job.reason = reason;
   job.end_time = now;

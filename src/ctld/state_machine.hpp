@@ -16,9 +16,11 @@
 #include "core/job.hpp"
 #include "core/node.hpp"
 #include "core/reservation.hpp"
+#include "ctld/accounting_state.hpp"
 #include "ctld/config.hpp"
 #include "ctld/job_table.hpp"
 #include "ctld/node_table.hpp"
+#include "ctld/reservation_book.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
@@ -70,8 +72,11 @@ struct Effects {
   std::set<std::string> erased_submit_ids;
 };
 
-// All cluster state and the rules that change it. Single-threaded by design: the controller's
-// state thread is its only caller. No I/O and no clock: time comes in as `now`.
+// The controller's rules, and the façade over the components that hold its state (nodes,
+// jobs, reservations, accounting; partitions and the configuration are still its own
+// members). One thread owns all of it: the controller's state thread is the only caller of
+// StateMachine and the only one to touch its components, so nothing here locks. No I/O and
+// no clock: time comes in as `now`.
 class StateMachine {
  public:
   StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
@@ -136,7 +141,7 @@ class StateMachine {
   // the time it is valued at), and back: usage survives restarts as in Slurm.
   json usage_record() const;
   void restore_usage(const json& record);
-  int64_t next_resv_id() const { return next_resv_id_; }
+  int64_t next_resv_id() const { return reservations_.next_id(); }
   // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
   std::function<bool(const std::string&)> user_exists;
 
@@ -154,7 +159,7 @@ class StateMachine {
   void install_accounting(core::AcctData data, Effects& fx);
   // What install_accounting would refuse ("" when it would take it).
   std::string check_accounting(const core::AcctData& data) const;
-  const std::optional<core::AcctData>& acct_data() const { return acct_data_; }
+  const std::optional<core::AcctData>& acct_data() const { return acct_.data(); }
 
   // srun (steps.cpp): a step inside a running allocation ({"job_id", sizes, "nodelist", ...};
   // the reply has the layout, the agents' addresses and the signed credential), its end,
@@ -203,6 +208,8 @@ class StateMachine {
   // The components, read-only (the metrics text, tests).
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
+  const ReservationBook& reservations() const { return reservations_; }
+  const AccountingState& accounting() const { return acct_; }
   // Each partition's name and nodes, in slurm.conf's order.
   std::vector<std::pair<std::string, const std::vector<NodeId>*>> partition_nodes() const;
 
@@ -374,6 +381,8 @@ class StateMachine {
   static std::string node_definition(const core::NodeConf& nc);
   json partition_view(const Partition& p) const;
 
+  // State below is the state thread's alone (see the class comment); each component keeps
+  // its own invariants, the rules above decide what changes.
   Config config_;
   std::unique_ptr<sched::Scheduler> scheduler_;
   JobTable jobs_;
@@ -387,18 +396,12 @@ class StateMachine {
   std::vector<Partition> partitions_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
-  std::optional<sched::Limits::Usage> submit_usage_;  // none: to be recounted
-  sched::AssocTree assoc_;
-  // The accounting entities the limits come from (none: no accounts, users under root).
-  std::optional<core::AcctData> acct_data_;
-  uint64_t acct_generation_ = 0;  // counts installed changes (acct_change's preview/commit check)
-  std::map<std::string, core::Reservation> reservations_;
-  int64_t next_resv_id_ = 1;
+  AccountingState acct_;
+  ReservationBook reservations_;
   std::string cluster_key_;
   // Nodes whose tasks of a running step have ended, by (job, step); not journaled (a restart
   // leaves the step to srun's report or the job's end).
   std::map<std::pair<uint64_t, uint32_t>, std::set<std::string>> step_nodes_ended_;
-  int64_t resv_checked_at_ = 0;  // when reservation starts were last looked at
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.
