@@ -1,7 +1,8 @@
 // Memory per pending job in the controller's state machine: submits N jobs as sbatch sends
 // them (a batch script and a typical exported environment), runs a full scheduling pass,
 // and prints the resident-set growth per job at each step. Not a timed test: a program
-// that prints figures (docs/benchmarks.md).
+// that prints figures (docs/benchmarks.md). Each submission carries a request id of the
+// commands' form (32 hex digits), as sbatch sends it; NO_REQUEST_ID=1 leaves it out.
 //
 //   ctld_memory [N]   (default 100000)
 #include <malloc.h>
@@ -57,13 +58,20 @@ int main(int argc, char** argv) {
   // Pending in a DOWN partition (as bench/compare's depth run): offered to every pass.
   for (int i = 0; i < 40; ++i)  // a login shell's worth of exported variables (~1.5 KB)
     s.environment["VARIABLE_" + std::to_string(i)] = std::string(30, 'x');
-  const nlohmann::json req = {{"spec", s}};
+  nlohmann::json req = {{"spec", s}};
+  const bool request_ids = std::getenv("NO_REQUEST_ID") == nullptr;
   const ctld::Caller who{1000, 1000, "user", "user"};
 
   if (std::getenv("NO_TRIM") == nullptr) malloc_trim(0);
   const long base = rss_kb();
   for (int i = 0; i < n; ++i) {
     ctld::Effects fx;  // as the server: effects are applied and dropped each batch
+    if (request_ids) {
+      char id[33];
+      std::snprintf(id, sizeof id, "%08x%08x%08x%08x", static_cast<unsigned>(i) * 2654435761u,
+                    static_cast<unsigned>(i), 0x5eed1234u, ~static_cast<unsigned>(i));
+      req["request_id"] = id;
+    }
     sm.submit(req, who, 1000 + i / 100, fx);
   }
   if (std::getenv("NO_TRIM") == nullptr) malloc_trim(0);

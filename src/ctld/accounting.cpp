@@ -51,23 +51,24 @@ std::string StateMachine::admit(core::JobSpec& spec, const Caller& who, const Pa
   if (!limits->check_submit(key, tres, time_limit, count, submit_usage()).empty())
     return "Job violates accounting/QOS policy (job submit limit, user's size and/or time "
            "limits)";
-  if (!test_only) limits->add_submitted(*submit_usage_, key, count);
+  if (!test_only) limits->add_submitted(*acct_.submit_usage(), key, count);
   return "";
 }
 
 const sched::Limits::Usage& StateMachine::submit_usage() {
-  if (!submit_usage_) {
+  if (!acct_.submit_usage()) {
     const sched::Limits& limits = *config_.limits;
-    submit_usage_ = limits.empty_usage();
+    sched::Limits::Usage usage = limits.empty_usage();
     for (const auto& [id, job] : jobs_) {
       if (core::is_finished(job.state)) continue;
       // An array's remainder stands for each of its tasks.
       const int64_t n =
           job.array_pending.empty() ? 1 : static_cast<int64_t>(job.array_pending.size());
-      limits.add_submitted(*submit_usage_, limits.key(job), n);
+      limits.add_submitted(usage, limits.key(job), n);
     }
+    acct_.set_submit_usage(std::move(usage));
   }
-  return *submit_usage_;
+  return *acct_.submit_usage();
 }
 
 }  // namespace drover::ctld

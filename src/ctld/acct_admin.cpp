@@ -8,8 +8,8 @@
 namespace drover::ctld {
 
 json StateMachine::acct_show() const {
-  json data = acct_data_ ? *acct_data_ : core::new_acct_data(config_.cluster_name);
-  return {{"ok", true}, {"data", std::move(data)}, {"generation", acct_generation_}};
+  json data = acct_.data() ? *acct_.data() : core::new_acct_data(config_.cluster_name);
+  return {{"ok", true}, {"data", std::move(data)}, {"generation", acct_.generation()}};
 }
 
 std::string StateMachine::check_accounting(const core::AcctData& data) const {
@@ -26,13 +26,14 @@ json StateMachine::acct_change(const json& req, const Caller& who,
                                std::optional<core::AcctData>& to_store) {
   const auto request = req.at("request").get<core::AcctRequest>();
   const bool commit = req.value("commit", false);
-  if (commit && req.value("generation", acct_generation_) != acct_generation_)
+  if (commit && req.value("generation", acct_.generation()) != acct_.generation())
     return {
         {"ok", true},
         {"out", ""},
         {"err", " Error with request: the accounting data changed meanwhile, nothing was done\n"},
         {"rc", 1}};
-  const core::AcctData base = acct_data_ ? *acct_data_ : core::new_acct_data(config_.cluster_name);
+  const core::AcctData base =
+      acct_.data() ? *acct_.data() : core::new_acct_data(config_.cluster_name);
   const bool may_modify = is_operator(who) || core::acct_admin_level(base, who.user);
   std::vector<core::AcctJob> active;
   for (const auto& [id, job] : jobs_)
@@ -52,7 +53,7 @@ json StateMachine::acct_change(const json& req, const Caller& who,
     return {{"ok", true}, {"out", ""}, {"err", o.err}, {"rc", o.rc}};
   }
   return {{"ok", true}, {"out", o.out},         {"err", o.err},
-          {"rc", o.rc}, {"changed", o.changed}, {"generation", acct_generation_}};
+          {"rc", o.rc}, {"changed", o.changed}, {"generation", acct_.generation()}};
 }
 
 void StateMachine::install_accounting(core::AcctData data, Effects& fx) {
@@ -60,13 +61,12 @@ void StateMachine::install_accounting(core::AcctData data, Effects& fx) {
   core::AcctDump dump = core::acct_dump_of(data);
   dump.source = "accounting";
   apply_accounting(config_, std::move(dump));
-  acct_data_ = std::move(data);
-  ++acct_generation_;
+  acct_.install(std::move(data));
   // Fair share: the new tree, with the usage of the associations it still has.
   const json usage = usage_record();
-  assoc_ = config_.limits->fairshare_tree();
+  acct_.set_tree(config_.limits->fairshare_tree());
   restore_usage(usage);
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   full_pass_needed_ = true;
   fx.reschedule = true;
   fx.acct_dirty = true;

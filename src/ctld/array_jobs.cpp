@@ -7,28 +7,11 @@
 
 namespace drover::ctld {
 
-void StateMachine::index_array_member(const core::Job& job) {
-  if (job.array_job_id == 0) return;
-  auto& members = array_members_[job.array_job_id];
-  if (std::find(members.begin(), members.end(), job.id) == members.end()) members.push_back(job.id);
-}
-
-std::vector<uint64_t> StateMachine::array_records(uint64_t array_job_id) const {
-  auto it = array_members_.find(array_job_id);
-  if (it == array_members_.end()) return {};
-  std::vector<uint64_t> ids = it->second;
-  std::sort(ids.begin(), ids.end(), [array_job_id](uint64_t a, uint64_t b) {
-    if ((a == array_job_id) != (b == array_job_id)) return a == array_job_id;
-    return a > b;
-  });
-  return ids;
-}
-
 int StateMachine::running_array_tasks(uint64_t array_job_id) const {
   int n = 0;
-  auto it = array_members_.find(array_job_id);
-  if (it == array_members_.end()) return 0;
-  for (uint64_t id : it->second)
+  const std::vector<uint64_t>* members = jobs_.array_members(array_job_id);
+  if (!members) return 0;
+  for (uint64_t id : *members)
     if (auto jt = jobs_.find(id); jt != jobs_.end() && jt->second.state == core::JobState::Running)
       ++n;
   return n;
@@ -42,25 +25,22 @@ core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, 
     return remainder;
   }
   core::Job task = remainder;
-  task.id = next_job_id_++;
+  task.id = jobs_.take_id();
   fx.next_id_dirty = true;
   task.array_task_id = index;
   task.array_pending = {};
-  const uint64_t id = task.id;
-  core::Job& stored = jobs_.emplace(id, std::move(task)).first->second;
-  index_array_member(stored);
-  hold_payload(stored);
-  fx.dirty_jobs.insert(id);
+  core::Job& stored = jobs_.insert(std::move(task));
+  fx.dirty_jobs.insert(stored.id);
   return stored;
 }
 
 void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Target& t) {
   std::vector<core::Job*>& out = t.jobs;
-  auto members = array_members_.find(ref.job_id);
-  const bool is_array = members != array_members_.end() && !members->second.empty();
+  const std::vector<uint64_t>* members = jobs_.array_members(ref.job_id);
+  const bool is_array = members != nullptr;
   if (!ref.tasks) {
     if (is_array) {
-      for (uint64_t id : array_records(ref.job_id))
+      for (uint64_t id : jobs_.array_records(ref.job_id))
         if (auto it = jobs_.find(id); it != jobs_.end()) out.push_back(&it->second);
     } else if (auto it = jobs_.find(ref.job_id); it != jobs_.end()) {
       out.push_back(&it->second);
@@ -74,7 +54,7 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
   }
   // The remainder record, if any tasks are still unsplit.
   core::Job* remainder = nullptr;
-  for (uint64_t id : members->second) {
+  for (uint64_t id : *members) {
     auto it = jobs_.find(id);
     if (it != jobs_.end() && !it->second.array_pending.empty() &&
         !core::is_finished(it->second.state))
@@ -88,7 +68,7 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
         covers_remainder = ref.tasks->contains(static_cast<uint32_t>(i));
   for (uint32_t index : ref.tasks->to_vector(1u << 20)) {
     core::Job* found = nullptr;
-    for (uint64_t id : members->second) {
+    for (uint64_t id : *members) {
       auto it = jobs_.find(id);
       if (it != jobs_.end() && it->second.array_task_id == index) found = &it->second;
     }

@@ -44,8 +44,8 @@ core::DepState StateMachine::evaluate_entry(uint32_t own_task, const core::DepEn
   std::vector<const core::Job*> targets;
   uint32_t task = e.array_task;
   if (e.type == DepType::AfterCorr && own_task != core::kNoArrayTask) task = own_task;
-  if (auto m = array_members_.find(e.job_id); m != array_members_.end()) {
-    for (uint64_t id : m->second) {
+  if (const std::vector<uint64_t>* members = jobs_.array_members(e.job_id)) {
+    for (uint64_t id : *members) {
       auto it = jobs_.find(id);
       if (it == jobs_.end()) continue;
       const core::Job& t = it->second;
@@ -134,7 +134,7 @@ void StateMachine::split_correlated_tasks(core::Job& remainder, int64_t now, Eff
     if (!met && !never) continue;
     core::Job& task = split_array_task(remainder, index, fx);
     task.dependency = met ? core::Dependency{} : dep;
-    new_pending_.push_back(task.id);
+    jobs_.note_new_pending(task.id);
     if (&task == &remainder) break;
   }
 }

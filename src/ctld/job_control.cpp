@@ -65,7 +65,7 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
   job.reason = job.eligible_time > now ? "BeginTime" : "None";
   job.restarts += 1;
   job.submit_time = now;
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   job.start_time = core::kNoTime;
   job.end_time = core::kNoTime;
   job.cancelled_by = 0xffffffff;  // the exit code of the last run stays, as in Slurm
@@ -288,7 +288,7 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
     }
   }
   job = std::move(next);
-  submit_usage_.reset();  // the partition (and so its QOS) may have changed
+  acct_.forget_submit_usage();  // the partition (and so its QOS) may have changed
   if (job.state == core::JobState::Pending) job.reason = "None";
   fx.dirty_jobs.insert(job.id);
   fx.reschedule = true;

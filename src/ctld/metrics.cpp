@@ -13,21 +13,6 @@
 
 namespace drover::ctld {
 
-// Read-only access to StateMachine's private state (a friend of it).
-class MetricsReader {
- public:
-  static const std::map<uint64_t, core::Job>& jobs(const StateMachine& m) { return m.jobs_; }
-  static const NodeTable& nodes(const StateMachine& m) { return m.nodes_; }
-  static std::vector<std::pair<std::string, const std::vector<NodeId>*>> partitions(
-      const StateMachine& m) {
-    std::vector<std::pair<std::string, const std::vector<NodeId>*>> out;
-    for (const auto& p : m.partitions_) out.emplace_back(p.name, &p.nodes);
-    return out;
-  }
-  static bool full_pass(const StateMachine& m) { return m.full_pass_needed_; }
-  static uint64_t new_pending(const StateMachine& m) { return m.new_pending_.size(); }
-};
-
 namespace {
 
 constexpr int64_t kMiB = 1024 * 1024;
@@ -260,9 +245,9 @@ std::string_view metrics_content_type(MetricsFormat f) {
 }
 
 uint64_t pending_backlog(const StateMachine& m) {
-  if (!MetricsReader::full_pass(m)) return MetricsReader::new_pending(m);
+  if (!m.full_pass_pending()) return m.jobs().new_pending().size();
   uint64_t n = 0;
-  for (const auto& [id, j] : MetricsReader::jobs(m))
+  for (const auto& [id, j] : m.jobs())
     if (j.state == core::JobState::Pending) n += task_count(j);
   return n;
 }
@@ -287,9 +272,9 @@ MetricsAudience metrics_audience(const std::string& private_data,
 
 std::string metrics_text(const StateMachine& m, const SchedStats& st, MetricsFormat f,
                          unsigned groups, const MetricsAudience& audience) {
-  const auto& jobs = MetricsReader::jobs(m);
-  const auto& nodes = MetricsReader::nodes(m);
-  const auto parts = MetricsReader::partitions(m);
+  const JobTable& jobs = m.jobs();
+  const NodeTable& nodes = m.nodes();
+  const auto parts = m.partition_nodes();
 
   // One walk over the jobs and one over the nodes.
   JobCounts all;

@@ -87,7 +87,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
         fx.dirty_partitions.insert(p.name);
       }
   fx.dirty_partitions.insert(part->name);
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   full_pass_needed_ = true;
   fx.reschedule = true;
   return {{"ok", true}};

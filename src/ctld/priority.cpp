@@ -10,9 +10,9 @@ namespace drover::ctld {
 
 sched::AssocId StateMachine::charged_association(const core::Job& job) {
   if (config_.limits)
-    if (auto id = assoc_.find_user(job.user, job.spec.account)) return *id;
-  if (auto id = assoc_.find_user(job.user, "root")) return *id;
-  return assoc_.add_user(job.user, "root");
+    if (auto id = acct_.tree().find_user(job.user, job.spec.account)) return *id;
+  if (auto id = acct_.tree().find_user(job.user, "root")) return *id;
+  return acct_.tree().add_user(job.user, "root");
 }
 
 void StateMachine::charge_usage(const core::Job& job, int64_t now, Effects& fx) {
@@ -23,46 +23,46 @@ void StateMachine::charge_usage(const core::Job& job, int64_t now, Effects& fx) 
   if (config_.limits)  // the QOS's UsageFactor scales what the job is charged
     if (int q = config_.limits->find_qos(job.spec.qos); q != sched::Limits::kNone)
       rate *= config_.limits->qos()[q].usage_factor;
-  assoc_.decay_to(now, config_.priority.decay_half_life_s);
-  assoc_.add_running_usage(id, job.start_time, now, rate, config_.priority.decay_half_life_s);
+  acct_.tree().decay_to(now, config_.priority.decay_half_life_s);
+  acct_.tree().add_running_usage(id, job.start_time, now, rate, config_.priority.decay_half_life_s);
   fx.usage_dirty = true;
 }
 
 json StateMachine::usage_record() const {
   json users = json::array();
-  for (sched::AssocId id = 0; id < assoc_.size(); ++id) {
-    const sched::Association& a = assoc_.at(id);
+  for (sched::AssocId id = 0; id < acct_.tree().size(); ++id) {
+    const sched::Association& a = acct_.tree().at(id);
     if (a.is_user() && a.raw_usage > 0) users.push_back({a.user, a.account, a.raw_usage});
   }
-  return {{"time", assoc_.usage_time()}, {"users", users}};
+  return {{"time", acct_.tree().usage_time()}, {"users", users}};
 }
 
 void StateMachine::restore_usage(const json& record) {
   if (!record.is_object()) return;
   const int64_t at = record.value("time", int64_t{0});
   // Usage is valued at the tree's time: older usage is decayed to it first.
-  assoc_.decay_to(at, config_.priority.decay_half_life_s);
+  acct_.tree().decay_to(at, config_.priority.decay_half_life_s);
   const double factor =
-      sched::decay_factor(assoc_.usage_time() - at, config_.priority.decay_half_life_s);
+      sched::decay_factor(acct_.tree().usage_time() - at, config_.priority.decay_half_life_s);
   for (const auto& u : record.value("users", json::array())) {
     const std::string user = u.at(0), account = u.at(1);
-    std::optional<sched::AssocId> id = assoc_.find_user(user, account);
+    std::optional<sched::AssocId> id = acct_.tree().find_user(user, account);
     // A user with no association of its own is charged under root (charged_association), so
     // that one comes back; any other association that is gone takes its usage with it, as Slurm
     // drops the usage of a deleted association.
-    if (!id && account == "root") id = assoc_.add_user(user, "root");
-    if (id) assoc_.add_usage(*id, u.at(2).get<double>() * factor);
+    if (!id && account == "root") id = acct_.tree().add_user(user, "root");
+    if (id) acct_.tree().add_usage(*id, u.at(2).get<double>() * factor);
   }
 }
 
 void StateMachine::update_priorities(int64_t now) {
   const sched::PriorityConfig& conf = config_.priority;
   if (!conf.multifactor()) return;
-  assoc_.decay_to(now, conf.decay_half_life_s);
+  acct_.tree().decay_to(now, conf.decay_half_life_s);
   for (const auto& [id, job] : jobs_)
     if (job.state == core::JobState::Pending) charged_association(job);
   const auto opts = sched::fairshare_options(conf);
-  const auto shares = sched::compute_fairshare(assoc_, opts);
+  const auto shares = sched::compute_fairshare(acct_.tree(), opts);
 
   const PriorityTotals totals = priority_totals();
   for (auto& [id, job] : jobs_)
@@ -120,8 +120,8 @@ uint32_t StateMachine::multifactor_priority_of(const core::Job& job, int64_t now
                                                const std::vector<sched::ShareInfo>& shares,
                                                const PriorityTotals& totals) {
   const sched::PriorityConfig& conf = config_.priority;
-  const double fairshare = sched::job_fairshare_factor(assoc_, shares, charged_association(job),
-                                                       sched::fairshare_options(conf));
+  const double fairshare = sched::job_fairshare_factor(
+      acct_.tree(), shares, charged_association(job), sched::fairshare_options(conf));
   const sched::JobPriorityInput in = priority_input(job, nullptr, now, fairshare, totals);
   return sched::multifactor_priority(sched::compute_priority_factors(in, conf), conf);
 }
@@ -130,7 +130,7 @@ uint32_t StateMachine::initial_priority(const core::Job& job, int64_t now) {
   if (!config_.priority.multifactor()) return next_priority(job.nice);
   charged_association(job);
   return multifactor_priority_of(
-      job, now, sched::compute_fairshare(assoc_, sched::fairshare_options(config_.priority)),
+      job, now, sched::compute_fairshare(acct_.tree(), sched::fairshare_options(config_.priority)),
       priority_totals());
 }
 

@@ -68,7 +68,7 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
                 {"rows", json::array()}};
   if (!conf.multifactor()) return reply;
 
-  sched::AssocTree tree = assoc_;
+  sched::AssocTree tree = acct_.tree();
   tree.decay_to(now, conf.decay_half_life_s);
   const auto fs_opts = sched::fairshare_options(conf);
   const auto shares = sched::compute_fairshare(tree, fs_opts);
@@ -129,7 +129,7 @@ json StateMachine::shares_report(const json& req, int64_t now) const {
   // associations to show (as Slurm without an accounting database).
   if (!conf.multifactor()) return reply;
 
-  sched::AssocTree tree = assoc_;
+  sched::AssocTree tree = acct_.tree();
   tree.decay_to(now, conf.decay_half_life_s);
   const auto shares = sched::compute_fairshare(tree, sched::fairshare_options(conf));
 

@@ -50,8 +50,8 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
   try {
     for (const auto& pc : next.conf.partitions) parts.push_back(partition_from_conf(pc));
     // The accounting entities stay; the limits are rebuilt over the new partitions (QOS=).
-    if (acct_data_) {
-      core::AcctDump dump = core::acct_dump_of(*acct_data_);
+    if (acct_.data()) {
+      core::AcctDump dump = core::acct_dump_of(*acct_.data());
       dump.source = "accounting";
       apply_accounting(next, std::move(dump));
     }
@@ -99,12 +99,12 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
   next.state_dir = config_.state_dir;
   config_ = std::move(next);
   partitions_ = std::move(parts);
-  if (config_.limits && acct_data_) {
+  if (config_.limits && acct_.data()) {
     const json usage = usage_record();
-    assoc_ = config_.limits->fairshare_tree();
+    acct_.set_tree(config_.limits->fairshare_tree());
     restore_usage(usage);
   }
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   full_pass_needed_ = true;
   fx.reschedule = true;
   return "";

@@ -45,14 +45,13 @@ void add_names(std::vector<std::string>& list, const std::vector<std::string>& a
 }  // namespace
 
 const core::Reservation* StateMachine::find_reservation(const std::string& name) const {
-  auto it = reservations_.find(name);
-  return it == reservations_.end() ? nullptr : &it->second;
+  return reservations_.get(name);
 }
 
 void StateMachine::restore_reservations(std::vector<core::Reservation> resvs, int64_t next_resv_id,
                                         int64_t now) {
-  next_resv_id_ = std::max<int64_t>(1, next_resv_id);
-  for (auto& r : resvs) reservations_[r.name] = std::move(r);
+  reservations_.set_next_id(next_resv_id);
+  for (auto& r : resvs) reservations_.put(std::move(r));
   mark_reserved_nodes(now);
 }
 
@@ -184,14 +183,13 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
       return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
     if (!rq.name.empty()) {
       r.name = rq.name;
-      if (reservations_.count(r.name)) return error_reply(proto::Errno::kReservationNameDup);
+      if (reservations_.contains(r.name)) return error_reply(proto::Errno::kReservationNameDup);
     } else {
       // Named after its first user (or account) and the reservation counter, as Slurm.
       const std::string base = !r.users.empty()      ? r.users.front()
                                : !r.accounts.empty() ? r.accounts.front()
                                                      : "resv";
-      r.name = base + "_" + std::to_string(next_resv_id_);
-      while (reservations_.count(r.name)) r.name += "_";
+      r.name = reservations_.unused_name(base);
     }
   } else if (action == "update") {
     auto it = reservations_.find(rq.name);
@@ -223,11 +221,11 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     return error_reply(err);
   const bool created = action == "create";
   if (created) {
-    ++next_resv_id_;
+    reservations_.count_created();
     fx.next_resv_id_dirty = true;
   }
   const std::string name = r.name;
-  reservations_[name] = std::move(r);
+  reservations_.put(std::move(r));
   fx.dirty_resvs.insert(name);
   mark_reserved_nodes(now);
   fx.reschedule = true;
@@ -268,9 +266,7 @@ void StateMachine::advance_reservations(int64_t now, Effects& fx) {
 
 void StateMachine::mark_reserved_nodes(int64_t now) {
   // A reservation that has begun since the last look lets its members start: re-plan.
-  for (const auto& [name, r] : reservations_)
-    if (r.start > resv_checked_at_ && r.start <= now) full_pass_needed_ = true;
-  resv_checked_at_ = now;
+  if (reservations_.started_since_last_look(now)) full_pass_needed_ = true;
   for (auto& n : nodes_) n.reserved = n.maint = false;
   for (const auto& [name, r] : reservations_) {
     if (!r.active(now)) continue;

@@ -42,9 +42,10 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
   for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
   for (const auto& pc : config_.conf.partitions) partitions_.push_back(partition_from_conf(pc));
   if (config_.limits) {
-    assoc_ = config_.limits->fairshare_tree();
-    acct_data_ = core::acct_data_from_dump(config_.limits->dump());
-    acct_data_->cluster = config_.cluster_name;
+    acct_.set_tree(config_.limits->fairshare_tree());
+    core::AcctData data = core::acct_data_from_dump(config_.limits->dump());
+    data.cluster = config_.cluster_name;
+    acct_.load(std::move(data));
   }
 }
 
@@ -71,10 +72,9 @@ StateMachine::Partition StateMachine::partition_from_conf(const core::PartitionC
 
 void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now) {
   start_time_ = now;
-  next_job_id_ = next_job_id;
+  jobs_.set_next_id(next_job_id);
   for (auto& n : nodes_) n.last_heartbeat = now;  // silence counts from the restart
   for (auto& job : jobs) {
-    uint64_t id = job.id;
     if (holds_resources(job)) {
       for (const auto& a : job.alloc) {
         if (core::Node* n = nodes_.get(a.node)) n->charge(a);
@@ -83,52 +83,14 @@ void StateMachine::restore(uint64_t next_job_id, std::vector<core::Job> jobs, in
     if (job.priority != 0)
       lowest_priority_ = static_cast<uint32_t>(std::clamp<int64_t>(
           std::min<int64_t>(lowest_priority_, int64_t{job.priority} + job.nice), 1, 0xffff0000LL));
-    const core::Job& stored = jobs_.emplace(id, std::move(job)).first->second;
-    index_array_member(stored);
-    hold_payload(stored);
+    jobs_.insert(std::move(job));
   }
 }
 
 void StateMachine::restore_submit_ids(const std::map<std::string, json>& records) {
   for (const auto& [key, r] : records)
-    submit_ids_[key] = {r.value("job_id", uint64_t{0}), r.value("at", int64_t{0})};
-}
-
-void StateMachine::forget_submit_ids(int64_t now, Effects& fx) {
-  // Once a minute: a scan over every id, and retries come within about a minute anyway.
-  if (now - submit_ids_checked_at_ < 60) return;
-  submit_ids_checked_at_ = now;
-  std::vector<std::pair<int64_t, std::string>> kept;  // of jobs gone, still in the window
-  for (auto it = submit_ids_.begin(); it != submit_ids_.end();) {
-    if (jobs_.count(it->second.job_id)) {
-      ++it;
-    } else if (now - it->second.at >= kSubmitIdWindow) {
-      fx.erased_submit_ids.insert(it->first);
-      it = submit_ids_.erase(it);
-    } else {
-      kept.emplace_back(it->second.at, it->first);
-      ++it;
-    }
-  }
-  if (submit_ids_.size() <= kMaxSubmitIds) return;
-  std::sort(kept.begin(), kept.end());
-  for (const auto& [at, key] : kept) {
-    if (submit_ids_.size() <= kMaxSubmitIds) break;
-    submit_ids_.erase(key);
-    fx.erased_submit_ids.insert(key);
-  }
-}
-
-void StateMachine::hold_payload(const core::Job& job) {
-  if (job.payload_id != 0) ++payload_refs_[job.payload_id];
-}
-
-void StateMachine::drop_payload(const core::Job& job, Effects& fx) {
-  if (job.payload_id == 0) return;
-  auto it = payload_refs_.find(job.payload_id);
-  if (it == payload_refs_.end() || --it->second > 0) return;
-  payload_refs_.erase(it);
-  fx.erased_payloads.insert(job.payload_id);
+    jobs_.submit_ids().put_journaled(key,
+                                     {r.value("job_id", uint64_t{0}), r.value("at", int64_t{0})});
 }
 
 bool StateMachine::is_operator(const Caller& who) const {
@@ -141,9 +103,13 @@ const StateMachine::Partition* StateMachine::find_partition(const std::string& n
   return nullptr;
 }
 
-const core::Job* StateMachine::find_job(uint64_t id) const {
-  auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : &it->second;
+const core::Job* StateMachine::find_job(uint64_t id) const { return jobs_.get(id); }
+
+std::vector<std::pair<std::string, const std::vector<NodeId>*>> StateMachine::partition_nodes()
+    const {
+  std::vector<std::pair<std::string, const std::vector<NodeId>*>> out;
+  for (const auto& p : partitions_) out.emplace_back(p.name, &p.nodes);
+  return out;
 }
 
 const core::Node* StateMachine::find_node(const std::string& name) const {
@@ -178,15 +144,15 @@ sched::ClusterView StateMachine::view(bool with_running) const {
 
 json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effects& fx) {
   // A retry of a submission already made (its reply was lost) gets the same job back.
-  std::string submit_key;
+  std::string request_id;
   if (req.contains("request_id") && !req.value("test_only", false)) {
     const json& rid = req["request_id"];
     if (!rid.is_string() || rid.get_ref<const std::string&>().empty() ||
         rid.get_ref<const std::string&>().size() > 128)
       return error_reply("Invalid job request");
-    submit_key = std::to_string(who.uid) + ":" + rid.get<std::string>();
-    if (auto it = submit_ids_.find(submit_key); it != submit_ids_.end())
-      return {{"ok", true}, {"job_id", it->second.job_id}, {"retried", true}};
+    request_id = rid.get<std::string>();
+    if (auto first = jobs_.submit_ids().find(who.uid, request_id))
+      return {{"ok", true}, {"job_id", first->job_id}, {"retried", true}};
   }
   core::JobSpec spec;
   try {
@@ -401,7 +367,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       cpus += a.cpus;
     }
     // Slurm uses up a job id for the answer.
-    const uint64_t test_id = next_job_id_++;
+    const uint64_t test_id = jobs_.take_id();
     fx.next_id_dirty = true;
     return {{"ok", true},
             {"test_only", true},
@@ -413,7 +379,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
 
   core::Job job;
-  job.id = next_job_id_++;
+  job.id = jobs_.take_id();
   fx.next_id_dirty = true;
   job.uid = who.uid;
   job.gid = who.gid;
@@ -445,16 +411,13 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   // Every accepted job takes a step of the priority counter, held ones too (then 0).
   job.priority = initial_priority(job, now);
   if (job.held) job.priority = 0;
-  uint64_t id = job.id;
-  auto& stored = jobs_.emplace(id, std::move(job)).first->second;
-  index_array_member(stored);
-  hold_payload(stored);
-  new_pending_.push_back(id);
+  const uint64_t id = jobs_.insert(std::move(job)).id;
+  jobs_.note_new_pending(id);
   fx.dirty_jobs.insert(id);
   fx.reschedule = true;
-  if (!submit_key.empty()) {
-    submit_ids_[submit_key] = {id, now};
-    fx.new_submit_ids[submit_key] = {{"job_id", id}, {"at", now}};
+  if (!request_id.empty()) {
+    jobs_.submit_ids().put(who.uid, request_id, {id, now});
+    fx.new_submit_ids[SubmitIds::journal_key(who.uid, request_id)] = {{"job_id", id}, {"at", now}};
   }
   return {{"ok", true}, {"job_id", id}};
 }
@@ -548,7 +511,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
             }
           }
         fx.dirty_jobs.insert(rem.id);
-        submit_usage_.reset();
+        acct_.forget_submit_usage();
       } else {
         errors.push_back(job_error(t.ref, proto::Errno::kJobPending));
       }
@@ -611,7 +574,7 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
                            int64_t now, bool completing, Effects& fx) {
   bool held = holds_resources(job);
   if (held && job.state == core::JobState::Running) charge_usage(job, now, fx);
-  submit_usage_.reset();
+  acct_.forget_submit_usage();
   job.state = state;
   job.reason = reason;
   job.end_time = now;
@@ -866,7 +829,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.reason_time = now;
     fail_jobs_on(node, now, fx);
   }
-  forget_submit_ids(now, fx);
+  jobs_.forget_submit_ids(now, fx.erased_submit_ids);
   if (config_.min_job_age_s > 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       const core::Job& job = it->second;
@@ -874,13 +837,10 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
           job.end_time + config_.min_job_age_s <= now) {
         fx.erased_jobs.insert(it->first);
         fx.dirty_jobs.erase(it->first);
-        drop_payload(job, fx);
-        if (job.array_job_id != 0) {
-          auto& members = array_members_[job.array_job_id];
-          members.erase(std::remove(members.begin(), members.end(), it->first), members.end());
-          if (members.empty()) array_members_.erase(job.array_job_id);
-        }
-        it = jobs_.erase(it);
+        const auto erased = jobs_.erase(it);
+        if (erased.unreferenced_payload != 0)
+          fx.erased_payloads.insert(erased.unreferenced_payload);
+        it = erased.next;
       } else {
         ++it;
       }
@@ -907,7 +867,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
     // cannot start anything ahead of a planned job; the next full pass plans them.
     v.blocked_partitions = blocked_partitions_;
     v.params.policy = sched::Policy::Fifo;
-    for (uint64_t id : new_pending_)
+    for (uint64_t id : jobs_.new_pending())
       if (auto it = jobs_.find(id); it != jobs_.end() &&
                                     it->second.state == core::JobState::Pending &&
                                     !it->second.completing)
@@ -915,7 +875,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
   }
   const bool full_pass = full_pass_needed_;
   full_pass_needed_ = false;
-  new_pending_.clear();
+  jobs_.clear_new_pending();
   if (full_pass) update_priorities(now);
   // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
   // not hold up the jobs behind them.
@@ -1138,9 +1098,8 @@ void StateMachine::job_view_extras(const core::Job& job, int64_t now, bool detai
   put("derived_exit_code", derived >> 8);
   put("derived_exit_signal", derived & 0x7f);
   if (want("dependency_text"))
-    put("dependency_text", core::format_dependency(job.dependency, [this](uint64_t id) {
-          return array_members_.count(id) > 0;
-        }));
+    put("dependency_text", core::format_dependency(
+                               job.dependency, [this](uint64_t id) { return jobs_.is_array(id); }));
   if (want("requeue_effective")) put("requeue_effective", requeue_allowed(job) ? 1 : 0);
   put("alloc_node", "localhost");  // how Slurm names a client on this host (loopback)
   if (job.alloc.empty() && want("default_mem_mb")) {
@@ -1342,7 +1301,7 @@ json StateMachine::query(const json& req, int64_t now) const {
     if (req.contains("job_id")) {
       // A job, or every record of the array with that id.
       const uint64_t id = req["job_id"].get<uint64_t>();
-      if (const auto members = array_records(id); !members.empty()) {
+      if (const auto members = jobs_.array_records(id); !members.empty()) {
         for (uint64_t member : members)
           if (auto it = jobs_.find(member); it != jobs_.end())
             jobs.push_back(job_view(it->second, now, detail));
@@ -1377,7 +1336,7 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["reservations"] = std::move(list);
   } else if (what == "config") {
     const ConfigReport report = config_report(
-        config_, {start_time_, next_job_id_, std::max(nodes_.size(), max_node_count()),
+        config_, {start_time_, jobs_.next_id(), std::max(nodes_.size(), max_node_count()),
                   std::string(core::kSlurmVersion)});
     reply["config"] = {{"main", report.main}, {"mpi", report.mpi}};
   } else if (what == "ping") {

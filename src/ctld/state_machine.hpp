@@ -16,8 +16,11 @@
 #include "core/job.hpp"
 #include "core/node.hpp"
 #include "core/reservation.hpp"
+#include "ctld/accounting_state.hpp"
 #include "ctld/config.hpp"
+#include "ctld/job_table.hpp"
 #include "ctld/node_table.hpp"
+#include "ctld/reservation_book.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
 #include "sched/fairshare.hpp"
@@ -82,13 +85,16 @@ struct Effects {
   // kept beside the job's record, which goes on with its next run.
   std::vector<json> requeued_runs;
   // Submission request ids ("<uid>:<id>" -> {"job_id", "at"}) to journal with their jobs, and
-  // those forgotten (StateMachine::submit_ids_).
+  // those forgotten (JobTable::submit_ids).
   std::map<std::string, json> new_submit_ids;
   std::set<std::string> erased_submit_ids;
 };
 
-// All cluster state and the rules that change it. Single-threaded by design: the controller's
-// state thread is its only caller. No I/O and no clock: time comes in as `now`.
+// The controller's rules, and the façade over the components that hold its state (nodes,
+// jobs, reservations, accounting; partitions and the configuration are still its own
+// members). One thread owns all of it: the controller's state thread is the only caller of
+// StateMachine and the only one to touch its components, so nothing here locks. No I/O and
+// no clock: time comes in as `now`.
 class StateMachine {
  public:
   StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
@@ -96,11 +102,9 @@ class StateMachine {
   void restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now);
   // The journal's "submit_id" records (Effects::new_submit_ids).
   void restore_submit_ids(const std::map<std::string, json>& records);
-  // A request id is remembered while its job is, and at least this long after submission.
-  static constexpr int64_t kSubmitIdWindow = 3600;
-  // Request ids of purged jobs beyond this many are forgotten oldest first.
-  static constexpr size_t kMaxSubmitIds = 100000;
-  size_t submit_id_count() const { return submit_ids_.size(); }
+  static constexpr int64_t kSubmitIdWindow = JobTable::kSubmitIdWindow;
+  static constexpr size_t kMaxSubmitIds = JobTable::kMaxSubmitIds;
+  size_t submit_id_count() const { return jobs_.submit_ids().size(); }
 
   // Client requests; each returns the reply body.
   json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
@@ -155,7 +159,7 @@ class StateMachine {
   // the time it is valued at), and back: usage survives restarts as in Slurm.
   json usage_record() const;
   void restore_usage(const json& record);
-  int64_t next_resv_id() const { return next_resv_id_; }
+  int64_t next_resv_id() const { return reservations_.next_id(); }
   // Whether a user name exists (Users= of a reservation); getpwnam unless replaced (tests).
   std::function<bool(const std::string&)> user_exists;
 
@@ -173,7 +177,7 @@ class StateMachine {
   void install_accounting(core::AcctData data, Effects& fx);
   // What install_accounting would refuse ("" when it would take it).
   std::string check_accounting(const core::AcctData& data) const;
-  const std::optional<core::AcctData>& acct_data() const { return acct_data_; }
+  const std::optional<core::AcctData>& acct_data() const { return acct_.data(); }
 
   // srun (steps.cpp): a step inside a running allocation ({"job_id", sizes, "nodelist", ...};
   // the reply has the layout, the agents' addresses and the signed credential), its end,
@@ -220,11 +224,14 @@ class StateMachine {
   const core::Job* find_job(uint64_t id) const;
   const core::Node* find_node(const std::string& name) const;
   size_t job_count() const { return jobs_.size(); }
-  uint64_t next_job_id() const { return next_job_id_; }
-  // The metrics text (metrics.cpp) reads jobs, nodes and partitions directly.
-  friend class MetricsReader;
-  // ... and the dashboard's pages (ui_api.cpp), filtered and sorted without building views.
-  friend class UiReader;
+  uint64_t next_job_id() const { return jobs_.next_id(); }
+  // The components, read-only (the metrics text, tests).
+  const JobTable& jobs() const { return jobs_; }
+  const NodeTable& nodes() const { return nodes_; }
+  const ReservationBook& reservations() const { return reservations_; }
+  const AccountingState& accounting() const { return acct_; }
+  // Each partition's name and nodes, in slurm.conf's order.
+  std::vector<std::pair<std::string, const std::vector<NodeId>*>> partition_nodes() const;
 
  private:
   // Slurm's errno text for a script over max_script_size or a text field over its bound
@@ -285,14 +292,6 @@ class StateMachine {
   // Moves one index out of an array's remainder into a record of its own and returns it: a new
   // job id, or the remainder record itself when it was the last index.
   core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
-  void index_array_member(const core::Job& job);
-  // Counts the jobs that run each stored script and environment; the last one purged
-  // erases it.
-  void hold_payload(const core::Job& job);
-  void drop_payload(const core::Job& job, Effects& fx);
-  // The ids of an array's records in Slurm's order: the array's own record, then its tasks
-  // newest first. Empty when `array_job_id` names no array.
-  std::vector<uint64_t> array_records(uint64_t array_job_id) const;
   int running_array_tasks(uint64_t array_job_id) const;
   // priority/basic: each job gets one less than the lowest given so far (less its nice), so
   // submission order wins; held jobs have 0 and get a new one when released.
@@ -402,10 +401,11 @@ class StateMachine {
   static std::string node_definition(const core::NodeConf& nc);
   json partition_view(const Partition& p) const;
 
+  // State below is the state thread's alone (see the class comment); each component keeps
+  // its own invariants, the rules above decide what changes.
   Config config_;
   std::unique_ptr<sched::Scheduler> scheduler_;
-  uint64_t next_job_id_ = 1;
-  std::map<uint64_t, core::Job> jobs_;
+  JobTable jobs_;
   NodeTable nodes_;
   // The agent process each node last registered from (its "instance", new at each start), and
   // the agent process each running job's launch went to: a registration that does not list a
@@ -413,40 +413,19 @@ class StateMachine {
   // memory: after a controller restart every launch is judged as before).
   std::unordered_map<std::string, std::string> agent_instance_;
   std::unordered_map<uint64_t, std::string> launched_to_;
-  // Idempotent submission: the client names each submission (a random "request_id", the same
-  // on every retry), so a retry after a lost reply gets the job the first attempt created.
-  // Keyed by "<uid>:<request id>": one user's id never finds another user's job.
-  struct SubmitId {
-    uint64_t job_id = 0;
-    int64_t at = 0;  // when it was submitted
-  };
-  std::unordered_map<std::string, SubmitId> submit_ids_;
-  int64_t submit_ids_checked_at_ = 0;
-  void forget_submit_ids(int64_t now, Effects& fx);
   std::vector<Partition> partitions_;
-  // Array job id -> the records of its tasks (remainder included).
-  std::unordered_map<uint64_t, std::vector<uint64_t>> array_members_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
-  std::optional<sched::Limits::Usage> submit_usage_;  // none: to be recounted
-  sched::AssocTree assoc_;
-  // The accounting entities the limits come from (none: no accounts, users under root).
-  std::optional<core::AcctData> acct_data_;
-  uint64_t acct_generation_ = 0;  // counts installed changes (acct_change's preview/commit check)
-  std::map<std::string, core::Reservation> reservations_;
-  int64_t next_resv_id_ = 1;
+  AccountingState acct_;
+  ReservationBook reservations_;
   std::string cluster_key_;
   // Nodes whose tasks of a running step have ended, by (job, step); not journaled (a restart
   // leaves the step to srun's report or the job's end).
   std::map<std::pair<uint64_t, uint32_t>, std::set<std::string>> step_nodes_ended_;
-  int64_t resv_checked_at_ = 0;
-  std::unordered_map<uint64_t, uint32_t>
-      payload_refs_;  // when reservation starts were last looked at
 
   // Incremental scheduling: while nothing has been freed, a pass over only the newly
   // submitted jobs (the lowest priority ones) decides the same as a pass over all.
   bool full_pass_needed_ = true;
-  std::vector<uint64_t> new_pending_;
   size_t last_pass_not_considered_ = 0;
   std::set<std::string> blocked_partitions_;
 };

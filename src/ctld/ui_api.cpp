@@ -12,14 +12,6 @@ namespace drover::ctld {
 
 using nlohmann::json;
 
-// Read-only access to StateMachine's jobs and nodes (a friend of it): a page of 100,000 jobs
-// is filtered and sorted without building each job's view.
-class UiReader {
- public:
-  static const std::map<uint64_t, core::Job>& jobs(const StateMachine& m) { return m.jobs_; }
-  static const NodeTable& nodes(const StateMachine& m) { return m.nodes_; }
-};
-
 namespace {
 
 bool private_jobs(const Config& config) {
@@ -184,7 +176,7 @@ std::string ui_parse_job_query(const std::map<std::string, std::string>& params,
 
 json ui_job_page(const StateMachine& m, const UiJobQuery& q, const UiViewer& v, int64_t now,
                  int64_t version) {
-  const auto& jobs = UiReader::jobs(m);
+  const auto& jobs = m.jobs();
   std::vector<const core::Job*> match;
   match.reserve(jobs.size());
   for (const auto& [id, job] : jobs) {
@@ -319,7 +311,7 @@ json ui_nodes(const StateMachine& m) {
       parts_of[n.get<std::string>()].push_back(p.value("name", ""));
   }
   json nodes = json::array();
-  const NodeTable& table = UiReader::nodes(m);
+  const NodeTable& table = m.nodes();
   for (auto it = table.begin(); it != table.end(); ++it) {
     if (table.future(it.id())) continue;
     const core::Node& n = *it;
@@ -352,7 +344,7 @@ UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t jo
   auto mix = [](uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; };
   // Nodes: few enough to digest on every look.
   uint64_t nd = 14695981039346656037ull;
-  const NodeTable& table = UiReader::nodes(m);
+  const NodeTable& table = m.nodes();
   for (auto it = table.begin(); it != table.end(); ++it) {
     const core::Node& n = *it;
     nd = mix(nd, std::hash<std::string>{}(n.name));
@@ -373,7 +365,7 @@ UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t jo
   job_version_ = job_version;
   std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> next;
   next.reserve(jobs_.size() + 16);
-  for (const auto& [id, j] : UiReader::jobs(m)) {
+  for (const auto& [id, j] : m.jobs()) {
     uint64_t d = 14695981039346656037ull;
     d = mix(d, static_cast<uint64_t>(j.state));
     d = mix(d, std::hash<std::string>{}(j.reason.str()));

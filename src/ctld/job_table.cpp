@@ -1,0 +1,81 @@
+#include "ctld/job_table.hpp"
+
+#include <algorithm>
+
+namespace drover::ctld {
+
+core::Job& JobTable::insert(core::Job job) {
+  const uint64_t id = job.id;
+  core::Job& stored = jobs_.emplace(id, std::move(job)).first->second;
+  if (stored.array_job_id != 0) {
+    auto& members = array_members_[stored.array_job_id];
+    if (std::find(members.begin(), members.end(), id) == members.end()) members.push_back(id);
+  }
+  if (stored.payload_id != 0 && stored.payload_id != id) ++shared_payloads_[stored.payload_id];
+  return stored;
+}
+
+JobTable::Erased JobTable::erase(iterator it) {
+  const uint64_t id = it->first, array_job_id = it->second.array_job_id,
+                 payload = it->second.payload_id;
+  Erased out;
+  out.next = jobs_.erase(it);
+  if (array_job_id != 0) {
+    auto m = array_members_.find(array_job_id);
+    if (m != array_members_.end()) {
+      m->second.erase(std::remove(m->second.begin(), m->second.end(), id), m->second.end());
+      if (m->second.empty()) array_members_.erase(m);
+    }
+  }
+  if (payload != 0) {
+    if (payload != id) {
+      auto s = shared_payloads_.find(payload);
+      if (s != shared_payloads_.end() && --s->second == 0) shared_payloads_.erase(s);
+    }
+    if (payload_refs(payload) == 0) out.unreferenced_payload = payload;
+  }
+  return out;
+}
+
+core::Job* JobTable::get(uint64_t id) {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const core::Job* JobTable::get(uint64_t id) const {
+  auto it = jobs_.find(id);
+  return it == jobs_.end() ? nullptr : &it->second;
+}
+
+const std::vector<uint64_t>* JobTable::array_members(uint64_t array_job_id) const {
+  auto it = array_members_.find(array_job_id);
+  return it == array_members_.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+std::vector<uint64_t> JobTable::array_records(uint64_t array_job_id) const {
+  const std::vector<uint64_t>* members = array_members(array_job_id);
+  if (!members) return {};
+  std::vector<uint64_t> ids = *members;
+  std::sort(ids.begin(), ids.end(), [array_job_id](uint64_t a, uint64_t b) {
+    if ((a == array_job_id) != (b == array_job_id)) return a == array_job_id;
+    return a > b;
+  });
+  return ids;
+}
+
+size_t JobTable::payload_refs(uint64_t payload_id) const {
+  if (payload_id == 0) return 0;
+  size_t n = 0;
+  if (const core::Job* own = get(payload_id); own && own->payload_id == payload_id) n = 1;
+  if (auto s = shared_payloads_.find(payload_id); s != shared_payloads_.end()) n += s->second;
+  return n;
+}
+
+void JobTable::forget_submit_ids(int64_t now, std::set<std::string>& erased) {
+  if (now - submit_ids_checked_at_ < 60) return;
+  submit_ids_checked_at_ = now;
+  submit_ids_.forget(
+      now, kSubmitIdWindow, kMaxSubmitIds, [this](uint64_t id) { return contains(id); }, erased);
+}
+
+}  // namespace drover::ctld
