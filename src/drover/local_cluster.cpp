@@ -451,7 +451,7 @@ int cluster_up(const UpOptions& opts) {
   if (const int64_t http_port = conf.get_int("DroverHttpPort", 0); http_port > 0) {
     std::string addr = conf.get("DroverHttpAddress", "127.0.0.1");
     if (addr == "0.0.0.0") addr = "127.0.0.1";
-    // The REST API (docs/architecture.md, "REST API and tokens") shares the metrics port.
+    // The REST API (docs/internals/controller.md, "REST API and tokens") shares the metrics port.
     const std::string base = "http://" + addr + ":" + std::to_string(http_port);
     env_sh << "export DROVER_API=" << base << "\n"
            << "export DROVER_METRICS_URL=" << base << "/metrics\n"

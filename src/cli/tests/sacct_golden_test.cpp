@@ -279,8 +279,8 @@ TEST_F(SacctGolden, TheCapturedCommandsPrintWhatSlurmPrinted) {
     }
     if (c.name.rfind("sacct_json", 0) == 0) {
       // --json: drover writes data_parser v0.0.44 (Slurm 25.11's shapes, as its REST API and
-      // every command's --json do; docs/architecture.md), 22.05 wrote dbv0.0.38. The values and
-      // meta differ; what is checked is that every key 22.05 gave is there, for the same jobs
+      // every command's --json do; docs/internals/listings.md), 22.05 wrote dbv0.0.38. The values
+      // and meta differ; what is checked is that every key 22.05 gave is there, for the same jobs
       // and steps.
       ASSERT_EQ(got.rc, c.rc);
       const json want = json::parse(c.out), have = json::parse(got.out);
