@@ -1,6 +1,7 @@
 """Identity comes from the socket's peer credentials: one user cannot cancel another's job,
 and batch scripts run as the user who submitted them."""
 import os
+import time
 
 from conftest import ensure_user, requires_root
 
@@ -14,6 +15,14 @@ def test_jobs_run_as_submitter_and_others_cannot_cancel(make_cluster):
     jid = int(out)
     info = c.wait_state(jid, "RUNNING")
     assert info["UserId"] == f"drovertest({owner.pw_uid})"
+    # RUNNING comes before the script has printed anything; a cancel before then would leave
+    # only the cancellation notice in the file.
+    path = os.path.join(c.work, f"slurm-{jid}.out")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if os.path.exists(path) and len(open(path).read().split()) >= 2:
+            break
+        time.sleep(0.05)
     p = c.run("scancel", str(jid), user="drovertest2")
     assert p.returncode == 210
     assert p.stderr == f"scancel: error: Kill job error on job id {jid}: Access/permission denied\n"
@@ -23,7 +32,6 @@ def test_jobs_run_as_submitter_and_others_cannot_cancel(make_cluster):
     # The owner may; the output file belongs to the owner.
     c.ok("scancel", str(jid), user="drovertest")
     c.wait_all_done([jid])
-    path = os.path.join(c.work, f"slurm-{jid}.out")
     st = os.stat(path)
     assert st.st_uid == owner.pw_uid
     lines = open(path).read().split()
