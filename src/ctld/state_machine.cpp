@@ -132,7 +132,7 @@ void StateMachine::drop_payload(const core::Job& job, Effects& fx) {
 }
 
 bool StateMachine::is_operator(const Caller& who) const {
-  return who.uid == 0 || who.uid == config_.slurm_user_uid;
+  return who.uid == 0 || who.uid == config_.slurm_user_uid || who.uid == kK8sOperatorUid;
 }
 
 const StateMachine::Partition* StateMachine::find_partition(const std::string& name) const {

@@ -18,6 +18,7 @@
 #include "core/reservation.hpp"
 #include "ctld/config.hpp"
 #include "ctld/node_table.hpp"
+#include "k8s/operator/observed.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
 #include "sched/fairshare.hpp"
@@ -33,6 +34,14 @@ struct Caller {
   uint32_t uid = 0, gid = 0;
   std::string user, group;
 };
+
+// The Kubernetes operator inside droverctld (ctld/k8s_operator.hpp) acts as this caller, so its
+// commands are an operator's and journaled as scontrol's are, and a reason it set is known as
+// its own (reason_uid). (uid_t)-1 is no user's uid: the kernel never reports it as a peer's.
+inline constexpr uint32_t kK8sOperatorUid = 0xffffffffu;
+inline Caller k8s_operator_caller() {
+  return {kK8sOperatorUid, kK8sOperatorUid, "drover-operator", "drover-operator"};
+}
 
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
 // A request refused: {"ok": false, "error", "errno"} (proto/error.hpp). With Slurm's number
@@ -217,6 +226,9 @@ class StateMachine {
   bool is_operator(const Caller& who) const;
   bool knows_node(const std::string& name) const { return nodes_.contains(name); }
   const Config& config() const { return config_; }
+  // The Kubernetes operator's view of the nodes (k8s_snapshot.cpp): every node with its jobs,
+  // whether it joined at run time and whether the operator set its reason.
+  k8s::op::ControllerSnapshot k8s_snapshot(int64_t controller_start) const;
   const core::Job* find_job(uint64_t id) const;
   const core::Node* find_node(const std::string& name) const;
   size_t job_count() const { return jobs_.size(); }
