@@ -8,7 +8,7 @@ namespace drover::ctld {
 k8s::op::ControllerSnapshot StateMachine::k8s_snapshot(int64_t controller_start) const {
   std::unordered_map<std::string, std::vector<k8s::op::JobOnNode>> jobs_on;
   for (const auto& [id, job] : jobs_) {
-    if (job.alloc.empty()) continue;
+    if (!holds_resources(job)) continue;  // a finished job keeps its allocation on record
     const k8s::op::JobOnNode j{static_cast<uint32_t>(id),
                                k8s::op::expected_end(job.start_time, job.time_limit_min),
                                requeue_allowed(job)};

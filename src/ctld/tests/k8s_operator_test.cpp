@@ -91,6 +91,11 @@ TEST(K8sOperator, SnapshotListsJobsAndDynamicNodes) {
       ++busy;
     }
   EXPECT_EQ(busy, 1u);
+  // A finished job keeps its allocation on record; the node is free again.
+  const std::string host(h.sm.find_job(id)->batch_host);
+  h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}}), h.now + 5, fx);
+  ASSERT_TRUE(core::is_finished(h.sm.find_job(id)->state));
+  EXPECT_TRUE(h.sm.k8s_snapshot(0).nodes.at(host).jobs.empty());
 
   ASSERT_TRUE(run(h, op::DeleteDroverNode{"ns-0"}, fx).value("ok", false));
   EXPECT_FALSE(h.sm.k8s_snapshot(0).nodes.contains("ns-0"));
