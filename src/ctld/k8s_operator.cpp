@@ -110,6 +110,11 @@ K8sOperator::~K8sOperator() { stop(); }
 
 void K8sOperator::start() {
   k8s::Config kc = k8s::default_config(cfg_.kubeconfig);
+  // A pass writes a condition per pod whose node changed: client-go's 5 qps would make a
+  // node's state reach its pod seconds late in a NodeSet of a few dozen (controller-runtime's
+  // defaults instead).
+  kc.qps = 20;
+  kc.burst = 30;
   impl_->client = std::make_unique<k8s::Client>(std::move(kc));
   impl_->events = std::make_unique<k8s::EventRecorder>(*impl_->client);
   k8s::InformerHandlers h;

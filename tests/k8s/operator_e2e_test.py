@@ -124,6 +124,7 @@ def test_nodeset_scales_runs_jobs_and_follows_pods(api, cluster):
     wait_for("ops-1 gone", lambda: "ops-1" not in nodes(c)
              and api("GET", f"{PODS}/ops-1").status_code == 404, timeout=20)
     assert "ops-0" in nodes(c)
+    assert "k8s operator: NodeSet ops: drain ops-1 (scale-in)" in pathlib.Path(c.state_dir, "ctld.log").read_text()
 
     # A deleted pod: its node DOWN within 2 s, which fails the job running there (not
     # requeueable) as a lost node does; once its pod is gone and it is empty, the node goes.
