@@ -1,20 +1,22 @@
 // droverd: the node agent.
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "agent/agent.hpp"
-#include "agent/vouch.hpp"
-#include "net/keys.hpp"
 #include "agent/stepd.hpp"
+#include "agent/vouch.hpp"
 #include "net/auth.hpp"
+#include "net/keys.hpp"
 
 namespace {
 int usage() {
@@ -24,7 +26,9 @@ int usage() {
                "       droverd --login --node HOST --key-file FILE --auth-socket PATH\n"
                "  --key-file: this host's own key (drover node-key NAME makes it)\n"
                "  --auth-socket: where commands on this host get their credential for the\n"
-               "    controller (DROVER_AUTH_SOCKET); --login serves only that (a login host)\n";
+               "    controller (DROVER_AUTH_SOCKET); --login serves only that (a login host)\n"
+               "  In a NodeSet's pod, DROVER_NODE_NAME, DROVER_NODE_CONF and DROVER_NODE_KEY\n"
+               "  stand for --node (with -Z), --conf and --key-file; %n in --spool is the name\n";
   return 2;
 }
 
@@ -86,6 +90,23 @@ int main(int argc, char** argv) {
       return usage();
   }
   spdlog::set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] %v");
+  // An agent pod of a NodeSet (docs/operators.md): the operator puts the node's name and
+  // definition in its environment, and its key in a Secret the pod reads as DROVER_NODE_KEY.
+  std::string env_key;
+  if (const char* name = std::getenv("DROVER_NODE_NAME"); name && *name && opts.node.empty()) {
+    opts.node = name;
+    opts.dynamic = true;
+    if (const char* conf = std::getenv("DROVER_NODE_CONF"); conf && opts.dynamic_conf.empty())
+      opts.dynamic_conf = conf;
+    if (const char* key = std::getenv("DROVER_NODE_KEY"); key && *key && key_file.empty())
+      env_key = key;
+    while (!env_key.empty() && std::isspace(static_cast<unsigned char>(env_key.back())))
+      env_key.pop_back();
+  }
+  // %n in the spool directory is the node's name, as in SlurmdSpoolDir, so that agents on one
+  // host keep apart.
+  for (size_t at; (at = opts.spool_dir.find("%n")) != std::string::npos;)
+    opts.spool_dir.replace(at, 2, opts.node);
   if (login) {
     if (opts.node.empty() || key_file.empty() || auth_socket.empty()) return usage();
     try {
@@ -95,7 +116,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (opts.node.empty() || controller.empty() || key_file.empty() || opts.spool_dir.empty())
+  if (opts.node.empty() || controller.empty() || (key_file.empty() && env_key.empty()) ||
+      opts.spool_dir.empty())
     return usage();
   if (!opts.dynamic_conf.empty() && !opts.dynamic) {
     std::cerr << "droverd: --conf is only valid with -Z\n";
@@ -112,7 +134,7 @@ int main(int argc, char** argv) {
     std::filesystem::permissions(opts.spool_dir, std::filesystem::perms::owner_all |
                                                      std::filesystem::perms::group_exec |
                                                      std::filesystem::perms::others_exec);
-    opts.key = drover::net::load_key(key_file);
+    opts.key = key_file.empty() ? env_key : drover::net::load_key(key_file);
     std::optional<drover::agent::VouchThread> vouch;
     if (!auth_socket.empty()) vouch.emplace(opts.node, opts.key, auth_socket);
     drover::agent::Agent agent(std::move(opts));

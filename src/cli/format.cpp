@@ -242,6 +242,8 @@ std::string date_line(int64_t now) {
 }
 
 std::string user_name(uint32_t uid) {
+  // (uid_t)-1 is no user's: the controller's Kubernetes operator acts as it.
+  if (uid == 0xffffffffu) return "drover-operator";
   if (const passwd* pw = ::getpwuid(uid)) return pw->pw_name;
   return std::to_string(uid);
 }

@@ -29,7 +29,8 @@ std::vector<FormatField> parse_format(std::string_view spec, const std::function
 // The first line of the long listings (squeue -l, sinfo -l): "Sun Nov 22 08:31:37 2026".
 std::string date_line(int64_t now);
 
-// A uid's user name (the uid as a number when it has none).
+// A uid's user name (the uid as a number when it has none; "drover-operator" for the
+// controller's Kubernetes operator, which acts as uid (uid_t)-1).
 std::string user_name(uint32_t uid);
 
 // `value` with its control characters (C0, DEL, and C1 as UTF-8) made visible as C escapes:

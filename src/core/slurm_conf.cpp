@@ -62,6 +62,8 @@ constexpr std::string_view kGlobalKeys[] = {
     "DisableRootJobs",
     "DroverHttpAddress",  // drover's own: the HTTP listener (docs/metrics.md)
     "DroverHttpPort",
+    "DroverK8sKubeconfig",  // drover's own: the Kubernetes operator (docs/operators.md)
+    "DroverK8sNamespace",
     "DroverMetricsTokenFile",
     "DroverWebRoot",  // the dashboard's built files (docs/web.md)
     "EioTimeout",

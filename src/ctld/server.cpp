@@ -323,9 +323,16 @@ int Server::run() {
   if (config_.http_port > 0) start_http();
 
   std::thread state_thread([this] { state_loop(); });
+  try {
+    start_k8s_operator();
+  } catch (const std::exception& e) {
+    // A controller without its operator still runs the cluster's static nodes.
+    spdlog::error("k8s operator not started: {}", e.what());
+  }
   impl_->io.run();
   stopping_ = true;
   cv_.notify_all();
+  if (k8s_operator_) k8s_operator_->stop();
   state_thread.join();
   ::unlink(sock_path.c_str());
   return 0;
@@ -762,7 +769,12 @@ void Server::state_loop() {
     Effects fx;
     bool ticked = false;
     Replies replies;
-    for (auto& ev : batch) handle(ev, fx, replies);
+    bool agents_changed = false;
+    for (auto& ev : batch) {
+      agents_changed =
+          agents_changed || ev.kind == Event::AgentRegister || ev.kind == Event::AgentClosed;
+      handle(ev, fx, replies);
+    }
     batch.clear();
     const int64_t now = wall_now();
     if (clock::now() >= next_tick) {
@@ -858,6 +870,11 @@ void Server::state_loop() {
     after_commit_.clear();
     for (auto& task : tasks) task();  // reads only (metrics): after this batch's changes
     tasks.clear();
+    // Pod conditions follow the nodes' states: the operator looks again when they may have
+    // changed (its own resync catches the rest within a second).
+    if (k8s_operator_ && (agents_changed || !fx.dirty_nodes.empty() || !fx.erased_nodes.empty() ||
+                          !fx.dirty_jobs.empty()))
+      k8s_operator_->poke();
     for (auto& [node, msg] : fx.to_agents) {
       if (msg.value("type", "") == "launch" && !msg.value("resent", false))
         ++sched_stats_.jobs_started;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ctld/accounting_worker.hpp"
+#include "ctld/k8s_operator.hpp"
 #include "ctld/metrics.hpp"
 #include "ctld/rest_api.hpp"
 #include "ctld/state_machine.hpp"
@@ -105,6 +106,10 @@ class Server {
   // worker (server_rest.cpp).
   void answer_from_accounting(const RestRequest& req, const Caller& caller, int64_t now,
                               std::function<void(const RestResponse&)> send);
+  // The Kubernetes operator (DroverK8sNamespace=), on its own thread: its snapshots and
+  // commands are state-thread tasks (server_k8s.cpp).
+  void start_k8s_operator();
+  class K8sHost;
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -151,6 +156,8 @@ class Server {
   std::vector<std::function<void()>> after_commit_;
   int64_t started_at_ = 0, last_job_change_ = 0, last_full_pass_at_ = 0;
   std::atomic<bool> stopping_{false};
+  std::unique_ptr<K8sOperatorHost> k8s_host_;
+  std::unique_ptr<K8sOperator> k8s_operator_;
   std::unordered_map<std::string, std::shared_ptr<net::Connection>> agents_;  // state thread only
 };
 

@@ -94,7 +94,7 @@ void StateMachine::restore_submit_ids(const std::map<std::string, json>& records
 }
 
 bool StateMachine::is_operator(const Caller& who) const {
-  return who.uid == 0 || who.uid == config_.slurm_user_uid;
+  return who.uid == 0 || who.uid == config_.slurm_user_uid || who.uid == kK8sOperatorUid;
 }
 
 const StateMachine::Partition* StateMachine::find_partition(const std::string& name) const {

@@ -37,6 +37,14 @@ struct Caller {
   std::string user, group;
 };
 
+// The Kubernetes operator inside droverctld (ctld/k8s_operator.hpp) acts as this caller, so its
+// commands are an operator's and journaled as scontrol's are, and a reason it set is known as
+// its own (reason_uid). (uid_t)-1 is no user's uid: the kernel never reports it as a peer's.
+inline constexpr uint32_t kK8sOperatorUid = 0xffffffffu;
+inline Caller k8s_operator_caller() {
+  return {kK8sOperatorUid, kK8sOperatorUid, "drover-operator", "drover-operator"};
+}
+
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
 // A request refused: {"ok": false, "error", "errno"} (proto/error.hpp). With Slurm's number
 // and wording, or a message alone (drover's own, or one built elsewhere), which carries
@@ -220,6 +228,8 @@ class StateMachine {
   // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
   bool is_operator(const Caller& who) const;
   bool knows_node(const std::string& name) const { return nodes_.contains(name); }
+  // Whether the job may go back to pending (--requeue, JobRequeue, batch jobs only).
+  bool requeue_allowed(const core::Job& job) const;
   const Config& config() const { return config_; }
   const core::Job* find_job(uint64_t id) const;
   const core::Node* find_node(const std::string& name) const;
@@ -311,7 +321,6 @@ class StateMachine {
   // `kill_wait` (-1: KillWait) and `notice` go to the processes being stopped.
   void requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive, Effects& fx,
                    int64_t kill_wait = -1, const std::string& notice = "");
-  bool requeue_allowed(const core::Job& job) const;
   json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
   void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);

@@ -84,3 +84,8 @@ TEST(Format, WidthsAreCapped) {
   EXPECT_EQ(fit("n", parse_width("99999999999"), false).size(),
             static_cast<size_t>(kMaxFieldWidth));
 }
+
+TEST(Format, TheKubernetesOperatorHasAName) {
+  EXPECT_EQ(user_name(0xffffffffu), "drover-operator");
+  EXPECT_EQ(user_name(0), "root");
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -246,8 +247,22 @@ func (ep *execPod) environ(ctr corev1.Container) ([]string, map[string]string) {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil:
 			set(e.Name, ep.fieldValue(e.ValueFrom.FieldRef.FieldPath))
+		case e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil:
+			// Read when the container starts, as the kubelet does; a missing Secret or key
+			// leaves the variable unset (the kubelet would hold the container instead).
+			ref := e.ValueFrom.SecretKeyRef
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			sec, err := ep.c.cs.CoreV1().Secrets(ep.namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			cancel()
+			if err != nil {
+				log.Printf("pod %s: env %s: secret %s: %v", ep.key(), e.Name, ref.Name, err)
+			} else if v, ok := sec.Data[ref.Key]; ok {
+				set(e.Name, string(v))
+			} else {
+				log.Printf("pod %s: env %s: secret %s has no key %s", ep.key(), e.Name, ref.Name, ref.Key)
+			}
 		case e.ValueFrom != nil:
-			// ConfigMap/Secret/resource refs are not supported; leave unset.
+			// ConfigMap/resource refs are not supported; leave unset.
 		default:
 			set(e.Name, varRef.ReplaceAllStringFunc(e.Value, func(m string) string {
 				if v, ok := vars[m[2:len(m)-1]]; ok {

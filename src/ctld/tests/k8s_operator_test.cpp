@@ -1,0 +1,155 @@
+// The operator adapter's seams: drover actions as the controller's own requests (run here
+// against a state machine as the operator's caller), the node-key Secret and the pod's
+// reference to it, the slurm.conf keys, and the controller's snapshot for the reconciler.
+#include "ctld/k8s_operator.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ctld/client_request.hpp"
+#include "ctld/k8s_snapshot.hpp"
+#include "ctld/tests/harness.hpp"
+#include "k8s/operator/reconcile.hpp"
+
+using namespace drover;
+using namespace drover::ctld;
+using namespace drover::ctld::testing;
+namespace op = drover::k8s::op;
+
+namespace {
+
+json run(Harness& h, const op::Action& a, Effects& fx) {
+  auto req = drover_command(a);
+  EXPECT_TRUE(req.has_value()) << op::describe(a);
+  std::string text;
+  return *apply_client_request(h.sm, req->value("op", ""), *req, k8s_operator_caller(), h.now, fx,
+                               text);
+}
+
+TEST(K8sOperator, KubernetesActionsAreNoDroverCommand) {
+  EXPECT_FALSE(drover_command(op::CreatePod{json::object()}));
+  EXPECT_FALSE(drover_command(op::DeletePod{"a-0", "u"}));
+  EXPECT_FALSE(drover_command(op::UpdateStatus{json::object()}));
+  EXPECT_FALSE(drover_command(op::EmitEvent{{"Pod", "a-0", "u"}, "Normal", "R", "m"}));
+}
+
+TEST(K8sOperator, DrainResumeDownAreTheOperatorsAndJournaled) {
+  Harness h;
+  Effects fx;
+  json r = run(h, op::DrainNode{"node1", "scale-in"}, fx);
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  EXPECT_TRUE(fx.dirty_nodes.contains("node1"));
+  auto snap = k8s_snapshot(h.sm, 500);
+  EXPECT_EQ(snap.controller_start, 500);
+  const op::DroverNode& n1 = snap.nodes.at("node1");
+  EXPECT_TRUE(n1.drain);
+  EXPECT_EQ(n1.reason, "scale-in");
+  EXPECT_EQ(n1.reason_by, op::ReasonBy::Operator);
+  EXPECT_FALSE(n1.dynamic);  // slurm.conf's node
+
+  // The same reason set by an administrator is not the operator's to lift.
+  Effects fx2;
+  json req = *drover_command(op::DrainNode{"node2", "scale-in"});
+  EXPECT_TRUE(h.sm.node_update(req, h.root, h.now, fx2).value("ok", false));
+  EXPECT_EQ(k8s_snapshot(h.sm, 0).nodes.at("node2").reason_by, op::ReasonBy::Admin);
+
+  ASSERT_TRUE(run(h, op::ResumeNode{"node1"}, fx).value("ok", false));
+  EXPECT_FALSE(k8s_snapshot(h.sm, 0).nodes.at("node1").drain);
+
+  ASSERT_TRUE(run(h, op::DownNode{"node1", "pod deleted"}, fx).value("ok", false));
+  const auto down = k8s_snapshot(h.sm, 0).nodes.at("node1");
+  EXPECT_EQ(down.state, op::NodeState::Down);
+  EXPECT_EQ(down.reason_by, op::ReasonBy::Operator);
+
+  // The operator's mark survives a restart: it is in the node's journal record.
+  EXPECT_EQ(h.sm.node_admin_record("node1").value("reason_uid", 0u), kK8sOperatorUid);
+}
+
+TEST(K8sOperator, NoUserIsTheOperator) {
+  Harness h;
+  EXPECT_FALSE(h.sm.is_operator(h.alice));
+  EXPECT_TRUE(h.sm.is_operator(k8s_operator_caller()));
+}
+
+TEST(K8sOperator, SnapshotListsJobsAndDynamicNodes) {
+  Config c = two_node_config();
+  c.conf.options["MaxNodeCount"] = "4";
+  Harness h(c);
+  Effects fx;
+  const uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.launches(fx).size(), 1u);
+  json r =
+      h.sm.node_create({{"line", "NodeName=ns-0 CPUs=2 State=FUTURE"}}, k8s_operator_caller(), fx);
+  ASSERT_TRUE(r.value("ok", false)) << r.dump();
+  const auto snap = k8s_snapshot(h.sm, 0);
+  ASSERT_TRUE(snap.nodes.contains("ns-0"));
+  EXPECT_TRUE(snap.nodes.at("ns-0").dynamic);
+  EXPECT_FALSE(snap.nodes.at("ns-0").registered);
+  size_t busy = 0;
+  for (const auto& [name, n] : snap.nodes)
+    for (const auto& j : n.jobs) {
+      EXPECT_EQ(j.id, id);
+      ++busy;
+    }
+  EXPECT_EQ(busy, 1u);
+  // A finished job keeps its allocation on record; the node is free again.
+  const std::string host(h.sm.find_job(id)->batch_host);
+  h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}}), h.now + 5, fx);
+  ASSERT_TRUE(core::is_finished(h.sm.find_job(id)->state));
+  EXPECT_TRUE(k8s_snapshot(h.sm, 0).nodes.at(host).jobs.empty());
+
+  ASSERT_TRUE(run(h, op::DeleteDroverNode{"ns-0"}, fx).value("ok", false));
+  EXPECT_FALSE(k8s_snapshot(h.sm, 0).nodes.contains("ns-0"));
+}
+
+TEST(K8sOperator, RequeueAndCancelReachTheJob) {
+  Harness h;
+  Effects fx;
+  const uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_TRUE(
+      run(h, op::CancelJob{static_cast<uint32_t>(id), "drain timeout"}, fx).value("ok", false));
+  EXPECT_TRUE(core::is_finished(h.sm.find_job(id)->state) || h.sm.find_job(id)->completing);
+  const auto req = *drover_command(op::RequeueJob{7, "x"});
+  EXPECT_EQ(req["op"], "control");
+  EXPECT_EQ(req["action"], "requeue");
+  EXPECT_EQ(req["jobs"], json::array({"7"}));
+}
+
+TEST(K8sOperator, NodeKeyComesFromASecretNeverThePodSpec) {
+  op::NodeSetSpec spec;
+  spec.name = "cpu";
+  spec.ns = "hpc";
+  spec.uid = "u-1";
+  spec.pod_template = {{"spec", {{"containers", json::array({{{"name", "agent"}}})}}}};
+  json pod = op::make_pod(spec, 0);
+  add_node_key_env(pod);
+  const json secret = node_key_secret(spec, "cpu-0", "abc123");
+  EXPECT_EQ(secret["metadata"]["name"], "cpu-0-key");
+  EXPECT_EQ(secret["metadata"]["namespace"], "hpc");
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], "u-1");
+  EXPECT_EQ(secret["stringData"]["key"], "abc123");
+  EXPECT_EQ(pod.dump().find("abc123"), std::string::npos);
+  bool found = false;
+  for (const auto& e : pod["spec"]["containers"][0]["env"])
+    if (e["name"] == "DROVER_NODE_KEY") {
+      found = true;
+      EXPECT_EQ(e["valueFrom"]["secretKeyRef"]["name"], "cpu-0-key");
+      EXPECT_EQ(e["valueFrom"]["secretKeyRef"]["key"], "key");
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(K8sOperator, OffUnlessANamespaceIsConfigured) {
+  core::SlurmConf conf;
+  EXPECT_FALSE(k8s_operator_config(conf, "k"));
+  conf.options["DroverK8sNamespace"] = "hpc";
+  conf.options["DroverK8sKubeconfig"] = "/etc/drover/kubeconfig";
+  auto c = k8s_operator_config(conf, "k");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->ns, "hpc");
+  EXPECT_EQ(c->kubeconfig, "/etc/drover/kubeconfig");
+  EXPECT_EQ(c->master_key, "k");
+}
+
+}  // namespace
