@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     Effects fx;
     for (const char* n : {"node1", "node2"})
-      m.agent_register(n, nlohmann::json{{"running", nlohmann::json::array()}}, now, fx);
+      m.agent_register(n, proto::Register{}, now, fx);
   }
   const Caller users[] = {{1000, 1000, "alice", "alice"}, {0, 0, "root", "root"}};
   std::string_view in(reinterpret_cast<const char*>(data), size);
