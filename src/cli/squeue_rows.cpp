@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -125,6 +127,11 @@ class Reader {
   bool number_integer(json::number_integer_t v) { return number(v); }
   bool number_unsigned(json::number_unsigned_t v) { return number(static_cast<int64_t>(v)); }
   bool number_float(json::number_float_t v, const json::string_t&) {
+    // Truncated as the tree's get<int64_t>() does; out of range (or NaN), clamped rather than
+    // undefined.
+    constexpr double kLimit = 9223372036854775808.0;  // 2^63
+    if (!(v > -kLimit)) return number(v < 0 ? INT64_MIN : 0);
+    if (!(v < kLimit)) return number(INT64_MAX);
     return number(static_cast<int64_t>(v));
   }
   bool string(json::string_t& v) {
@@ -549,7 +556,9 @@ class Lexer {
     }
     // A fraction, an exponent, or an integer too large for 64 bits: a double, as nlohmann.
     const std::string text(start, p_);
-    return r_.number_float(std::strtod(text.c_str(), nullptr), text);
+    const double v = std::strtod(text.c_str(), nullptr);
+    if (!std::isfinite(v)) return false;  // nlohmann refuses a number beyond a double's range
+    return r_.number_float(v, text);
   }
 
   const char* p_;

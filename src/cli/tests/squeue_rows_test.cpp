@@ -113,6 +113,17 @@ TEST(SqueueRows, TextDecodesAsTheTreeDoes) {
   }
 }
 
+// Found by fuzz_squeue_rows: a float beyond 64 bits in an integer field was undefined
+// behaviour; it is clamped. A number beyond a double's range is refused, as nlohmann does.
+TEST(SqueueRows, HugeNumbersAreClampedOrRefused) {
+  JobList list;
+  ASSERT_TRUE(read_job_list(R"({"ok":true,"jobs":[{"id":1,"run_time":-2e32,"uid":1e300}]})", list));
+  ASSERT_EQ(list.jobs.size(), 1u);
+  EXPECT_EQ(list.jobs[0].run_time, INT64_MIN);
+  EXPECT_FALSE(read_job_list(R"({"ok":true,"jobs":[{"id":1,"run_time":2E48884088}]})", list));
+  EXPECT_FALSE(json::accept(R"({"a":2E48884088})"));
+}
+
 TEST(SqueueRows, ArrayRefsMatchAsOnTheTree) {
   const json rec = json::parse(
       R"({"id":40,"array_job_id":40,"array_pending":"3-9:2","array_task_id":3,"array_max_running":0})");

@@ -107,7 +107,6 @@ class Pass {
   // Pods of the current template that failed and were replaced during this rollout (kept in
   // status.rolloutFailures, as the pods themselves are gone).
   int prev_failures_ = 0, new_failures_ = 0;
-  bool deleting_victims_ = false;
 
   ObjectRef nodeset_ref() const { return {kKind, spec_.name, spec_.uid}; }
   ObjectRef pod_ref(const PodView& p) const { return {"Pod", p.name, p.uid}; }
