@@ -17,6 +17,40 @@ struct CommandHelp {
   std::string_view notes;    // where drover differs from Slurm; paragraphs split by blank lines
 };
 
+// Sections sbatch, srun and salloc list word for word, as Slurm's three commands do. Macros
+// of adjacent string literals, so that each help text stays one constant.
+#define DROVER_HELP_AFFINITY_AND_GPUS                                          \
+  "Affinity/Multi-core options: (when the task/affinity plugin is enabled)\n"  \
+  "                              The next options give the least hardware a\n" \
+  "                              node must have to be given to the job.\n"     \
+  "      --sockets-per-node=S    sockets per node\n"                           \
+  "      --cores-per-socket=C    cores per socket\n"                           \
+  "      --threads-per-core=T    threads per core\n"                           \
+  "  -B, --extra-node-info=S[:C[:T]] the three above at once; each may be\n"   \
+  "                              '*', a minimum, or a min-max range\n"         \
+  "\n"                                                                         \
+  "      --ntasks-per-core=n     tasks to start on each core\n"                \
+  "      --ntasks-per-socket=n   tasks to start on each socket\n"              \
+  "\n"                                                                         \
+  "GPU scheduling options:\n"                                                  \
+  "      --cpus-per-gpu=n        CPUs per allocated GPU\n"                     \
+  "  -G, --gpus=n                GPUs for the whole job\n"                     \
+  "      --gpu-bind=...          how tasks are bound to GPUs\n"                \
+  "      --gpu-freq=...          GPU frequency and voltage\n"                  \
+  "      --gpus-per-node=n       GPUs on each allocated node\n"                \
+  "      --gpus-per-socket=n     GPUs on each allocated socket\n"              \
+  "      --gpus-per-task=n       GPUs for each task\n"                         \
+  "      --mem-per-gpu=n         memory per allocated GPU\n"                   \
+  "\n"
+
+#define DROVER_HELP_HELP_AND_VERSION                       \
+  "Help options:\n"                                        \
+  "  -h, --help                  print this help\n"        \
+  "      --usage                 print a short synopsis\n" \
+  "\n"                                                     \
+  "Other options:\n"                                       \
+  "  -V, --version               print the version and exit\n"
+
 // Each command's help, defined beside its option table (srun's and salloc's in help_run.cpp).
 extern const CommandHelp kSbatchHelp, kSrunHelp, kSallocHelp, kSqueueHelp, kSinfoHelp, kScancelHelp,
     kScontrolHelp, kSprioHelp, kSshareHelp, kSacctHelp, kSacctmgrHelp, kSreportHelp;
