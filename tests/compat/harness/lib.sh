@@ -253,6 +253,17 @@ wait_nodes_responding() {
   done
 }
 
+# A file a job writes once its script runs: a job is RUNNING in the controller before its
+# script starts, and a signal sent in between reaches a different process.
+wait_file() {
+  local f=$1 timeout=${2:-30} dl
+  dl=$(_deadline "$timeout")
+  until [[ -e $f ]]; do
+    if ! _before "$dl"; then note "TIMEOUT after ${timeout}s waiting for file $f"; return 1; fi
+    sleep 0.1
+  done
+}
+
 wait_step() {
   local id=${1:-} timeout=${2:-30} dl
   if [[ -z $id || $id == _* || $id == .* ]]; then note "wait_step: no step id"; return 0; fi

@@ -10,9 +10,10 @@ run sbatch --wrap 'no-such-command-xyz'
 D=$J
 for j in "$A" "$B" "$C" "$D"; do wait_done "$j"; done
 for j in "$A" "$B" "$C" "$D"; do fields "$j" JobState Reason ExitCode DerivedExitCode; done
-run sbatch -o /dev/null --wrap 'exec sleep 60'
+run sbatch -o /dev/null --wrap 'touch started; exec sleep 60'
 E=$J
 wait_state "$E" RUNNING
+wait_file started
 run scancel "$E"
 wait_done "$E"
 fields "$E" JobState Reason ExitCode
