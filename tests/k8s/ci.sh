@@ -3,7 +3,8 @@
 #
 #   bash tests/k8s/ci.sh deps    install missing Debian packages (needs root)
 #   bash tests/k8s/ci.sh build   deps + build/cache etcd, kube-apiserver,
-#                                kube-controller-manager and the fakelet (timed)
+#                                kube-controller-manager and the fakelet, then helm and
+#                                kubectl (tools/build; each timed)
 #   bash tests/k8s/ci.sh test    build + configure tests/k8s on its own (in a
 #                                temp dir) and run `ctest -L k8s` there; for
 #                                use before/without the top-level CMake project
@@ -46,6 +47,11 @@ build() {
   log "environment binaries in $bindir"
   log "k8s env build took ${dt}s (cold builds take several minutes; cached ones a second)"
   echo "k8s env build: ${dt}s"
+  t0=$SECONDS
+  bindir="$("$here/tools/build")" || die "building helm and kubectl failed"
+  dt=$((SECONDS - t0))
+  log "helm and kubectl in $bindir"
+  echo "k8s tools build: ${dt}s"
 }
 
 standalone_test() {
