@@ -122,6 +122,9 @@ def test_rendered_objects(tools):
     assert verbs[("", "secrets")] == {"create"}
     assert verbs[("", "pods")] == {"get", "list", "watch", "create", "delete", "patch"}
     assert not any("*" in v for v in verbs.values())
+    # A NodeSet without a name is refused with the reason (a --set on a list replaces it).
+    p = helm(tools, "template", "hpc", str(CHART), "--set", "nodeSets[0].replicas=2", check=False)
+    assert p.returncode != 0 and "every nodeSets entry needs a name" in p.stderr, p.stderr
 
 
 def test_rendered_chart_applies_server_side_dry_run_then_for_real(tools):
@@ -132,7 +135,7 @@ def test_rendered_chart_applies_server_side_dry_run_then_for_real(tools):
         kubectl(tools, "apply", "--server-side", "-f", str(CHART / "crds"))
         kubectl(tools, "wait", "--for=condition=Established", "crd/nodesets.drover.io", "--timeout=60s")
         manifest = helm(tools, "template", "apply", str(CHART), "-n", ns,
-                        "--set", "nodeSets[0].replicas=0").stdout
+                        "--set", "nodeSets[0].name=cpu", "--set", "nodeSets[0].replicas=0").stdout
         out = kubectl(tools, "apply", "--server-side", "--dry-run=server", "-f", "-", input=manifest).stdout
         assert "statefulset.apps/apply-drover serverside-applied (server dry run)" in out, out
         assert "nodeset.drover.io/cpu serverside-applied (server dry run)" in out, out
@@ -159,7 +162,7 @@ def test_two_releases_in_two_namespaces_do_not_see_each_other(tools):
     for ns in ("team-a", "team-b"):
         # The same release name in both: the cluster-scoped objects carry the namespace.
         helm(tools, "install", "drover", str(CHART), "-n", ns, "--create-namespace",
-             "--set", "nodeSets[0].replicas=0", "--wait=false", timeout=300)
+             "--set", "nodeSets[0].name=cpu", "--set", "nodeSets[0].replicas=0", timeout=300)
     try:
         for me, other in (("team-a", "team-b"), ("team-b", "team-a")):
             assert can_i(tools, me, "list", "nodesets.drover.io", me)
@@ -183,14 +186,14 @@ def test_two_releases_in_two_namespaces_do_not_see_each_other(tools):
         before = key("team-a")
         assert len(base64.b64decode(before)) == 64 and before != key("team-b")
         helm(tools, "upgrade", "drover", str(CHART), "-n", "team-a", "--reuse-values",
-             "--set", "slurmConf.maxNodeCount=64", "--wait=false", timeout=300)
+             "--set", "slurmConf.maxNodeCount=64", timeout=300)
         assert key("team-a") == before
         conf = kubectl(tools, "get", "configmap", "drover-config", "-n", "team-a",
                        "-o", "jsonpath={.data.slurm\\.conf}").stdout
         assert "MaxNodeCount=64\n" in conf
     finally:
         for ns in ("team-a", "team-b"):
-            helm(tools, "uninstall", "drover", "-n", ns, "--wait=false", check=False, timeout=300)
+            helm(tools, "uninstall", "drover", "-n", ns, check=False, timeout=300)
             kubectl(tools, "delete", "namespace", ns, "--wait=false", check=False)
 
 
@@ -236,7 +239,7 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
     values_file.write_text(yaml.safe_dump(values))
     t0 = time.time()
     helm(tools, "install", "drover", str(CHART), "-n", ns, "--create-namespace", "-f",
-         str(values_file), "--wait=false", timeout=300)
+         str(values_file), timeout=300)
     ctld = None
     try:
         # What the controller's pod would get from the chart: slurm.conf from the ConfigMap, the
@@ -301,5 +304,5 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
         # The agents are the fakelet's processes: deleting their pods stops them.
         kubectl(tools, "delete", "pods", "-n", ns, "-l", "drover.io/nodeset=cpu", "--wait=false",
                 check=False)
-        helm(tools, "uninstall", "drover", "-n", ns, "--wait=false", check=False, timeout=300)
+        helm(tools, "uninstall", "drover", "-n", ns, check=False, timeout=300)
         kubectl(tools, "delete", "namespace", ns, "--wait=false", check=False)
