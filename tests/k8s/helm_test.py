@@ -120,7 +120,8 @@ def test_rendered_objects(tools):
     role = next(d for d in docs if d["kind"] == "Role")
     verbs = {(r["apiGroups"][0], res): set(r["verbs"]) for r in role["rules"] for res in r["resources"]}
     assert verbs[("", "secrets")] == {"create"}
-    assert verbs[("", "pods")] == {"get", "list", "watch", "create", "delete", "patch"}
+    assert verbs[("", "pods")] == {"list", "watch", "create", "delete", "patch"}
+    assert verbs[("policy", "poddisruptionbudgets")] == {"list", "watch", "create", "patch", "delete"}
     assert not any("*" in v for v in verbs.values())
     # A NodeSet without a name is refused with the reason (a --set on a list replaces it).
     p = helm(tools, "template", "hpc", str(CHART), "--set", "nodeSets[0].replicas=2", check=False)
@@ -282,8 +283,20 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
             out = kubectl(tools, "get", "nodesets", "cpu", "-n", ns, "--no-headers").stdout.split()
             return out[1:4] == ["3", "3", "3"] and out
         wait_for("nodeset cpu 3 ready, 3 idle", status_idle, timeout=30)
+        # A job makes its pod busy: the label and the PDB, applied with the chart's Role too.
+        p = subprocess.run([str(BUILD / "slurm-bin" / "sbatch"), "--parsable", "-w", "cpu-0",
+                            "--wrap", "sleep 120", "-o", "/dev/null"],
+                           capture_output=True, text=True, env=env, timeout=30)
+        assert p.returncode == 0, p.stderr
+        job = p.stdout.strip()
+        wait_for("pdb cpu-busy", lambda: kubectl(tools, "get", "pdb", "cpu-busy", "-n", ns,
+                                                 check=False).returncode == 0, timeout=30)
+        wait_for("cpu-0 labelled busy", lambda: kubectl(
+            tools, "get", "pod", "cpu-0", "-n", ns, "-o", "jsonpath={.metadata.labels.drover\\.io/busy}",
+            check=False).stdout == "true", timeout=30)
+        subprocess.run([str(BUILD / "slurm-bin" / "scancel"), job], env=env, timeout=30)
         ctld_log = (tmp_path / "ctld.log").read_text()
-        assert "Forbidden" not in ctld_log and " 403" not in ctld_log, ctld_log[-3000:]
+        assert "forbidden" not in ctld_log.lower() and " 403" not in ctld_log, ctld_log[-3000:]
         assert f"NodeSets in namespace {ns}" in ctld_log
         # The metrics token from the chart's Secret lets a scrape in.
         import urllib.request
