@@ -8,6 +8,10 @@
 #   bash tests/k8s/ci.sh test    build + configure tests/k8s on its own (in a
 #                                temp dir) and run `ctest -L k8s` there; for
 #                                use before/without the top-level CMake project
+#   bash tests/k8s/ci.sh images [BUILD_DIR]
+#                                install mmdebstrap and umoci, then `ctest -L images` in
+#                                drover's build dir (default build): the controller and agent
+#                                images built twice from Debian's packages and compared (timed)
 #
 # Afterwards the top-level build runs the smoke test with `ctest -L k8s`.
 # Env: DROVER_K8S_CACHE (build cache, default ~/.cache/drover-k8s), and see env/build.
@@ -72,9 +76,17 @@ EOF
   (cd "$work/build" && ctest -L k8s --output-on-failure) || die "ctest -L k8s failed"
 }
 
+images() {
+  local build_dir="${1:-$here/../../build}" t0=$SECONDS
+  DROVER_WITH_IMAGES=1 "$here/../../scripts/install-deps" >&2 || die "installing mmdebstrap and umoci failed"
+  ctest --test-dir "$build_dir" --output-on-failure -L images || die "ctest -L images failed"
+  echo "k8s images: $((SECONDS - t0))s"
+}
+
 case "${1:-build}" in
   deps) deps ;;
   build) build ;;
   test) standalone_test ;;
-  *) die "usage: $0 deps|build|test" ;;
+  images) images "${2:-}" ;;
+  *) die "usage: $0 deps|build|test|images [BUILD_DIR]" ;;
 esac

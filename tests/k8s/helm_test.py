@@ -12,7 +12,8 @@ Go modules (tests/k8s/tools). Run by CTest (k8s_helm) through run-smoke.
   its ConfigMap, Secret and journal volume) with the slurm.conf the chart rendered into its
   ConfigMap, the cluster key from the chart's Secret and the chart's ServiceAccount's token, so
   the operator works with exactly the Role the chart grants; the fakelet runs the agent pods'
-  droverd, and they become 3 idle nodes.
+  droverd, and they become 3 idle nodes; a job makes its pod busy (label and PDB); a NodeSet
+  of another release's namespace is left alone.
 """
 import base64
 import json
@@ -238,6 +239,12 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
     }
     values_file = tmp_path / "values.yaml"
     values_file.write_text(yaml.safe_dump(values))
+    # Another release's namespace with a NodeSet of its own (no controller runs for it): this
+    # release's controller must leave it alone.
+    other_values = dict(values, nodeSets=[dict(values["nodeSets"][0], name="other", replicas=2)])
+    (tmp_path / "other.yaml").write_text(yaml.safe_dump(other_values))
+    helm(tools, "install", "drover", str(CHART), "-n", "hpc-other", "--create-namespace", "-f",
+         str(tmp_path / "other.yaml"), timeout=300)
     t0 = time.time()
     helm(tools, "install", "drover", str(CHART), "-n", ns, "--create-namespace", "-f",
          str(values_file), timeout=300)
@@ -295,7 +302,10 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
             tools, "get", "pod", "cpu-0", "-n", ns, "-o", "jsonpath={.metadata.labels.drover\\.io/busy}",
             check=False).stdout == "true", timeout=30)
         subprocess.run([str(BUILD / "slurm-bin" / "scancel"), job], env=env, timeout=30)
+        assert set(sinfo(env)) == {"cpu-0", "cpu-1", "cpu-2"}
+        assert kubectl(tools, "get", "pods", "-n", "hpc-other", "-o", "name").stdout.strip() == ""
         ctld_log = (tmp_path / "ctld.log").read_text()
+        assert "NodeSet other" not in ctld_log
         assert "forbidden" not in ctld_log.lower() and " 403" not in ctld_log, ctld_log[-3000:]
         assert f"NodeSets in namespace {ns}" in ctld_log
         # The metrics token from the chart's Secret lets a scrape in.
@@ -317,5 +327,6 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
         # The agents are the fakelet's processes: deleting their pods stops them.
         kubectl(tools, "delete", "pods", "-n", ns, "-l", "drover.io/nodeset=cpu", "--wait=false",
                 check=False)
-        helm(tools, "uninstall", "drover", "-n", ns, check=False, timeout=300)
-        kubectl(tools, "delete", "namespace", ns, "--wait=false", check=False)
+        for n in (ns, "hpc-other"):
+            helm(tools, "uninstall", "drover", "-n", n, check=False, timeout=300)
+            kubectl(tools, "delete", "namespace", n, "--wait=false", check=False)
