@@ -8,7 +8,7 @@
       "SlurmUser" "drover"
       "DroverHttpAddress" "0.0.0.0"
       "DroverHttpPort" .Values.service.ports.http
-      "DroverMetricsTokenFile" "/run/drover/secrets/metrics-token"
+      "DroverMetricsTokenFile" "/var/lib/drover/metrics-token"
       "DroverK8sNamespace" .Release.Namespace
       "MaxNodeCount" .Values.slurmConf.maxNodeCount }}
 {{- $conf := merge (deepCopy (default (dict) .Values.slurmConf.settings)) $chart -}}
