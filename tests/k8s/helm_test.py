@@ -124,8 +124,15 @@ def test_rendered_objects(tools):
     assert verbs[("", "pods")] == {"list", "watch", "create", "delete", "patch"}
     assert verbs[("policy", "poddisruptionbudgets")] == {"list", "watch", "create", "patch", "delete"}
     assert not any("*" in v for v in verbs.values())
-    # A NodeSet without a name is refused with the reason (a --set on a list replaces it).
+    # Bad values are refused with the reason: by values.schema.json (a NodeSet without a name,
+    # as `--set nodeSets[0].replicas=2` makes by replacing the list; a misspelt key), and by the
+    # template itself when the schema is skipped.
     p = helm(tools, "template", "hpc", str(CHART), "--set", "nodeSets[0].replicas=2", check=False)
+    assert p.returncode != 0 and "/nodeSets/0': missing property 'name'" in p.stderr, p.stderr
+    p = helm(tools, "template", "hpc", str(CHART), "--set", "controler.resources=1", check=False)
+    assert p.returncode != 0 and "additional properties 'controler' not allowed" in p.stderr, p.stderr
+    p = helm(tools, "template", "hpc", str(CHART), "--set", "nodeSets[0].replicas=2",
+             "--skip-schema-validation", check=False)
     assert p.returncode != 0 and "every nodeSets entry needs a name" in p.stderr, p.stderr
 
 
