@@ -116,7 +116,9 @@ def test_rendered_objects(tools):
     assert c["securityContext"]["capabilities"] == {"drop": ["ALL"],
                                                     "add": ["CHOWN", "KILL", "SETGID", "SETUID"]}
     assert c["command"] == ["droverd", "--controller", "hpc-drover.team-x.svc:6817",
-                            "--spool", "/var/spool/drover/%n"]
+                            "--spool", "/var/spool/drover/%n", "--listen", "$(DROVER_POD_IP)"]
+    assert c["env"][0] == {"name": "DROVER_POD_IP",
+                           "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}
     # The Role: namespaced, and nothing beyond what the operator calls.
     role = next(d for d in docs if d["kind"] == "Role")
     verbs = {(r["apiGroups"][0], res): set(r["verbs"]) for r in role["rules"] for res in r["resources"]}
@@ -235,7 +237,9 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
             "DroverK8sKubeconfig": str(sa_kubeconfig),
         }},
         "agent": {"command": [str(droverd), "--controller", f"127.0.0.1:{port}",
-                              "--spool", str(tmp_path / "spool-%n"), "--listen", "127.0.0.1"],
+                              "--spool", str(tmp_path / "spool-%n"),
+                              # The chart's env: the pod's IP (127.0.0.1 under the fakelet).
+                              "--listen", "$(DROVER_POD_IP)"],
                   "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
         "nodeSets": [{
             "name": "cpu", "replicas": 3, "partitions": ["batch"],
