@@ -52,4 +52,39 @@ for image in controller agent; do
   grep -q '^drover:x:10001:' "$rootfs/etc/passwd" || fail "$image has no drover user"
   echo "$image: /usr/bin/$bin and the Slurm commands run inside the image (uid $user)"
 done
-echo "2 passed, 0 failed"
+
+# The controller image with the chart's configuration, as its pod would run it (but in a chroot,
+# on loopback): the init container's copy of the secrets, then droverctld as uid 10001 with the
+# slurm.conf the chart renders, and scontrol as that user on the controller's socket.
+tools="$("$here/tools/build")"
+rootfs="$work/bundle-controller/rootfs"
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+http_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$tools/helm" template drover "$repo/deploy/helm/drover" -n hpc --show-only templates/configmap.yaml \
+  --set service.ports.slurmctld="$port" --set service.ports.http="$http_port" \
+  --set slurmConf.settings.SlurmctldAddr=127.0.0.1 --set slurmConf.settings.DroverHttpAddress=127.0.0.1 \
+  2>/dev/null | python3 -c 'import sys, yaml; print(yaml.safe_load(sys.stdin)["data"]["slurm.conf"], end="")' \
+  >"$work/slurm.conf"
+mkdir -p "$rootfs/etc/drover" "$rootfs/run/drover/secrets"
+cp "$work/slurm.conf" "$rootfs/etc/drover/slurm.conf"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$rootfs/run/drover/secrets/cluster.key"
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$rootfs/run/drover/secrets/metrics-token"
+chown -R 0:10001 "$rootfs/run/drover/secrets" && chmod 0440 "$rootfs"/run/drover/secrets/*
+as_drover=(chroot --userspec=10001:10001 "$rootfs" env -i PATH=/usr/bin:/bin)
+"${as_drover[@]}" install -m 0600 -t /var/lib/drover /run/drover/secrets/cluster.key /run/drover/secrets/metrics-token \
+  || fail "the init container's command fails in the controller image"
+"${as_drover[@]}" droverctld --conf /etc/drover/slurm.conf --state-dir /var/lib/drover >"$work/ctld.log" 2>&1 &
+ctld=$!
+trap 'kill $ctld 2>/dev/null || true; wait $ctld 2>/dev/null || true; rm -rf "$work"' EXIT
+ok=0
+for _ in $(seq 1 100); do
+  # SlurmUser=drover resolves to the image's user 10001: the controller knows its own user.
+  if out="$("${as_drover[@]}" DROVER_SOCKET=/var/lib/drover/ctld.sock SLURM_CONF=/etc/drover/slurm.conf scontrol show config 2>&1)" \
+     && grep -Eq '^SlurmUser += drover\(10001\)$' <<<"$out"; then ok=1; break; fi
+  kill -0 $ctld 2>/dev/null || break
+  sleep 0.2
+done
+((ok)) || fail "droverctld in the controller image with the chart's slurm.conf: scontrol said '${out:-}'; log: $(tail -5 "$work/ctld.log")"
+kill $ctld; wait $ctld 2>/dev/null || true
+echo "controller image: droverctld runs as drover on the chart's slurm.conf; scontrol answers"
+echo "3 passed, 0 failed"
