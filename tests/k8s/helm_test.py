@@ -3,7 +3,7 @@ Go modules (tests/k8s/tools). Run by CTest (k8s_helm) through run-smoke.
 
 - helm lint; the CRD in the chart is deploy/crds' file;
 - the rendered chart applied with server-side dry-run, then for real (kubectl apply
-  --server-side), and removed again;
+  --server-side), and removed again; the pods judged by PodSecurity admission;
 - two releases of the same name in two namespaces install side by side, and each one's
   ServiceAccount can reach its own namespace's objects only; an upgrade keeps the generated
   cluster key;
@@ -162,6 +162,46 @@ def test_rendered_chart_applies_server_side_dry_run_then_for_real(tools):
         kubectl(tools, "delete", "namespace", ns, "--wait=false", check=False)
 
 
+def test_pods_meet_the_pod_security_standards(tools):
+    """Kubernetes' own PodSecurity admission judges the pods: the controller's meets
+    `restricted`; an agent pod (root with four capabilities) meets `baseline`, not `restricted`."""
+    docs = rendered(tools, "pss", "pss")
+    sts = next(d for d in docs if d["kind"] == "StatefulSet")
+    nodeset = next(d for d in docs if d["kind"] == "NodeSet")
+
+    def pod(name, template):
+        spec = dict(template["spec"])
+        # What the StatefulSet controller and the operator would add; volumes here are only
+        # names (dry run), so the PVC becomes an emptyDir.
+        spec["volumes"] = [v for v in spec.get("volumes", []) if v["name"] != "state"] + \
+            ([{"name": "state", "emptyDir": {}}] if name == "controller" else [])
+        return yaml.safe_dump({"apiVersion": "v1", "kind": "Pod",
+                               "metadata": {"name": name, "labels": template["metadata"].get("labels", {})},
+                               "spec": spec})
+
+    for level in ("restricted", "baseline"):
+        ns = f"pss-{level}"
+        kubectl(tools, "create", "namespace", ns)
+        try:
+            kubectl(tools, "label", "namespace", ns, f"pod-security.kubernetes.io/enforce={level}")
+            # The default ServiceAccount appears shortly after the namespace.
+            wait_for(f"{ns}/default", lambda: kubectl(tools, "get", "serviceaccount", "default",
+                                                       "-n", ns, check=False).returncode == 0)
+            ctl = pod("controller", sts["spec"]["template"])
+            ctl = ctl.replace("serviceAccountName: pss-drover", "serviceAccountName: default")
+            p = kubectl(tools, "create", "--dry-run=server", "-n", ns, "-f", "-", input=ctl, check=False)
+            assert p.returncode == 0, f"controller pod under {level}: {p.stderr}"
+            p = kubectl(tools, "create", "--dry-run=server", "-n", ns, "-f", "-",
+                        input=pod("agent", nodeset["spec"]["template"]), check=False)
+            if level == "baseline":
+                assert p.returncode == 0, f"agent pod under baseline: {p.stderr}"
+            else:
+                assert p.returncode != 0 and "violates PodSecurity" in p.stderr, p.stderr
+                assert "runAsNonRoot" in p.stderr and "capabilities" in p.stderr, p.stderr
+        finally:
+            kubectl(tools, "delete", "namespace", ns, "--wait=false", check=False)
+
+
 def can_i(tools, sa_ns, verb, resource, ns=None):
     args = ["auth", "can-i", verb, resource, f"--as=system:serviceaccount:{sa_ns}:drover"]
     args += ["-n", ns] if ns else []
@@ -261,6 +301,8 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
          str(values_file), timeout=300)
     ctld = None
     try:
+        # The agent pods the operator creates must pass Pod Security admission at `baseline`.
+        kubectl(tools, "label", "namespace", ns, "pod-security.kubernetes.io/enforce=baseline")
         # What the controller's pod would get from the chart: slurm.conf from the ConfigMap, the
         # cluster key from the Secret (installed 0600, as the init container does), and its
         # ServiceAccount's token.
