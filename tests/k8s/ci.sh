@@ -3,10 +3,15 @@
 #
 #   bash tests/k8s/ci.sh deps    install missing Debian packages (needs root)
 #   bash tests/k8s/ci.sh build   deps + build/cache etcd, kube-apiserver,
-#                                kube-controller-manager and the fakelet (timed)
+#                                kube-controller-manager and the fakelet, then helm and
+#                                kubectl (tools/build; each timed)
 #   bash tests/k8s/ci.sh test    build + configure tests/k8s on its own (in a
 #                                temp dir) and run `ctest -L k8s` there; for
 #                                use before/without the top-level CMake project
+#   bash tests/k8s/ci.sh images [BUILD_DIR]
+#                                install mmdebstrap and umoci, then `ctest -L images` in
+#                                drover's build dir (default build): the controller and agent
+#                                images built twice from Debian's packages and compared (timed)
 #
 # Afterwards the top-level build runs the smoke test with `ctest -L k8s`.
 # Env: DROVER_K8S_CACHE (build cache, default ~/.cache/drover-k8s), and see env/build.
@@ -46,6 +51,11 @@ build() {
   log "environment binaries in $bindir"
   log "k8s env build took ${dt}s (cold builds take several minutes; cached ones a second)"
   echo "k8s env build: ${dt}s"
+  t0=$SECONDS
+  bindir="$("$here/tools/build")" || die "building helm and kubectl failed"
+  dt=$((SECONDS - t0))
+  log "helm and kubectl in $bindir"
+  echo "k8s tools build: ${dt}s"
 }
 
 standalone_test() {
@@ -66,9 +76,17 @@ EOF
   (cd "$work/build" && ctest -L k8s --output-on-failure) || die "ctest -L k8s failed"
 }
 
+images() {
+  local build_dir="${1:-$here/../../build}" t0=$SECONDS
+  DROVER_WITH_IMAGES=1 "$here/../../scripts/install-deps" >&2 || die "installing mmdebstrap and umoci failed"
+  ctest --test-dir "$build_dir" --output-on-failure -L images || die "ctest -L images failed"
+  echo "k8s images: $((SECONDS - t0))s"
+}
+
 case "${1:-build}" in
   deps) deps ;;
   build) build ;;
   test) standalone_test ;;
-  *) die "usage: $0 deps|build|test" ;;
+  images) images "${2:-}" ;;
+  *) die "usage: $0 deps|build|test|images [BUILD_DIR]" ;;
 esac
