@@ -35,6 +35,17 @@ bool about_nodes(const std::string& reason) {
 
 }  // namespace
 
+std::vector<ReservationView> starting_node_windows(
+    const std::vector<std::pair<int, int64_t>>& ready, int64_t now) {
+  std::map<int64_t, std::vector<int>> by_time;
+  for (const auto& [slot, at] : ready)
+    if (at > now) by_time[at].push_back(slot);
+  std::vector<ReservationView> out;
+  for (auto& [at, slots] : by_time)
+    out.push_back({boot_window_name(out.size()), now, at, std::move(slots), false});
+  return out;
+}
+
 Autoscaler::Autoscaler() : engine_(make_scheduler()) {}
 Autoscaler::~Autoscaler() = default;
 
@@ -131,11 +142,13 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
       if (std::find(s.partitions.begin(), s.partitions.end(), part.name) != s.partitions.end())
         part.nodes.insert(part.nodes.end(), added.begin(), added.end());
   }
-  size_t w = 0;
-  for (auto& [ready, slots] : boot) {
-    if (ready <= now) continue;
-    v.reservations.push_back({boot_window_name(w++), now, ready, slots, false});
-  }
+  // (Windows the caller gave for nodes it shows starting are replaced by these.)
+  std::erase_if(v.reservations,
+                [](const ReservationView& r) { return r.name.rfind("\x01boot", 0) == 0; });
+  std::vector<std::pair<int, int64_t>> ready;
+  for (const auto& [at, slots] : boot)
+    for (int slot : slots) ready.emplace_back(slot, at);
+  for (auto& r : starting_node_windows(ready, now)) v.reservations.push_back(std::move(r));
 
   const Decisions d = engine_->schedule(v, now);
   out.work = d.work;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/node.hpp"
@@ -63,6 +64,13 @@ struct AutoscaleDecision {
   uint64_t work = 0;  // the engine's work counter for the what-if pass
   static constexpr int64_t kNoCheck = INT64_MAX;
 };
+
+// Nodes being started, as a scheduling pass should see them: usable (registered) nodes kept
+// from every job until they are up, by windows no job can name. Jobs then plan on them and
+// wait for them, and nothing backfills onto the nodes such a plan holds meanwhile.
+// `ready` is (index in ClusterView::nodes, when it is up); those up by `now` are skipped.
+std::vector<ReservationView> starting_node_windows(
+    const std::vector<std::pair<int, int64_t>>& ready, int64_t now);
 
 // Keeps its own engine (and its memory) from one decision to the next, apart from the
 // controller's: a what-if pass does not disturb what the real passes have learnt.

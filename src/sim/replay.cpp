@@ -317,6 +317,7 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
   r.peak_nodes = alive;
   auto boot = [&](size_t i, int64_t t) {
     nstate[i] = NodeState::Starting;
+    node_store[i].registered = true;  // known, kept from jobs until up (starting_node_windows)
     ready_at[i] = t + so.start_delay_s;
     alive_since[i] = t;
     readies.push({ready_at[i], i});
@@ -372,6 +373,14 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
         core::Job& job = *live[p->id - 1];
         job.priority = priority_fn(job, now);
       }
+    if (scaled) {
+      // Nodes starting are planned on from when they are up (as the controller shows them).
+      std::vector<std::pair<int, int64_t>> starting;
+      for (size_t i = 0; i < n_nodes; ++i)
+        if (nstate[i] == NodeState::Starting)
+          starting.emplace_back(static_cast<int>(i), r.epoch + ready_at[i]);
+      view.reservations = sched::starting_node_windows(starting, now);
+    }
     auto t0 = std::chrono::steady_clock::now();
     sched::Decisions d = engine->schedule(view, now);
     auto t1 = std::chrono::steady_clock::now();
@@ -396,6 +405,7 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
         auto it = node_index.find(a.node);
         if (it == node_index.end()) fault(" on unknown node " + a.node);
         core::Node& nd = node_store[it->second];
+        if (nstate[it->second] != NodeState::Up) fault(" on " + nd.name + ", which is not up");
         nd.charge(a);
         if (nd.alloc_cpus > nd.cpus) fault(": " + nd.name + " has more CPUs allocated than it has");
         cpus += a.cpus;
@@ -428,6 +438,11 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
 
   // drover: the what-if planner on one NodeSet of the cluster's node shape.
   auto drover_decision = [&](int64_t t, int64_t now) {
+    // Every node there and busy: nothing to add or remove, no question to ask.
+    bool could = false;
+    for (size_t i = 0; i < n_nodes && !could; ++i)
+      could = nstate[i] == NodeState::Off || up_idle(i);
+    if (!could) return;
     sched::NodeSetView set;
     set.name = "sim";
     set.shape.cpus = r.cpus_per_node;

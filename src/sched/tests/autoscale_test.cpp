@@ -302,3 +302,30 @@ TEST(Autoscale, ANodeWantedOnlyLaterIsLeftForLater) {
 
 }  // namespace
 }  // namespace drover::sched
+
+namespace drover::sched {
+namespace {
+
+TEST(StartingNodeWindows, JobsPlanOnAStartingNodeAndNothingStartsThereBefore) {
+  Cluster c;
+  c.add_nodes(2, 4, 64000);
+  c.one_partition();
+  c.add_job(8, 60, 1, 2, true);  // both nodes: n1 is up, n2 starting
+  c.add_job(1, 5);               // would fit on n1 now, but it holds the first job up
+  ClusterView v = c.view();
+  v.reservations = starting_node_windows({{1, kNow + 60}, {0, kNow - 5}}, kNow);
+  ASSERT_EQ(v.reservations.size(), 1u);  // n1 is up already
+  auto d = make_scheduler()->schedule(v, kNow);
+  EXPECT_TRUE(d.starts.empty());
+  auto plans = test_cluster::planned(d);
+  ASSERT_EQ(plans.count(1), 1u);
+  EXPECT_GE(plans[1], kNow + 60);
+  EXPECT_LE(plans[1], kNow + 120);
+  // Without the window both nodes are free now and the wide job starts at once.
+  v.reservations.clear();
+  d = make_scheduler()->schedule(v, kNow);
+  EXPECT_FALSE(d.starts.empty());
+}
+
+}  // namespace
+}  // namespace drover::sched
