@@ -216,8 +216,12 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
         out.next_check = std::min(out.next_check, due);
         continue;
       }
+      // Wanted before the timeout would pass again, or before a new node could replace it.
+      const int64_t keep_until =
+          now +
+          std::max(s.idle_timeout_s, std::max<int64_t>(0, s.start_delay_s) + params.lookahead_s);
       const int64_t use = first_use[static_cast<size_t>(mem.slot)];
-      if (use < now + s.idle_timeout_s) {
+      if (use < keep_until) {
         out.next_check = std::min(out.next_check, std::max(use, now + 1));
         continue;
       }

@@ -265,10 +265,16 @@ TEST(Autoscale, AnIdleNodeThePlanWantsSoonStays) {
   auto d = a.decide(c.view(), {s}, kNow);
   EXPECT_TRUE(d.sets[0].remove.empty());
   EXPECT_EQ(d.sets[0].add, 0);
-  // Were the job planned beyond the timeout, n1 would go.
+  // Were the job planned beyond the timeout, and beyond when a new node could be up, n1
+  // would go.
   s.idle_timeout_s = 120;
   d = a.decide(c.view(), {s}, kNow);
   EXPECT_EQ(d.sets[0].remove, std::vector<int>{0});
+  // A short timeout does not let go of a node wanted before a new one could be up.
+  s.idle_timeout_s = 0;
+  s.start_delay_s = 600;
+  d = a.decide(c.view(), {s}, kNow);
+  EXPECT_TRUE(d.sets[0].remove.empty());
 }
 
 TEST(Autoscale, LimitsHoldBackWhatTheEngineHoldsBack) {
