@@ -73,9 +73,8 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
   ClusterView v = view;
   v.params.policy = Policy::Conservative;
   v.blocked_partitions.clear();
-  std::vector<Extra> extras;                        // by slot - n_real (appended nodes)
-  std::map<int64_t, std::vector<int>> boot;         // ready time -> slots kept until then
-  std::unordered_map<int, Extra> starting_in_view;  // slot -> member starting in place
+  std::vector<Extra> extras;                 // by slot - n_real (appended nodes)
+  std::map<int64_t, std::vector<int>> boot;  // ready time -> slots kept until then
   size_t next_extra = 0;
   auto new_node = [&](const core::Node& like) -> core::Node* {
     if (next_extra == extra_.size()) extra_.push_back(std::make_unique<core::Node>());
@@ -113,7 +112,6 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
         core::Node* n = new_node(*v.nodes[static_cast<size_t>(mem.slot)]);
         name_node(n, v.nodes[static_cast<size_t>(mem.slot)]->name);
         v.nodes[static_cast<size_t>(mem.slot)] = n;
-        starting_in_view[mem.slot] = {static_cast<int>(k), static_cast<int>(m)};
         boot[mem.ready_at].push_back(mem.slot);
         continue;
       }
