@@ -26,6 +26,10 @@ std::string boot_window_name(size_t i) {
          std::to_string(i);
 }
 
+// Stand-ins for an array's further tasks: ids far above any job's, at most this many per array.
+constexpr uint64_t kTaskIdBase = uint64_t{1} << 62;
+constexpr int kMaxTasksPerArray = 4096;
+
 // Reasons under which a pending job got no plan because of what the nodes are (not a limit,
 // a reservation of its own or a pass cut short): worth asking whether any NodeSet could help.
 bool about_nodes(const std::string& reason) {
@@ -73,6 +77,30 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
   ClusterView v = view;
   v.params.policy = Policy::Conservative;
   v.blocked_partitions.clear();
+  // An array's tasks may all start in this pass (start_limit); those that cannot start now
+  // would share one plan. Each gets one of its own, as a job with an id no job has, so that
+  // the array is scaled for in one decision.
+  std::unordered_map<uint64_t, uint64_t> task_of;  // stand-in id -> the array record's id
+  tasks_.clear();
+  for (const core::Job* job : view.pending) {
+    auto it = view.start_limit.find(job->id);
+    if (it == view.start_limit.end() || it->second < 2) continue;
+    const int more = std::min(it->second, kMaxTasksPerArray) - 1;
+    for (int i = 0; i < more; ++i) {
+      auto t = std::make_unique<core::Job>(*job);
+      t->id = kTaskIdBase + tasks_.size();
+      t->array_pending = {};
+      t->sched_shares.clear();
+      task_of[t->id] = job->id;
+      v.pending.push_back(t.get());
+      tasks_.push_back(std::move(t));
+    }
+    v.start_limit[job->id] = 1;
+  }
+  auto real_id = [&](uint64_t id) {
+    auto it = task_of.find(id);
+    return it == task_of.end() ? id : it->second;
+  };
   std::vector<Extra> extras;                 // by slot - n_real (appended nodes)
   std::map<int64_t, std::vector<int>> boot;  // ready time -> slots kept until then
   size_t next_extra = 0;
@@ -187,12 +215,13 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
       out.next_check = std::min(out.next_check, start_by);
     }
   }
+  std::vector<std::unordered_set<uint64_t>> listed(sets.size());
   for (const auto& p : d.planned)
     for (const auto& sh : p.shares)
       if (sh.node < added_now.size() && added_now[sh.node]) {
-        auto& o = out.sets[static_cast<size_t>(extras[sh.node - n_real].set)];
-        if (o.scaled_for.empty() || o.scaled_for.back() != p.job_id)
-          o.scaled_for.push_back(p.job_id);
+        const auto k = static_cast<size_t>(extras[sh.node - n_real].set);
+        const uint64_t id = real_id(p.job_id);
+        if (listed[k].insert(id).second) out.sets[k].scaled_for.push_back(id);
       }
 
   for (size_t k = 0; k < sets.size(); ++k) {
@@ -239,7 +268,7 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
   std::unordered_map<uint64_t, const core::Job*> by_id;
   std::vector<const core::Job*> never;
   for (const auto& r : d.reasons) {
-    if (placed.count(r.job_id) || !about_nodes(r.reason)) continue;
+    if (placed.count(r.job_id) || !about_nodes(r.reason) || task_of.count(r.job_id)) continue;
     if (by_id.empty())
       for (const core::Job* j : view.pending) by_id.emplace(j->id, j);
     auto it = by_id.find(r.job_id);

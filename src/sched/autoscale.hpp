@@ -90,6 +90,9 @@ class Autoscaler {
   std::unique_ptr<Scheduler> engine_;
   // The hypothetical and starting nodes of the last decision (the view points into them).
   std::vector<std::unique_ptr<core::Node>> extra_;
+  // A job array's pending tasks beyond the first, as jobs of their own, so that each gets a
+  // plan (the engine plans one per array record); by the array record they stand for.
+  std::vector<std::unique_ptr<core::Job>> tasks_;
 };
 
 }  // namespace drover::sched

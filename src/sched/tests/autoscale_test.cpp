@@ -56,6 +56,23 @@ TEST(Autoscale, EveryPendingJobCountsInTheSameDecision) {
   EXPECT_EQ(d.sets[0].scaled_for.size(), 6u);
 }
 
+TEST(Autoscale, AnArraysTasksAreScaledForInOneDecision) {
+  Cluster c = empty_cluster();
+  core::Job& array = c.add_job(4, 60);  // each task fills a node
+  array.array_job_id = array.id;
+  array.array_pending.insert(0, 5);
+  ClusterView v = c.view();
+  v.start_limit[array.id] = 6;
+  Autoscaler a;
+  auto d = a.decide(v, {node_set("cpu", 4, 10)}, kNow);
+  EXPECT_EQ(d.sets[0].add, 6);
+  EXPECT_EQ(d.sets[0].scaled_for, std::vector<uint64_t>{array.id});
+  // Within its running limit only.
+  v.start_limit[array.id] = 2;
+  d = a.decide(v, {node_set("cpu", 4, 10)}, kNow);
+  EXPECT_EQ(d.sets[0].add, 2);
+}
+
 TEST(Autoscale, SmallJobsShareANewNode) {
   Cluster c = empty_cluster();
   for (int i = 0; i < 4; ++i) c.add_job(1, 60);
