@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <deque>
@@ -465,7 +466,9 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
     const sched::AutoscaleDecision d =
         autoscaler.decide(view, sets, now, sched::AutoscaleParams{so.lookahead_s});
     auto t1 = std::chrono::steady_clock::now();
-    r.scale_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    const int64_t took = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    r.scale_ns += took;
+    r.scale_decision_ns.push_back(took);
     ++r.scale_decisions;
     for (int m : d.sets[0].remove) remove(member_node[static_cast<size_t>(m)], t);
     boot_some(d.sets[0].add, t);
@@ -726,11 +729,20 @@ std::string format_timing(const ReplayResult& r, int64_t total_ns) {
       "whole replay %.3f s\n",
       engine_s, static_cast<unsigned long long>(r.passes), per_pass_us,
       static_cast<double>(total_ns) / 1e9);
-  if (r.scale.policy == ScalePolicy::Drover && r.scale_decisions > 0)
+  if (r.scale.policy == ScalePolicy::Drover && !r.scale_decision_ns.empty()) {
+    std::vector<int64_t> ns = r.scale_decision_ns;
+    std::sort(ns.begin(), ns.end());
+    auto pct = [&](double p) {  // nearest rank
+      size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(ns.size())));
+      return static_cast<double>(ns[std::clamp<size_t>(rank, 1, ns.size()) - 1]) / 1e3;
+    };
     out += printf_string(
-        "drover sim: autoscaler wall time %.3f s in %llu decisions (%.1f us each)\n",
+        "drover sim: autoscaler wall time %.3f s in %llu decisions (%.1f us each; p50 %.1f us, "
+        "p99 %.1f us, max %.1f us)\n",
         static_cast<double>(r.scale_ns) / 1e9, static_cast<unsigned long long>(r.scale_decisions),
-        static_cast<double>(r.scale_ns) / 1e3 / static_cast<double>(r.scale_decisions));
+        static_cast<double>(r.scale_ns) / 1e3 / static_cast<double>(r.scale_decisions), pct(50),
+        pct(99), static_cast<double>(ns.back()) / 1e3);
+  }
   return out;
 }
 

@@ -129,6 +129,7 @@ struct ReplayResult {
   int peak_nodes = 0;
   uint64_t nodes_started = 0, scale_decisions = 0;
   int64_t scale_ns = 0;
+  std::vector<int64_t> scale_decision_ns;  // each drover decision's wall time
   double node_hours() const { return node_seconds / 3600.0; }
 
   int64_t cpus() const { return int64_t{nodes} * cpus_per_node; }
