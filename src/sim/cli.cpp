@@ -26,16 +26,31 @@ int positive(const std::string& option, const std::string& value) {
   return v;
 }
 
+int whole(const std::string& option, const std::string& value) {
+  int v = 0;
+  auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || p != value.data() + value.size() || v < 0)
+    throw UsageError(option + ": '" + value + "' is not a whole number");
+  return v;
+}
+
 }  // namespace
 
 const char* sim_usage() {
   return "usage: drover sim TRACE [--nodes N] [--cpus-per-node C]\n"
          "                  [--policy fcfs|easy|conservative|multifactor] [--jobs-csv FILE]\n"
-         "                  [--every-pass]\n"
+         "                  [--every-pass] [--scale static|keda|drover] [--min-nodes N]\n"
+         "                  [--start-delay S] [--idle-timeout S] [--lookahead S]\n"
+         "                  [--poll S] [--cooldown S]\n"
+         "                  [--cost-per-node-hour X]\n"
          "Replays an SWF trace through the scheduling engine on a virtual clock and prints\n"
          "schedule quality (stdout, deterministic) and the engine's wall time (stderr).\n"
          "--jobs-csv writes id,submit,start,end,wait,run,procs,bsld per replayed job.\n"
-         "--every-pass runs the engine at every event time, even where no job could start.\n";
+         "--every-pass runs the engine at every event time, even where no job could start.\n"
+         "--scale: static (every node all the time, the default), keda (replicas from the\n"
+         "pending CPUs every --poll, default 30 s, scale-down after --cooldown, 300 s) or\n"
+         "drover (the autoscaler; idle nodes go after --idle-timeout, 300 s); nodes take\n"
+         "--start-delay (60 s) to come up; node-hours are reported with their cost.\n";
 }
 
 int sim_main(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -68,6 +83,30 @@ int sim_main(const std::vector<std::string>& args, std::ostream& out, std::ostre
         if (!p)
           throw UsageError("--policy: '" + v + "' is not fcfs, easy, conservative or multifactor");
         opts.policy = *p;
+      } else if (a == "--scale") {
+        std::string v = value();
+        auto p = parse_scale_policy(v);
+        if (!p) throw UsageError("--scale: '" + v + "' is not static, keda or drover");
+        opts.scale.policy = *p;
+      } else if (a == "--min-nodes") {
+        opts.scale.min_nodes = whole(a, value());
+      } else if (a == "--start-delay") {
+        opts.scale.start_delay_s = whole(a, value());
+      } else if (a == "--idle-timeout") {
+        opts.scale.idle_timeout_s = whole(a, value());
+      } else if (a == "--lookahead") {
+        opts.scale.lookahead_s = whole(a, value());
+      } else if (a == "--poll") {
+        opts.scale.poll_s = positive(a, value());
+      } else if (a == "--cooldown") {
+        opts.scale.cooldown_s = whole(a, value());
+      } else if (a == "--cost-per-node-hour") {
+        const std::string v = value();
+        double x = 0;
+        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (ec != std::errc() || p != v.data() + v.size() || !(x >= 0))
+          throw UsageError(a + ": '" + v + "' is not a number at least 0");
+        opts.scale.cost_per_node_hour = x;
       } else if (a == "--every-pass") {
         opts.skip_passes = false;
       } else if (a == "--jobs-csv") {

@@ -56,6 +56,36 @@ using EndFn = std::function<void(const core::Job& job, int64_t now)>;
 // 1 + 10000 * min(now - submit, 7 d) / 7 d. Order-equivalent to submit order (tests).
 uint32_t age_priority(const core::Job& job, int64_t now);
 
+// How many nodes exist over time. Static: all of them, all the time. The others start with
+// `min_nodes` and grow to at most the cluster's size, one NodeSet of the cluster's node shape;
+// a node started takes `start_delay_s` to take jobs and is billed from its start (its pod's
+// creation) to its removal. Only idle nodes are removed: no policy ends a job.
+enum class ScalePolicy : uint8_t {
+  Static,
+  // Slinky's KEDA recipe, read generously: every poll the wanted replicas are the nodes
+  // running jobs plus the nodes the pending jobs' CPUs fill, at once upwards; downwards to the
+  // most wanted over the last cooldown, taking idle nodes (those still starting first). (The
+  // recipe's metric, the pending job count, never starts a job wider than the replicas it
+  // asks for: Slinky says it suits single-node jobs only.)
+  Keda,
+  // drover's autoscaler (sched/autoscale.hpp) after every pass that leaves jobs pending, and
+  // when its idle timeouts or deferred nodes come due.
+  Drover,
+};
+std::optional<ScalePolicy> parse_scale_policy(std::string_view name);
+std::string_view scale_policy_name(ScalePolicy p);
+
+struct ScaleOptions {
+  ScalePolicy policy = ScalePolicy::Static;
+  int min_nodes = 0;
+  int64_t start_delay_s = 60;
+  int64_t idle_timeout_s = 300;  // drover
+  int64_t lookahead_s = 60;      // drover: AutoscaleParams::lookahead_s
+  int64_t poll_s = 30;           // keda
+  int64_t cooldown_s = 300;      // keda
+  double cost_per_node_hour = 1;
+};
+
 struct ReplayOptions {
   int nodes = 0;          // 0: from the trace
   int cpus_per_node = 0;  // 0: from the trace
@@ -64,6 +94,7 @@ struct ReplayOptions {
   EndFn on_end;         // with `priority`
   // false: a pass at every event time with a job pending (checks that skipping is sound).
   bool skip_passes = true;
+  ScaleOptions scale;
 };
 
 enum class SkipReason : uint8_t { UnknownSubmit, UnknownRunTime, NoProcessors, TooLarge };
@@ -90,6 +121,16 @@ struct ReplayResult {
   // wall time spent inside schedule() (not deterministic: print it apart).
   uint64_t passes = 0, passes_skipped = 0, engine_work = 0, max_pending = 0;
   int64_t engine_ns = 0;
+  // Nodes over time: seconds billed (from a node's start to its removal, or to the last end;
+  // a static cluster from the first submission), the most at once, how many were started,
+  // and the autoscaler's decisions (and their wall time, as engine_ns).
+  ScaleOptions scale;
+  double node_seconds = 0;
+  int peak_nodes = 0;
+  uint64_t nodes_started = 0, scale_decisions = 0;
+  int64_t scale_ns = 0;
+  std::vector<int64_t> scale_decision_ns;  // each drover decision's wall time
+  double node_hours() const { return node_seconds / 3600.0; }
 
   int64_t cpus() const { return int64_t{nodes} * cpus_per_node; }
   uint64_t skipped_total() const;

@@ -55,6 +55,14 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
     # Unknown pod-template fields are kept as written.
     assert spec["template"]["spec"]["containers"][0]["image"] == "drover/agent:0.1"
 
+    body = nodeset("elastic", replicas=0, cost=0.5, autoscaling={"maxReplicas": 16})
+    r = api("POST", NS_URL, body)
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["cost"] == 0.5
+    assert spec["autoscaling"] == {
+        "minReplicas": 0, "maxReplicas": 16, "idleTimeout": "10m", "startupTime": "60s"}
+
     body = nodeset("defaults")
     del body["spec"]["replicas"]
     body["spec"]["updateStrategy"] = {}
@@ -83,6 +91,12 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
          "registrationTimeout must be a duration of at least 10s"),
         ("policy", {"drainTimeoutPolicy": "Kill"}, "supported values: \"Requeue\", \"Cancel\", \"Wait\""),
         ("replicas", {"replicas": -1}, "should be greater than or equal to 0"),
+        ("as-minmax", {"autoscaling": {"minReplicas": 5, "maxReplicas": 4}},
+         "autoscaling.minReplicas must not exceed autoscaling.maxReplicas"),
+        ("as-nomax", {"autoscaling": {"minReplicas": 1}}, "maxReplicas: Required value"),
+        ("as-idle", {"autoscaling": {"maxReplicas": 4, "idleTimeout": "soon"}},
+         "idleTimeout must be a duration such as 90s or 10m"),
+        ("cost", {"cost": -1}, "should be greater than or equal to 0"),
         ("nocontainers", {"template": {"spec": {"containers": []}}}, "should have at least 1 items"),
         ("Bad.Name", {}, "a NodeSet name must be a DNS label of at most 52 characters"),
         ("n" * 53, {}, "a NodeSet name must be a DNS label of at most 52 characters"),

@@ -257,6 +257,44 @@ NodeSetSpec parse_nodeset(const json& obj) {
       bad("spec.workloadProtection", "must be true or false");
     s.workload_protection = spec["workloadProtection"].get<bool>();
   }
+  if (spec.contains("cost") && !spec["cost"].is_null()) {
+    if (!spec["cost"].is_number() || !(spec["cost"].get<double>() >= 0))
+      bad("spec.cost", "must be a number at least 0");
+    s.cost = spec["cost"].get<double>();
+  }
+  if (spec.contains("autoscaling") && !spec["autoscaling"].is_null()) {
+    const json& a = spec["autoscaling"];
+    if (!a.is_object()) bad("spec.autoscaling", "must be an object");
+    NodeSetSpec::Autoscaling as;
+    auto count = [&](const char* key, int& out, bool required) {
+      const std::string field = std::string("spec.autoscaling.") + key;
+      if (!a.contains(key) || a[key].is_null()) {
+        if (required) bad(field, "missing");
+        return;
+      }
+      if (!a[key].is_number_integer() || a[key].get<int64_t>() < 0 ||
+          a[key].get<int64_t>() > 100000)
+        bad(field, "must be an integer from 0 to 100000");
+      out = a[key].get<int>();
+    };
+    count("minReplicas", as.min_replicas, false);
+    count("maxReplicas", as.max_replicas, true);
+    if (as.min_replicas > as.max_replicas)
+      bad("spec.autoscaling", "minReplicas must not exceed maxReplicas");
+    auto dur = [&](const char* key, int64_t& out) {
+      const std::string field = std::string("spec.autoscaling.") + key;
+      if (!a.contains(key) || a[key].is_null()) return;
+      if (!a[key].is_string()) bad(field, "must be a duration string");
+      try {
+        out = parse_duration_seconds(a[key].get<std::string>());
+      } catch (const ParseError& e) {
+        bad(field, e.what());
+      }
+    };
+    dur("idleTimeout", as.idle_timeout);
+    dur("startupTime", as.startup_time);
+    s.autoscaling = as;
+  }
   return s;
 }
 

@@ -4,6 +4,7 @@
 // template) and what the operator relies on, so a bad object gets one clear message.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,15 @@ struct NodeSetSpec {
   DrainTimeoutPolicy drain_timeout_policy = DrainTimeoutPolicy::Requeue;
   bool workload_protection = true;
   int64_t registration_timeout = 300;  // seconds
+  // Relative cost of a node: the autoscaler prefers cheaper sets.
+  double cost = 1;
+  // spec.autoscaling: replicas follow what the scheduler's plan wants, within [min, max].
+  struct Autoscaling {
+    int min_replicas = 0, max_replicas = 0;
+    int64_t idle_timeout = 600;  // seconds
+    int64_t startup_time = 60;   // seconds: from pod creation to a registered node
+  };
+  std::optional<Autoscaling> autoscaling;
 
   // maxUnavailable for `replicas` pods: a percentage rounds down, and at least one pod may be
   // unavailable (or a rollout could never start).

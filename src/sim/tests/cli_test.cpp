@@ -71,6 +71,9 @@ TEST(SimCli, ReportForAHandComputedTrace) {
                 "bounded slowdown (tau 10 s): mean 5.69, p95 16.00\n"
                 "utilization: 71.88% (690 cpu-s over 4 cpus x 240 s)\n"
                 "makespan: 240 s (0.00 days; first submit 0, last end 240)\n"
+                "nodes: static, 2 nodes from the first submission to the last end\n"
+                "node-hours: 0.13 (cost 0.13 at 1 per node-hour); peak 2 nodes, 0 started, 0 "
+                "scaling decisions\n"
                 "engine: 4 schedule() passes, 4 skipped (nothing could start), max pending 4");
   EXPECT_NE(r.err.find("drover sim: engine wall time "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" in 4 schedule() passes"), std::string::npos) << r.err;

@@ -323,3 +323,75 @@ TEST(Replay, PolicyNames) {
   EXPECT_EQ(engine_policy(SimPolicy::Conservative), sched::Policy::Conservative);
   EXPECT_EQ(engine_policy(SimPolicy::Multifactor), sched::Policy::Conservative);
 }
+
+namespace {
+
+ReplayOptions scaled(ScalePolicy p) {
+  ReplayOptions o;
+  o.policy = SimPolicy::Conservative;
+  o.scale.policy = p;
+  o.scale.start_delay_s = 60;
+  o.scale.idle_timeout_s = 300;
+  return o;
+}
+
+// One node of one CPU; two short jobs far apart.
+const std::string kTwoBursts = "; MaxNodes: 1\n; MaxProcs: 1\n" + job_line(1, 0, 100, 1, 120) +
+                               job_line(2, 10000, 100, 1, 120);
+
+}  // namespace
+
+TEST(ReplayScaling, DroverStartsEveryNodeOfAWideJobAtOnce) {
+  ReplayResult r = replay(parse_swf(kSynthetic), scaled(ScalePolicy::Drover));
+  EXPECT_EQ(r.never_started, 0u);
+  ASSERT_EQ(r.outcomes.size(), 5u);
+  // Job 1 wants both nodes: both start at its submission and it runs once they are up.
+  EXPECT_EQ(r.outcomes[0].start, 60);
+  EXPECT_EQ(r.nodes_started, 2u);
+  EXPECT_EQ(r.peak_nodes, 2);
+}
+
+TEST(ReplayScaling, DroverScalesToZeroAfterTheIdleTimeoutAndBack) {
+  ReplayResult r = replay(parse_swf(kTwoBursts), scaled(ScalePolicy::Drover));
+  auto m = by_id(r);
+  EXPECT_EQ(m[1].start, 60);
+  EXPECT_EQ(m[2].start, 10060);
+  EXPECT_EQ(r.nodes_started, 2u);
+  // Up from 0 until idle 300 s after job 1 ends at 160, then from 10000 to the end.
+  EXPECT_DOUBLE_EQ(r.node_seconds, 460.0 + 160.0);
+  ReplayOptions o = scaled(ScalePolicy::Static);
+  EXPECT_DOUBLE_EQ(replay(parse_swf(kTwoBursts), o).node_seconds, 10100.0);
+}
+
+TEST(ReplayScaling, KedaPollsAndCoolsDown) {
+  ReplayResult r = replay(parse_swf(kTwoBursts), scaled(ScalePolicy::Keda));
+  auto m = by_id(r);
+  EXPECT_EQ(m[1].start, 60);     // polled at 0
+  EXPECT_EQ(m[2].start, 10080);  // polled at 10020
+  // Kept until every wish of the last 300 s is zero (the poll at 480), then from 10020.
+  EXPECT_DOUBLE_EQ(r.node_seconds, 480.0 + 160.0);
+  EXPECT_EQ(r.nodes_started, 2u);
+}
+
+TEST(ReplayScaling, MinimumNodesAreUpFromTheStart) {
+  ReplayOptions o = scaled(ScalePolicy::Drover);
+  o.scale.min_nodes = 1;
+  ReplayResult r = replay(parse_swf(kTwoBursts), o);
+  auto m = by_id(r);
+  EXPECT_EQ(m[1].start, 0);
+  EXPECT_EQ(m[2].start, 10000);
+  EXPECT_EQ(r.nodes_started, 0u);
+  EXPECT_DOUBLE_EQ(r.node_seconds, 10100.0);
+}
+
+TEST(ReplayScaling, EveryPolicyRunsTheFixtureToTheEnd) {
+  for (ScalePolicy p : {ScalePolicy::Static, ScalePolicy::Keda, ScalePolicy::Drover}) {
+    SCOPED_TRACE(std::string(scale_policy_name(p)));
+    ReplayResult r = replay(fixture(), scaled(p));
+    EXPECT_EQ(r.never_started, 0u);
+    EXPECT_EQ(r.outcomes.size(), 40u);
+    EXPECT_GT(r.node_seconds, 0);
+  }
+  EXPECT_EQ(parse_scale_policy("keda"), ScalePolicy::Keda);
+  EXPECT_FALSE(parse_scale_policy("hpa").has_value());
+}

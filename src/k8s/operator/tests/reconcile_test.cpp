@@ -251,6 +251,49 @@ TEST(NodeSetParse, DefaultsAndFields) {
   EXPECT_FALSE(s.workload_protection);
 }
 
+TEST(NodeSetParse, AutoscalingAndCost) {
+  NodeSetSpec s = parse_nodeset(nodeset_json(3));
+  EXPECT_FALSE(s.autoscaling.has_value());
+  EXPECT_EQ(s.cost, 1);
+  s = parse_nodeset(nodeset_json(0, {{"cost", 2.5},
+                                     {"autoscaling",
+                                      {{"minReplicas", 1},
+                                       {"maxReplicas", 16},
+                                       {"idleTimeout", "5m"},
+                                       {"startupTime", "90s"}}}}));
+  EXPECT_EQ(s.cost, 2.5);
+  ASSERT_TRUE(s.autoscaling.has_value());
+  EXPECT_EQ(s.autoscaling->min_replicas, 1);
+  EXPECT_EQ(s.autoscaling->max_replicas, 16);
+  EXPECT_EQ(s.autoscaling->idle_timeout, 300);
+  EXPECT_EQ(s.autoscaling->startup_time, 90);
+  s = parse_nodeset(nodeset_json(0, {{"autoscaling", {{"maxReplicas", 4}}}}));
+  EXPECT_EQ(s.autoscaling->min_replicas, 0);
+  EXPECT_EQ(s.autoscaling->idle_timeout, 600);
+  EXPECT_EQ(s.autoscaling->startup_time, 60);
+
+  auto msg = [](json ns) {
+    try {
+      parse_nodeset(ns);
+    } catch (const core::ParseError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(msg(nodeset_json(0, {{"autoscaling", {{"minReplicas", 5}, {"maxReplicas", 4}}}})),
+            "NodeSet spec.autoscaling: minReplicas must not exceed maxReplicas");
+  EXPECT_EQ(msg(nodeset_json(0, {{"autoscaling", {{"minReplicas", 1}}}})),
+            "NodeSet spec.autoscaling.maxReplicas: missing");
+  EXPECT_EQ(msg(nodeset_json(0, {{"autoscaling", {{"maxReplicas", -1}}}})),
+            "NodeSet spec.autoscaling.maxReplicas: must be an integer from 0 to 100000");
+  EXPECT_EQ(msg(nodeset_json(0, {{"autoscaling", {{"maxReplicas", 2}, {"idleTimeout", "soon"}}}})),
+            "NodeSet spec.autoscaling.idleTimeout: invalid duration \"soon\" (use e.g. 90s, 30m, "
+            "1h30m)");
+  EXPECT_EQ(msg(nodeset_json(0, {{"cost", -1}})), "NodeSet spec.cost: must be a number at least 0");
+  EXPECT_EQ(msg(nodeset_json(0, {{"cost", "cheap"}})),
+            "NodeSet spec.cost: must be a number at least 0");
+}
+
 TEST(NodeSetParse, ClearErrors) {
   auto msg = [](json ns) {
     try {
