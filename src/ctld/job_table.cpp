@@ -1,6 +1,7 @@
 #include "ctld/job_table.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace drover::ctld {
 
@@ -12,13 +13,66 @@ core::Job& JobTable::insert(core::Job job) {
     if (std::find(members.begin(), members.end(), id) == members.end()) members.push_back(id);
   }
   if (stored.payload_id != 0 && stored.payload_id != id) ++shared_payloads_[stored.payload_id];
+  index(stored);
   return stored;
+}
+
+namespace {
+bool is_active(const core::Job& job) {
+  return job.state == core::JobState::Running || job.state == core::JobState::Suspended ||
+         job.completing;
+}
+}  // namespace
+
+void JobTable::index(const core::Job& job) {
+  if (is_active(job))
+    active_.insert(job.id);
+  else
+    active_.erase(job.id);
+  if (core::is_finished(job.state))
+    finished_.insert(job.id);
+  else
+    finished_.erase(job.id);
+}
+
+void JobTable::unindex(uint64_t id) {
+  active_.erase(id);
+  finished_.erase(id);
+}
+
+void JobTable::set_state(core::Job& job, core::JobState state) {
+  job.state = state;
+  index(job);
+}
+
+void JobTable::set_completing(core::Job& job, bool completing) {
+  job.completing = completing;
+  index(job);
+}
+
+std::string JobTable::check_indexes() const {
+  size_t active = 0, finished = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (is_active(job) != (active_.count(id) > 0))
+      return "job " + std::to_string(id) + (is_active(job) ? " active, not" : " not active, but") +
+             " in the active index";
+    if (core::is_finished(job.state) != (finished_.count(id) > 0))
+      return "job " + std::to_string(id) +
+             (core::is_finished(job.state) ? " finished, not" : " not finished, but") +
+             " in the finished index";
+    active += is_active(job);
+    finished += core::is_finished(job.state);
+  }
+  if (active != active_.size()) return "the active index names jobs that are gone";
+  if (finished != finished_.size()) return "the finished index names jobs that are gone";
+  return "";
 }
 
 JobTable::Erased JobTable::erase(iterator it) {
   const uint64_t id = it->first, array_job_id = it->second.array_job_id,
                  payload = it->second.payload_id;
   Erased out;
+  unindex(id);
   out.next = jobs_.erase(it);
   if (array_job_id != 0) {
     auto m = array_members_.find(array_job_id);
