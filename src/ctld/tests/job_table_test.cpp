@@ -171,3 +171,22 @@ TEST(JobTable, CheckIndexesNamesAStateChangedBehindItsBack) {
   a.state = core::JobState::Pending;
   EXPECT_EQ(t.check_indexes(), "job 1 not finished, but in the finished index");
 }
+
+TEST(JobTable, ContainsFollowsInsertAndEraseAtAnyId) {
+  JobTable t;
+  const uint64_t huge = uint64_t{1} << 40;  // beyond the bitmap: the map answers
+  for (uint64_t id : {uint64_t{1}, uint64_t{63}, uint64_t{64}, uint64_t{100000}, huge})
+    t.insert(job(id));
+  for (uint64_t id : {uint64_t{1}, uint64_t{63}, uint64_t{64}, uint64_t{100000}, huge})
+    EXPECT_TRUE(t.contains(id)) << id;
+  for (uint64_t id : {uint64_t{0}, uint64_t{2}, uint64_t{65}, uint64_t{99999}, huge + 1})
+    EXPECT_FALSE(t.contains(id)) << id;
+  EXPECT_EQ(t.check_indexes(), "");
+  t.erase(t.find(64));
+  t.erase(t.find(huge));
+  EXPECT_FALSE(t.contains(64));
+  EXPECT_FALSE(t.contains(huge));
+  EXPECT_TRUE(t.contains(63));
+  EXPECT_EQ(t.count(100000), 1u);
+  EXPECT_EQ(t.check_indexes(), "");
+}
