@@ -158,11 +158,11 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
       // goes when no other is running.
       singleton = true;
       bool busy = singletons_seen.count({job.uid, job.spec.name}) > 0;
-      for (const auto& [id, other] : jobs_) {
+      // Running, suspended or completing: the active index.
+      for (uint64_t id : jobs_.active()) {
         if (busy) break;
-        busy = id != job.id && other.uid == job.uid && other.spec.name == job.spec.name &&
-               (other.state == core::JobState::Running || other.completing ||
-                other.state == core::JobState::Suspended);
+        const core::Job& other = *jobs_.get(id);
+        busy = id != job.id && other.uid == job.uid && other.spec.name == job.spec.name;
       }
       if (!busy) e.state = core::DepState::Satisfied;
     }

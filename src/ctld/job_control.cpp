@@ -51,17 +51,17 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
     // again only once launch credentials of the old run have expired, as in Slurm.
     order(fx, job.batch_host,
           proto::Terminate{job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait, notice, {}});
-    job.completing = true;
+    jobs_.set_completing(job, true);
   } else {
     if (holds_resources(job)) release(job);
-    job.completing = false;
+    jobs_.set_completing(job, false);
     job.alloc.clear();
     job.batch_host.clear();
   }
   // Slurm makes a requeued job wait for its old launch credential to expire, whether or not
   // it was still running.
   job.eligible_time = now + config_.requeue_delay_s;
-  job.state = core::JobState::Pending;
+  jobs_.set_state(job, core::JobState::Pending);
   job.reason = job.eligible_time > now ? "BeginTime" : "None";
   job.restarts += 1;
   job.submit_time = now;

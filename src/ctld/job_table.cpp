@@ -1,24 +1,101 @@
 #include "ctld/job_table.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <string>
 
 namespace drover::ctld {
 
 core::Job& JobTable::insert(core::Job job) {
   const uint64_t id = job.id;
   core::Job& stored = jobs_.emplace(id, std::move(job)).first->second;
+  set_present(id, true);
   if (stored.array_job_id != 0) {
     auto& members = array_members_[stored.array_job_id];
     if (std::find(members.begin(), members.end(), id) == members.end()) members.push_back(id);
   }
   if (stored.payload_id != 0 && stored.payload_id != id) ++shared_payloads_[stored.payload_id];
+  index(stored);
   return stored;
+}
+
+namespace {
+bool is_active(const core::Job& job) {
+  return job.state == core::JobState::Running || job.state == core::JobState::Suspended ||
+         job.completing;
+}
+}  // namespace
+
+void JobTable::index(const core::Job& job) {
+  if (is_active(job))
+    active_.insert(job.id);
+  else
+    active_.erase(job.id);
+  if (core::is_finished(job.state))
+    finished_.insert(job.id);
+  else
+    finished_.erase(job.id);
+}
+
+void JobTable::set_present(uint64_t id, bool present) {
+  if (id >= kBitmapIds) return;
+  if (id / 64 >= present_.size()) {
+    if (!present) return;
+    present_.resize(std::min<uint64_t>(kBitmapIds / 64, id / 64 + 1 + present_.size() / 2));
+  }
+  if (present)
+    present_[id / 64] |= uint64_t{1} << (id % 64);
+  else
+    present_[id / 64] &= ~(uint64_t{1} << (id % 64));
+}
+
+void JobTable::unindex(uint64_t id) {
+  active_.erase(id);
+  finished_.erase(id);
+}
+
+void JobTable::set_state(core::Job& job, core::JobState state) {
+  job.state = state;
+  index(job);
+}
+
+void JobTable::set_completing(core::Job& job, bool completing) {
+  job.completing = completing;
+  index(job);
+}
+
+std::string JobTable::check_indexes() const {
+  size_t active = 0, finished = 0;
+  for (const auto& [id, job] : jobs_) {
+    if (is_active(job) != (active_.count(id) > 0))
+      return "job " + std::to_string(id) + (is_active(job) ? " active, not" : " not active, but") +
+             " in the active index";
+    if (core::is_finished(job.state) != (finished_.count(id) > 0))
+      return "job " + std::to_string(id) +
+             (core::is_finished(job.state) ? " finished, not" : " not finished, but") +
+             " in the finished index";
+    active += is_active(job);
+    finished += core::is_finished(job.state);
+  }
+  if (active != active_.size()) return "the active index names jobs that are gone";
+  size_t present = 0;
+  for (uint64_t word : present_) present += static_cast<size_t>(std::popcount(word));
+  if (present != static_cast<size_t>(std::count_if(jobs_.begin(), jobs_.end(), [](const auto& j) {
+        return j.first < kBitmapIds;
+      })))
+    return "the id bitmap holds " + std::to_string(present) + " ids";
+  for (const auto& [id, job] : jobs_)
+    if (!contains(id)) return "job " + std::to_string(id) + " not in the id bitmap";
+  if (finished != finished_.size()) return "the finished index names jobs that are gone";
+  return "";
 }
 
 JobTable::Erased JobTable::erase(iterator it) {
   const uint64_t id = it->first, array_job_id = it->second.array_job_id,
                  payload = it->second.payload_id;
   Erased out;
+  unindex(id);
+  set_present(id, false);
   out.next = jobs_.erase(it);
   if (array_job_id != 0) {
     auto m = array_members_.find(array_job_id);

@@ -17,7 +17,10 @@ namespace drover::ctld {
 //
 // Records come and go only through insert() and erase(), which keep the array index and the
 // payload references right; a record's id, array_job_id and payload_id do not change while
-// it is in the table (everything else in it is the rules' to change).
+// it is in the table. A record's state and `completing` change only through set_state() and
+// set_completing(), which keep the indexes of active and finished records right, so that
+// per-batch and per-second duties visit those instead of every record (a queue of a million
+// pending jobs). Everything else in a record is the rules' to change.
 class JobTable {
  public:
   using Map = std::map<uint64_t, core::Job>;  // by id: Slurm's order for listings
@@ -44,13 +47,29 @@ class JobTable {
   const_iterator find(uint64_t id) const { return jobs_.find(id); }
   core::Job* get(uint64_t id);
   const core::Job* get(uint64_t id) const;
-  bool contains(uint64_t id) const { return jobs_.count(id) > 0; }
-  size_t count(uint64_t id) const { return jobs_.count(id); }
+  bool contains(uint64_t id) const {
+    if (id >= kBitmapIds) return jobs_.count(id) > 0;
+    return id / 64 < present_.size() && (present_[id / 64] >> (id % 64) & 1) != 0;
+  }
+  size_t count(uint64_t id) const { return contains(id) ? 1 : 0; }
   size_t size() const { return jobs_.size(); }
   iterator begin() { return jobs_.begin(); }
   iterator end() { return jobs_.end(); }
   const_iterator begin() const { return jobs_.begin(); }
   const_iterator end() const { return jobs_.end(); }
+
+  // The only ways a record's state and `completing` change (see the class comment).
+  void set_state(core::Job& job, core::JobState state);
+  void set_completing(core::Job& job, bool completing);
+  // Records running, suspended or completing (all that may hold resources: holds_resources()),
+  // by id; active_ids() is a copy, for walks that change what they visit.
+  const std::set<uint64_t>& active() const { return active_; }
+  std::vector<uint64_t> active_ids() const { return {active_.begin(), active_.end()}; }
+  // Records in a final state (completing ones too), by id: what MinJobAge may purge.
+  const std::set<uint64_t>& finished() const { return finished_; }
+  // What is wrong with the indexes, checked against every record ("" when they are right);
+  // for tests.
+  std::string check_indexes() const;
 
   // The records of an array (its remainder and the tasks split off from it) in the order they
   // came; null when `array_job_id` names no array.
@@ -86,8 +105,20 @@ class JobTable {
   // plain job costs nothing in this map.
   std::unordered_map<uint64_t, uint32_t> shared_payloads_;
   std::vector<uint64_t> new_pending_;
+  std::set<uint64_t> active_, finished_;
+  // A bit per job id up to the highest held, set while the record is here: what contains()
+  // answers without a walk down the map (forgetting request ids asks it for every id held,
+  // a million of them once a minute). Ids from kBitmapIds on (32 MB of bits; Slurm's ids end
+  // at 67,043,328) are looked up in the map.
+  static constexpr uint64_t kBitmapIds = uint64_t{1} << 28;
+  std::vector<uint64_t> present_;
+  void set_present(uint64_t id, bool present);
   SubmitIds submit_ids_;
   int64_t submit_ids_checked_at_ = 0;
+
+  // Puts the record in, or takes it out of, the indexes its state and `completing` call for.
+  void index(const core::Job& job);
+  void unindex(uint64_t id);
 };
 
 }  // namespace drover::ctld

@@ -12,7 +12,8 @@ namespace drover::ctld {
 
 k8s::op::ControllerSnapshot k8s_snapshot(const StateMachine& sm, int64_t controller_start) {
   std::unordered_map<std::string, std::vector<k8s::op::JobOnNode>> jobs_on;
-  for (const auto& [id, job] : sm.jobs()) {
+  for (uint64_t id : sm.jobs().active()) {
+    const core::Job& job = *sm.jobs().get(id);
     if (!holds_resources(job)) continue;  // a finished job keeps its allocation on record
     const k8s::op::JobOnNode j{static_cast<uint32_t>(id),
                                k8s::op::expected_end(job.start_time, job.time_limit_min),

@@ -66,8 +66,10 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
 }
 
 void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx) {
-  for (auto& [id, job] : jobs_) {
-    if (!holds_resources(job)) continue;
+  for (uint64_t id : jobs_.active_ids()) {
+    core::Job* found = jobs_.get(id);
+    if (found == nullptr || !holds_resources(*found)) continue;
+    core::Job& job = *found;
     bool on_node = false;
     for (const auto& a : job.alloc) on_node = on_node || a.node == node.name;
     if (!on_node) continue;

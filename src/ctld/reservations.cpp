@@ -77,7 +77,8 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
   // Nodes where a job may still run at its start (its own members aside), found once.
   std::set<std::string> busy_nodes;
   if (!ignore_jobs)
-    for (const auto& [id, job] : jobs_) {
+    for (uint64_t id : jobs_.active()) {
+      const core::Job& job = *jobs_.get(id);
       if (!holds_resources(job) || job.spec.reservation == r.name) continue;
       if (!job.completing && job.time_limit_min >= 0 &&
           job.start_time + job.time_limit_min * 60 <= r.start)
@@ -242,12 +243,14 @@ void StateMachine::advance_reservations(int64_t now, Effects& fx) {
     }
     // Its members may not run past its end (ResvOverRun=0), FLEX ones aside.
     if (!(r.flags & core::kResvFlex))
-      for (auto& [id, job] : jobs_)
+      for (uint64_t id : jobs_.active_ids()) {
+        core::Job& job = *jobs_.get(id);
         if (job.spec.reservation == r.name && job.state == core::JobState::Running &&
             !job.completing) {
           end_job(job, core::JobState::Timeout, "TimeLimit", now, true, fx);
           send_terminate(job, now, " DUE TO TIME LIMIT", fx);
         }
+      }
     full_pass_needed_ = true;
     if (const int64_t period = r.period(); period > 0) {
       const int64_t steps = (now - r.end) / period + 1;

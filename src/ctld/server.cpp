@@ -861,7 +861,11 @@ void Server::state_loop() {
       spdlog::critical("journal commit failed: {}", e.what());
       std::_Exit(70);
     }
-    record_accounting(fx, ++acct_seq_);
+    // Only a batch that changed jobs posts to the accounting worker: each post is answered with
+    // a task for this thread, and a batch of only that task posting again made the two
+    // threads wake each other without end (a core's worth of context switches when idle).
+    if (!fx.dirty_jobs.empty() || !fx.requeued_runs.empty() || !fx.erased_jobs.empty())
+      record_accounting(fx, ++acct_seq_);
     if (ticked) record_node_events(now);
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(std::move(reply));

@@ -117,8 +117,9 @@ const core::Node* StateMachine::find_node(const std::string& name) const {
 }
 
 void StateMachine::add_running(sched::ClusterView& v) const {
-  for (const auto& [id, job] : jobs_)
-    if (holds_resources(job)) v.running.push_back(&job);
+  for (uint64_t id : jobs_.active())
+    if (const core::Job* job = jobs_.get(id); job && holds_resources(*job))
+      v.running.push_back(job);
 }
 
 sched::ClusterView StateMachine::view(bool with_running) const {
@@ -354,11 +355,11 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     if (!sched::place(spec, pv, v, false, alloc)) {
       if (!sched::place(spec, pv, v, true, alloc))
         return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
-      for (const auto& [id, other] : jobs_)
-        if (holds_resources(other) && other.partition == part->name)
-          start = std::max<int64_t>(start, other.time_limit_min < 0
+      for (const core::Job* other : v.running)
+        if (other->partition == part->name)
+          start = std::max<int64_t>(start, other->time_limit_min < 0
                                                ? now + int64_t{365} * 86400
-                                               : other.start_time + other.time_limit_min * 60);
+                                               : other->start_time + other->time_limit_min * 60);
     }
     std::vector<std::string> names;
     int cpus = 0;
@@ -562,7 +563,7 @@ void StateMachine::release(core::Job& job) {
 
 void StateMachine::processes_gone(core::Job& job) {
   const bool held = holds_resources(job);
-  job.completing = false;
+  jobs_.set_completing(job, false);
   if (held) release(job);
   if (job.state == core::JobState::Pending) {  // requeued: it waits for a new allocation
     job.alloc.clear();
@@ -575,11 +576,11 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   bool held = holds_resources(job);
   if (held && job.state == core::JobState::Running) charge_usage(job, now, fx);
   acct_.forget_submit_usage();
-  job.state = state;
+  jobs_.set_state(job, state);
   job.reason = reason;
   job.end_time = now;
   // An allocation without a batch shell has no exit to wait for.
-  job.completing = completing && !job.spec.interactive;
+  jobs_.set_completing(job, completing && !job.spec.interactive);
   end_steps(job, state, now);
   if (held && !holds_resources(job)) release(job);
   fx.dirty_jobs.insert(job.id);
@@ -688,8 +689,11 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
   // launch was lost) or vanished with an agent restart: requeue them so they run once.
   // Such a job is charged to the node: a node holding nothing (a node joining) skips the
   // walk over every job.
-  for (auto& [id, job] : jobs_) {
+  for (uint64_t id : jobs_.active_ids()) {
     if (node.running_jobs == 0) break;
+    core::Job* found = jobs_.get(id);
+    if (found == nullptr) continue;
+    core::Job& job = *found;
     if (job.batch_host != node_name || !holds_resources(job) || job.spec.interactive) continue;
     if (runs_current(id) || agent_finished.count(id)) continue;
     if (job.completing) {
@@ -716,7 +720,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
       fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
                             " does not know launch " + std::to_string(job.launches) + "; requeued");
       release(job);
-      job.state = core::JobState::Pending;
+      jobs_.set_state(job, core::JobState::Pending);
       job.alloc.clear();
       job.batch_host.clear();
       job.start_time = core::kNoTime;
@@ -785,7 +789,11 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   // A periodic full pass keeps every pending reason and expected start current.
   if (full_pass) full_pass_needed_ = true;
   advance_reservations(now, fx);
-  for (auto& [id, job] : jobs_) {
+  // Only running jobs have limits to reach (a copy of the index: ending a job changes it).
+  for (uint64_t id : jobs_.active_ids()) {
+    core::Job* found = jobs_.get(id);
+    if (found == nullptr) continue;
+    core::Job& job = *found;
     if (job.state == core::JobState::Running && !job.completing) step_time_limits(job, now, fx);
     if (job.state != core::JobState::Running || job.completing || job.time_limit_min < 0) continue;
     const int64_t end = job.start_time + job.time_limit_min * 60;
@@ -831,19 +839,17 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   }
   jobs_.forget_submit_ids(now, fx.erased_submit_ids);
   if (config_.min_job_age_s > 0) {
-    for (auto it = jobs_.begin(); it != jobs_.end();) {
-      const core::Job& job = it->second;
-      if (is_finished(job.state) && !job.completing &&
-          job.end_time + config_.min_job_age_s <= now) {
-        fx.erased_jobs.insert(it->first);
-        fx.dirty_jobs.erase(it->first);
-        const auto erased = jobs_.erase(it);
-        if (erased.unreferenced_payload != 0)
-          fx.erased_payloads.insert(erased.unreferenced_payload);
-        it = erased.next;
-      } else {
-        ++it;
-      }
+    // Only finished jobs go: the finished index, copied as erasing changes it.
+    std::vector<uint64_t> old;
+    for (uint64_t id : jobs_.finished())
+      if (const core::Job* job = jobs_.get(id);
+          job && !job->completing && job->end_time + config_.min_job_age_s <= now)
+        old.push_back(id);
+    for (uint64_t id : old) {
+      fx.erased_jobs.insert(id);
+      fx.dirty_jobs.erase(id);
+      const auto erased = jobs_.erase(jobs_.find(id));
+      if (erased.unreferenced_payload != 0) fx.erased_payloads.insert(erased.unreferenced_payload);
     }
   }
 }
@@ -943,7 +949,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
 }
 
 void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx) {
-  job.state = core::JobState::Running;
+  jobs_.set_state(job, core::JobState::Running);
   job.reason = "None";
   job.partition = start.partition;
   job.start_time = now;

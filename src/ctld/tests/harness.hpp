@@ -32,6 +32,8 @@ struct Harness {
     for (const char* n : {"node1", "node2"})
       sm.agent_register(n, registration({{"running", json::array()}}), now, fx);
   }
+  // Every test that drives the machine also checks that the job table's indexes followed it.
+  ~Harness() { EXPECT_EQ(sm.jobs().check_indexes(), ""); }
   json spec(int ntasks = 1, int cpus = 1) {
     core::JobSpec s;
     s.name = "job";

@@ -385,3 +385,62 @@ TEST(JobEnd, OomKillEndsTheJobOutOfMemoryWithItsMaxRss) {
   EXPECT_EQ(job(h, plain).state, core::JobState::Completed);
   EXPECT_EQ(ctld::acct_record(job(h, plain)).steps.at(0).max_rss_kb, -1);  // not measured
 }
+
+namespace {
+std::vector<uint64_t> ids(const std::set<uint64_t>& s) { return {s.begin(), s.end()}; }
+}  // namespace
+
+// The job table's index of running and completing jobs (what each scheduling view and tick
+// visits instead of every job) follows requeues, array splits, purges and a restart.
+TEST(JobIndex, FollowsRequeueArraySplitsPurgeAndRestart) {
+  ctld::Config c = ctld::testing::two_node_config();
+  c.min_job_age_s = 10;
+  Harness h(c);
+  Effects fx;
+  const uint64_t plain = h.submit(h.alice, h.spec(), fx);                      // 1
+  const uint64_t arr = h.submit(h.alice, with(h.spec(), "array", "0-4"), fx);  // 2
+  h.sm.schedule(h.now, fx);
+  // Four CPUs: the plain job and array tasks 0-2 split off as 3, 4, 5; task 3 and 4 wait.
+  EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{plain, 3, 4, 5}));
+  EXPECT_EQ(h.sm.jobs().check_indexes(), "");
+
+  // Requeued: completing while its processes go, then pending and out of the index.
+  Effects fx2;
+  json r =
+      h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(plain)}}}, h.alice, h.now, fx2);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(job(h, plain).state, core::JobState::Pending);
+  EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{plain, 3, 4, 5}));
+  finish(h, plain, SIGTERM, fx2);
+  EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{3, 4, 5}));
+  EXPECT_TRUE(h.sm.jobs().finished().empty());
+
+  // A task ends and two CPUs are free (the requeued job waits): task 3 splits off as 6 and the
+  // array's own record runs the last one, 4.
+  finish(h, 3, 0, fx2);
+  EXPECT_EQ(ids(h.sm.jobs().finished()), (std::vector<uint64_t>{3}));
+  h.sm.schedule(h.now, fx2);
+  EXPECT_EQ(job(h, arr).state, core::JobState::Running);
+  EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{arr, 4, 5, 6}));
+  finish(h, 4, 0, fx2);
+  EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{arr, 5, 6}));
+  EXPECT_EQ(ids(h.sm.jobs().finished()), (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(h.sm.jobs().check_indexes(), "");
+
+  // Restart: the records read back give the same indexes.
+  std::vector<core::Job> saved;
+  for (const auto& [id, j] : h.sm.jobs()) saved.push_back(j);
+  ctld::StateMachine again(c, sched::make_scheduler());
+  again.restore(h.sm.next_job_id(), saved, h.now);
+  EXPECT_EQ(again.jobs().active(), h.sm.jobs().active());
+  EXPECT_EQ(again.jobs().finished(), h.sm.jobs().finished());
+  EXPECT_EQ(again.jobs().check_indexes(), "");
+
+  // Past MinJobAge the finished tasks are purged, from the index too; the time limit walk
+  // still sees the running ones.
+  advance(h, h.now + 100, fx2);
+  EXPECT_EQ(h.sm.find_job(3), nullptr);
+  EXPECT_EQ(h.sm.find_job(4), nullptr);
+  EXPECT_TRUE(h.sm.jobs().finished().empty());
+  EXPECT_EQ(h.sm.jobs().check_indexes(), "");
+}

@@ -104,3 +104,89 @@ TEST(JobTable, NewPendingUntilThePassTakesThem) {
 }
 
 }  // namespace
+
+namespace {
+std::vector<uint64_t> ids(const std::set<uint64_t>& s) { return {s.begin(), s.end()}; }
+}  // namespace
+
+TEST(JobTable, ActiveAndFinishedIndexesFollowStateChanges) {
+  JobTable t;
+  core::Job& a = t.insert(job(1));  // pending: in neither index
+  core::Job& b = t.insert(job(2));
+  EXPECT_TRUE(t.active().empty());
+  EXPECT_TRUE(t.finished().empty());
+  t.set_state(a, core::JobState::Running);
+  EXPECT_EQ(ids(t.active()), (std::vector<uint64_t>{1}));
+  // Ending while its processes go: finished, and still active until they are gone.
+  t.set_state(a, core::JobState::Completed);
+  EXPECT_TRUE(t.active().empty());
+  t.set_completing(a, true);
+  EXPECT_EQ(ids(t.active()), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(ids(t.finished()), (std::vector<uint64_t>{1}));
+  t.set_completing(a, false);
+  EXPECT_TRUE(t.active().empty());
+  EXPECT_EQ(ids(t.finished()), (std::vector<uint64_t>{1}));
+  // Requeued while its processes go: pending and completing, so active, not finished.
+  t.set_state(b, core::JobState::Running);
+  t.set_completing(b, true);
+  t.set_state(b, core::JobState::Pending);
+  EXPECT_EQ(ids(t.active()), (std::vector<uint64_t>{2}));
+  EXPECT_EQ(ids(t.finished()), (std::vector<uint64_t>{1}));
+  t.set_state(b, core::JobState::Suspended);
+  t.set_completing(b, false);
+  EXPECT_EQ(ids(t.active()), (std::vector<uint64_t>{2}));
+  EXPECT_EQ(t.check_indexes(), "");
+  // Erasing takes a record out of both.
+  t.erase(t.find(1));
+  t.erase(t.find(2));
+  EXPECT_TRUE(t.active().empty());
+  EXPECT_TRUE(t.finished().empty());
+  EXPECT_EQ(t.check_indexes(), "");
+}
+
+TEST(JobTable, RecordsInsertedAsTheyAreAreIndexed) {
+  // A restart reads records back in whatever state they were journaled.
+  JobTable t;
+  core::Job running = job(5), completing = job(6), done = job(7), pending = job(8);
+  running.state = core::JobState::Running;
+  completing.state = core::JobState::Cancelled;
+  completing.completing = true;
+  done.state = core::JobState::Completed;
+  for (auto* j : {&pending, &done, &completing, &running}) t.insert(*j);
+  EXPECT_EQ(ids(t.active()), (std::vector<uint64_t>{5, 6}));
+  EXPECT_EQ(ids(t.finished()), (std::vector<uint64_t>{6, 7}));
+  EXPECT_EQ(t.active_ids(), (std::vector<uint64_t>{5, 6}));
+  EXPECT_EQ(t.check_indexes(), "");
+}
+
+TEST(JobTable, CheckIndexesNamesAStateChangedBehindItsBack) {
+  JobTable t;
+  core::Job& a = t.insert(job(1));
+  a.state = core::JobState::Running;  // not through set_state: the index cannot know
+  EXPECT_EQ(t.check_indexes(), "job 1 active, not in the active index");
+  t.set_state(a, core::JobState::Running);
+  a.state = core::JobState::Failed;
+  EXPECT_EQ(t.check_indexes(), "job 1 not active, but in the active index");
+  t.set_state(a, core::JobState::Failed);
+  a.state = core::JobState::Pending;
+  EXPECT_EQ(t.check_indexes(), "job 1 not finished, but in the finished index");
+}
+
+TEST(JobTable, ContainsFollowsInsertAndEraseAtAnyId) {
+  JobTable t;
+  const uint64_t huge = uint64_t{1} << 40;  // beyond the bitmap: the map answers
+  for (uint64_t id : {uint64_t{1}, uint64_t{63}, uint64_t{64}, uint64_t{100000}, huge})
+    t.insert(job(id));
+  for (uint64_t id : {uint64_t{1}, uint64_t{63}, uint64_t{64}, uint64_t{100000}, huge})
+    EXPECT_TRUE(t.contains(id)) << id;
+  for (uint64_t id : {uint64_t{0}, uint64_t{2}, uint64_t{65}, uint64_t{99999}, huge + 1})
+    EXPECT_FALSE(t.contains(id)) << id;
+  EXPECT_EQ(t.check_indexes(), "");
+  t.erase(t.find(64));
+  t.erase(t.find(huge));
+  EXPECT_FALSE(t.contains(64));
+  EXPECT_FALSE(t.contains(huge));
+  EXPECT_TRUE(t.contains(63));
+  EXPECT_EQ(t.count(100000), 1u);
+  EXPECT_EQ(t.check_indexes(), "");
+}
