@@ -220,8 +220,9 @@ void Server::start_ui(net::HttpServer& http) {
 
   // The handler holds the ticker (its timer holds only a weak reference), so it runs as long
   // as the HTTP server does.
-  auto handler = [this, hub, tracker, tick](const net::HttpRequest& http_req,
-                                            net::HttpResponder respond) {
+  auto reader = std::make_shared<UiFileReader>();
+  auto handler = [this, hub, tracker, tick, reader](const net::HttpRequest& http_req,
+                                                    net::HttpResponder respond) {
     const int64_t now = std::time(nullptr);
     const RestAuth auth =
         rest_authenticate(token_key(key_), http_req.header("X-SLURM-USER-NAME"),
@@ -249,6 +250,39 @@ void Server::start_ui(net::HttpServer& http) {
       };
       post(std::move(ev));
     };
+    // Answers that the state thread only starts: it checks who may see what, then hands the
+    // reading to the accounting worker or the file reader, which respond themselves.
+    auto on_state_then = [this, caller = *auth.caller](
+                             std::function<void(const UiViewer&, net::HttpResponder)> start,
+                             net::HttpResponder respond) {
+      Event ev{Event::Rest, nullptr, {}, caller, {}};
+      ev.apply = [this, start = std::move(start), respond = std::move(respond),
+                  caller](Effects&) -> std::function<void()> {
+        try {
+          start(ui_viewer(machine_, caller), respond);
+        } catch (const std::exception& e) {
+          respond(ui_error(500, e.what()));
+        }
+        return nullptr;
+      };
+      post(std::move(ev));
+    };
+    // Job records, on the accounting worker (never the store on the state thread).
+    auto from_accounting =
+        [this](store::JobFilter filter,
+               std::function<net::HttpResponse(std::vector<store::JobRecord>)> answer,
+               net::HttpResponder respond) {
+          acct_->post_query([filter = std::move(filter), answer = std::move(answer),
+                             respond = std::move(respond)](store::AccountingStore& store) {
+            net::HttpResponse r;
+            try {
+              r = answer(store.query(filter));
+            } catch (const std::exception& e) {
+              r = ui_error(503, std::string("Problem talking to the database: ") + e.what());
+            }
+            respond(std::move(r));
+          });
+        };
     auto job_id_of = [](const std::string& text) -> uint64_t {
       if (text.empty() || text.size() > 19 ||
           text.find_first_not_of("0123456789") != std::string::npos)
@@ -304,6 +338,100 @@ void Server::start_ui(net::HttpServer& http) {
             },
             std::move(respond));
       }
+    }
+    if (method == "GET" && n == 1 && first == "history") {
+      UiHistoryQuery q;
+      if (std::string err = ui_parse_history_query(params, q, now); !err.empty())
+        return respond(ui_error(400, err));
+      return on_state_then(
+          [q, from_accounting](const UiViewer& v, net::HttpResponder respond) {
+            from_accounting(
+                ui_history_filter(q, v),
+                [q, v](std::vector<store::JobRecord> records) {
+                  return ui_json(200, ui_history_page(records, q, v));
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && first == "job" && n == 3 && parts[2] == "accounting") {
+      const uint64_t id = job_id_of(parts[1]);
+      if (id == 0) return respond(ui_error(400, "Invalid job id specified"));
+      return on_state_then(
+          [id, from_accounting](const UiViewer& v, net::HttpResponder respond) {
+            store::JobFilter f;
+            f.job_ids = {id};
+            f.include_ineligible = true;
+            from_accounting(
+                f,
+                [id, v](std::vector<store::JobRecord> records) {
+                  auto j = ui_job_accounting(records, id, v);
+                  return j ? ui_json(200, *j)
+                           : ui_error(404, "No accounting record of job " + std::to_string(id) +
+                                               " (yet)");
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && first == "job" && n == 3 && parts[2] == "output") {
+      const uint64_t id = job_id_of(parts[1]);
+      if (id == 0) return respond(ui_error(400, "Invalid job id specified"));
+      const std::string stream = params.contains("stream") ? params.at("stream") : "stdout";
+      if (stream != "stdout" && stream != "stderr")
+        return respond(ui_error(400, "stream is stdout or stderr"));
+      int64_t bytes = static_cast<int64_t>(kUiTailDefault);
+      if (params.contains("bytes")) {
+        const std::string& b = params.at("bytes");
+        if (b.empty() || b.size() > 9 || b.find_first_not_of("0123456789") != std::string::npos)
+          return respond(ui_error(400, "bytes is not a number: " + b));
+        bytes = std::stoll(b);
+      }
+      return on_state_then(
+          [this, id, stream, bytes, reader](const UiViewer& v, net::HttpResponder respond) {
+            const auto file = ui_output_file(machine_, id, stream == "stderr", v);
+            if (!file)
+              return respond(
+                  ui_error(404, "No output of job " + std::to_string(id) + " for you to read"));
+            const bool queued = reader->post([file = *file, bytes, respond]() mutable {
+              respond(ui_json(200, ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes))));
+            });
+            if (!queued) respond(ui_error(503, "too many output reads under way; try again"));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "usage") {
+      UiUsageQuery q;
+      if (std::string err = ui_parse_usage_query(params, q, now); !err.empty())
+        return respond(ui_error(400, err));
+      return on_state_then(
+          [q, from_accounting, now](const UiViewer& v, net::HttpResponder respond) {
+            store::JobFilter f;
+            f.window_start = q.start;
+            f.window_end = q.end;
+            if (!v.is_operator && v.private_usage) f.uids = {v.who.uid};
+            from_accounting(
+                f,
+                [q, v, now](std::vector<store::JobRecord> records) {
+                  return ui_json(200, ui_usage(records, q, v, now));
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "fairshare") {
+      return on_state(
+          [this, now](Effects&, const UiViewer& v) {
+            return ui_json(200, ui_fairshare(machine_, v, now));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "reservations") {
+      return on_state(
+          [this, now](Effects&, const UiViewer& v) {
+            return ui_json(200, ui_reservations(machine_, v, now));
+          },
+          std::move(respond));
     }
     if (method == "GET" && n == 1 && first == "nodes") {
       return on_state(

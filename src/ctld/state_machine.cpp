@@ -1011,6 +1011,11 @@ int64_t launch_mem_mb(const core::Job& job) {
 }
 }  // namespace
 
+std::string job_output_path(const core::Job& job, bool stderr_stream) {
+  const StdPaths paths = std_paths(job);
+  return stderr_stream ? paths.err : paths.out;
+}
+
 proto::Launch StateMachine::launch_message(const core::Job& job) const {
   StdPaths paths = std_paths(job);
   auto env =

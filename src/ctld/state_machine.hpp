@@ -98,6 +98,10 @@ struct Effects {
   std::set<std::string> erased_submit_ids;
 };
 
+// Where a batch job's stdout (or stderr) goes, as its launch names it: the pattern expanded and
+// made absolute against the job's working directory.
+std::string job_output_path(const core::Job& job, bool stderr_stream);
+
 // The controller's rules, and the façade over the components that hold its state (nodes,
 // jobs, reservations, accounting; partitions and the configuration are still its own
 // members). One thread owns all of it: the controller's state thread is the only caller of
