@@ -190,31 +190,44 @@ void Server::start_ui(net::HttpServer& http) {
     respond(ui_static_file(root, req.path));
   });
 
-  // The change feed: the state thread looks for changes once a second while streams are open
-  // (a pass over the jobs only when one changed), and tells each stream what it may see.
+  // The change feed: each batch notes the jobs it touched; once a second while streams are
+  // open the state thread looks at those (not the whole queue) and tells each stream what it
+  // may see. With no stream for a minute the tracker lets go of its digests.
   auto hub = std::make_shared<UiEventHub>();
   auto tracker = std::make_shared<UiChangeTracker>();  // state thread only
+  ui_after_batch_ = [tracker](const Effects& fx, const std::vector<uint64_t>& plan_changed) {
+    tracker->note(fx.dirty_jobs, fx.erased_jobs, plan_changed);
+  };
   auto timer = std::make_shared<boost::asio::steady_timer>(http.context());
   auto ticks = std::make_shared<uint64_t>(0);
+  auto idle_ticks = std::make_shared<uint64_t>(0);
   auto tick = std::make_shared<std::function<void()>>();
-  *tick = [this, hub, tracker, timer, ticks, weak = std::weak_ptr(tick)] {
+  *tick = [this, hub, tracker, timer, ticks, idle_ticks, weak = std::weak_ptr(tick)] {
     timer->expires_after(std::chrono::seconds(1));
-    timer->async_wait([this, hub, tracker, ticks, weak](const boost::system::error_code& ec) {
-      if (ec || stopping_) return;
-      if (hub->size() > 0) {
-        if (++*ticks % 15 == 0) hub->heartbeat();
-        {
-          std::lock_guard lock(mu_);
-          tasks_.push_back([this, hub, tracker] {
-            const auto changes = tracker->look(machine_, last_job_change_);
-            if (!changes.jobs.empty() || changes.nodes)
-              hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
-          });
-        }
-        cv_.notify_one();
-      }
-      if (auto t = weak.lock()) (*t)();
-    });
+    timer->async_wait(
+        [this, hub, tracker, ticks, idle_ticks, weak](const boost::system::error_code& ec) {
+          if (ec || stopping_) return;
+          const bool open = hub->size() > 0;
+          *idle_ticks = open ? 0 : *idle_ticks + 1;
+          if (open || *idle_ticks == 60) {
+            if (open && ++*ticks % 15 == 0) hub->heartbeat();
+            {
+              std::lock_guard lock(mu_);
+              tasks_.push_back([this, hub, tracker, open] {
+                if (!open) {
+                  // A stream that opened meanwhile keeps the tracker.
+                  if (hub->size() == 0) tracker->reset();
+                  return;
+                }
+                const auto changes = tracker->look(machine_);
+                if (!changes.jobs.empty() || changes.nodes)
+                  hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
+              });
+            }
+            cv_.notify_one();
+          }
+          if (auto t = weak.lock()) (*t)();
+        });
   };
   (*tick)();
 
@@ -478,7 +491,7 @@ void Server::start_ui(net::HttpServer& http) {
           [this, hub, tracker, r, caller, expires](Effects&, const UiViewer& v) mutable {
             // The tracker starts from what this page is about to fetch: changes after the
             // hello are then all reported, even those before the next tick.
-            if (!tracker->primed()) tracker->look(machine_, last_job_change_);
+            if (!tracker->primed()) tracker->prime(machine_);
             r.body = ui_hello_event(last_job_change_, tracker->node_version());
             r.on_stream = [hub, uid = caller.uid, expires, all = v.is_operator || !v.private_jobs](
                               std::shared_ptr<net::HttpStream> s) {

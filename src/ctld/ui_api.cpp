@@ -345,11 +345,32 @@ json ui_nodes(const StateMachine& m) {
   return {{"nodes", std::move(nodes)}, {"partitions", std::move(partitions)}};
 }
 
-UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t job_version) {
-  Changes out;
-  auto mix = [](uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; };
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+constexpr uint64_t kFnvBasis = 14695981039346656037ull;
+
+// What the dashboard shows of a job that may move.
+uint64_t job_digest(const core::Job& j) {
+  uint64_t d = kFnvBasis;
+  d = mix(d, static_cast<uint64_t>(j.state));
+  d = mix(d, std::hash<std::string>{}(j.reason.str()));
+  d = mix(d, j.priority);
+  d = mix(d, static_cast<uint64_t>(j.sched_start));
+  d = mix(d, static_cast<uint64_t>(j.start_time));
+  d = mix(d, static_cast<uint64_t>(j.end_time));
+  d = mix(d, j.alloc.size());
+  d = mix(d, (j.completing ? 1u : 0u) | (static_cast<uint64_t>(j.held) << 1));
+  d = mix(d, j.steps.size());
+  d = mix(d, std::hash<std::string>{}(j.sched_nodes.str()));
+  return d;
+}
+
+}  // namespace
+
+bool UiChangeTracker::look_nodes(const StateMachine& m) {
   // Nodes: few enough to digest on every look.
-  uint64_t nd = 14695981039346656037ull;
+  uint64_t nd = kFnvBasis;
   const NodeTable& table = m.nodes();
   for (auto it = table.begin(); it != table.end(); ++it) {
     const core::Node& n = *it;
@@ -361,37 +382,57 @@ UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t jo
     nd = mix(nd, static_cast<uint64_t>(n.running_jobs));
     nd = mix(nd, std::hash<std::string>{}(n.reason));
   }
-  if (nd != node_digest_) {
-    node_digest_ = nd;
-    ++node_version_;
-    out.nodes = primed_;
-  }
-  out.node_version = node_version_;
-  if (job_version == job_version_ && primed_) return out;
-  job_version_ = job_version;
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> next;
-  next.reserve(jobs_.size() + 16);
-  for (const auto& [id, j] : m.jobs()) {
-    uint64_t d = 14695981039346656037ull;
-    d = mix(d, static_cast<uint64_t>(j.state));
-    d = mix(d, std::hash<std::string>{}(j.reason.str()));
-    d = mix(d, j.priority);
-    d = mix(d, static_cast<uint64_t>(j.sched_start));
-    d = mix(d, static_cast<uint64_t>(j.start_time));
-    d = mix(d, static_cast<uint64_t>(j.end_time));
-    d = mix(d, j.alloc.size());
-    d = mix(d, (j.completing ? 1u : 0u) | (static_cast<uint64_t>(j.held) << 1));
-    d = mix(d, j.steps.size());
-    d = mix(d, std::hash<std::string>{}(j.sched_nodes.str()));
-    auto old = jobs_.find(id);
-    if (primed_ && (old == jobs_.end() || old->second.first != d)) out.jobs.emplace_back(id, j.uid);
-    next.emplace(id, std::make_pair(d, j.uid));
-  }
-  if (primed_)
-    for (const auto& [id, e] : jobs_)
-      if (!next.contains(id)) out.jobs.emplace_back(id, e.second);
-  jobs_ = std::move(next);
+  if (nd == node_digest_) return false;
+  node_digest_ = nd;
+  ++node_version_;
+  return true;
+}
+
+void UiChangeTracker::prime(const StateMachine& m) {
+  jobs_.clear();
+  jobs_.reserve(m.jobs().size());
+  for (const auto& [id, j] : m.jobs()) jobs_.emplace(id, std::make_pair(job_digest(j), j.uid));
+  noted_.clear();
+  look_nodes(m);
   primed_ = true;
+}
+
+void UiChangeTracker::reset() {
+  primed_ = false;
+  jobs_ = {};
+  noted_ = {};
+}
+
+void UiChangeTracker::note(const std::set<uint64_t>& dirty, const std::set<uint64_t>& erased,
+                           const std::vector<uint64_t>& plan_changed) {
+  if (!primed_) return;
+  noted_.insert(dirty.begin(), dirty.end());
+  noted_.insert(erased.begin(), erased.end());
+  noted_.insert(plan_changed.begin(), plan_changed.end());
+}
+
+UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m) {
+  Changes out;
+  if (!primed_) prime(m);
+  out.nodes = look_nodes(m);
+  out.node_version = node_version_;
+  for (uint64_t id : noted_) {
+    const core::Job* j = m.find_job(id);
+    auto old = jobs_.find(id);
+    if (j == nullptr) {
+      if (old != jobs_.end()) {
+        out.jobs.emplace_back(id, old->second.second);
+        jobs_.erase(old);
+      }
+      continue;
+    }
+    const uint64_t d = job_digest(*j);
+    if (old != jobs_.end() && old->second.first == d) continue;
+    out.jobs.emplace_back(id, j->uid);
+    jobs_[id] = {d, j->uid};
+  }
+  noted_.clear();
+  std::sort(out.jobs.begin(), out.jobs.end());
   return out;
 }
 

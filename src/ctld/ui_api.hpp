@@ -7,8 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ctld/state_machine.hpp"
@@ -127,7 +129,9 @@ std::string ui_reason_text(const core::Job& job);
 
 // What changed since the last look, for the event stream: job ids whose state, reason,
 // priority, plan or nodes moved (and those gone), and whether any node did. Kept on the state
-// thread; a look costs one pass over the jobs only when some job changed.
+// thread. It is told which jobs each batch touched (those journaled, and those whose plan
+// alone moved: StateMachine::take_plan_changes), so a look costs a pass over those jobs only,
+// not over the queue; the one full pass is when the first stream opens (prime).
 class UiChangeTracker {
  public:
   struct Changes {
@@ -135,15 +139,23 @@ class UiChangeTracker {
     bool nodes = false;
     uint64_t node_version = 0;
   };
-  // `job_version`: when a job last changed (the server's stamp); the job pass is skipped when
-  // it has not moved since the last call.
-  Changes look(const StateMachine& machine, int64_t job_version);
-  uint64_t node_version() const { return node_version_; }
+  // Digests every job and node: changes are reported from here on.
+  void prime(const StateMachine& machine);
+  // Forgets everything (no stream is open): nothing is noted until the next prime.
+  void reset();
   bool primed() const { return primed_; }
+  // After each batch: the jobs it touched. Ignored until primed.
+  void note(const std::set<uint64_t>& dirty, const std::set<uint64_t>& erased,
+            const std::vector<uint64_t>& plan_changed);
+  // The noted jobs whose digest moved (or that are gone), and the nodes.
+  Changes look(const StateMachine& machine);
+  uint64_t node_version() const { return node_version_; }
+  size_t noted() const { return noted_.size(); }
 
  private:
+  bool look_nodes(const StateMachine& machine);
   bool primed_ = false;
-  int64_t job_version_ = -1;
+  std::unordered_set<uint64_t> noted_;
   std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> jobs_;  // id -> (digest, uid)
   uint64_t node_digest_ = 0, node_version_ = 0;
 };
