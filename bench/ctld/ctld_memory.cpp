@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
     ctld::Effects fx;
     sm.tick(1000 + n + pass, fx);
     sm.schedule(1000 + n + pass, fx);
+    sm.take_plan_changes();  // the server takes them after every batch
   }
   if (std::getenv("NO_TRIM") == nullptr) malloc_trim(0);
   const long planned = rss_kb();

@@ -66,8 +66,11 @@ void StateMachine::update_priorities(int64_t now) {
 
   const PriorityTotals totals = priority_totals();
   for (auto& [id, job] : jobs_)
-    if (job.state == core::JobState::Pending && !job.held)
-      job.priority = multifactor_priority_of(job, now, shares, totals);
+    if (job.state == core::JobState::Pending && !job.held) {
+      const uint32_t p = multifactor_priority_of(job, now, shares, totals);
+      if (p != job.priority) plan_changed_.push_back(id);
+      job.priority = p;
+    }
 }
 
 StateMachine::PriorityTotals StateMachine::priority_totals() const {

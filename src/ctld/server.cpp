@@ -870,6 +870,10 @@ void Server::state_loop() {
     for (const auto& w : fx.warnings) spdlog::warn("{}", w);
     for (auto& [conn, reply] : replies) conn->send(std::move(reply));
     if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
+    {
+      const std::vector<uint64_t> plan_changed = machine_.take_plan_changes();
+      if (ui_after_batch_) ui_after_batch_(fx, plan_changed);
+    }
     for (auto& answer : after_commit_) answer();
     after_commit_.clear();
     for (auto& task : tasks) task();  // reads only (metrics): after this batch's changes

@@ -154,6 +154,8 @@ class Server {
   // For the REST API (state thread only): answers to send once their batch is committed, when
   // the controller started, when a job last changed and when the queue was last planned whole.
   std::vector<std::function<void()>> after_commit_;
+  // The dashboard's change feed, told after each batch which jobs it touched (start_ui).
+  std::function<void(const Effects&, const std::vector<uint64_t>& plan_changed)> ui_after_batch_;
   int64_t started_at_ = 0, last_job_change_ = 0, last_full_pass_at_ = 0;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<K8sOperatorHost> k8s_host_;

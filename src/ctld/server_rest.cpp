@@ -190,38 +190,52 @@ void Server::start_ui(net::HttpServer& http) {
     respond(ui_static_file(root, req.path));
   });
 
-  // The change feed: the state thread looks for changes once a second while streams are open
-  // (a pass over the jobs only when one changed), and tells each stream what it may see.
+  // The change feed: each batch notes the jobs it touched; once a second while streams are
+  // open the state thread looks at those (not the whole queue) and tells each stream what it
+  // may see. With no stream for a minute the tracker lets go of its digests.
   auto hub = std::make_shared<UiEventHub>();
   auto tracker = std::make_shared<UiChangeTracker>();  // state thread only
+  ui_after_batch_ = [tracker](const Effects& fx, const std::vector<uint64_t>& plan_changed) {
+    tracker->note(fx.dirty_jobs, fx.erased_jobs, plan_changed);
+  };
   auto timer = std::make_shared<boost::asio::steady_timer>(http.context());
   auto ticks = std::make_shared<uint64_t>(0);
+  auto idle_ticks = std::make_shared<uint64_t>(0);
   auto tick = std::make_shared<std::function<void()>>();
-  *tick = [this, hub, tracker, timer, ticks, weak = std::weak_ptr(tick)] {
+  *tick = [this, hub, tracker, timer, ticks, idle_ticks, weak = std::weak_ptr(tick)] {
     timer->expires_after(std::chrono::seconds(1));
-    timer->async_wait([this, hub, tracker, ticks, weak](const boost::system::error_code& ec) {
-      if (ec || stopping_) return;
-      if (hub->size() > 0) {
-        if (++*ticks % 15 == 0) hub->heartbeat();
-        {
-          std::lock_guard lock(mu_);
-          tasks_.push_back([this, hub, tracker] {
-            const auto changes = tracker->look(machine_, last_job_change_);
-            if (!changes.jobs.empty() || changes.nodes)
-              hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
-          });
-        }
-        cv_.notify_one();
-      }
-      if (auto t = weak.lock()) (*t)();
-    });
+    timer->async_wait(
+        [this, hub, tracker, ticks, idle_ticks, weak](const boost::system::error_code& ec) {
+          if (ec || stopping_) return;
+          const bool open = hub->size() > 0;
+          *idle_ticks = open ? 0 : *idle_ticks + 1;
+          if (open || *idle_ticks == 60) {
+            if (open && ++*ticks % 15 == 0) hub->heartbeat();
+            {
+              std::lock_guard lock(mu_);
+              tasks_.push_back([this, hub, tracker, open] {
+                if (!open) {
+                  // A stream that opened meanwhile keeps the tracker.
+                  if (hub->size() == 0) tracker->reset();
+                  return;
+                }
+                const auto changes = tracker->look(machine_);
+                if (!changes.jobs.empty() || changes.nodes)
+                  hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
+              });
+            }
+            cv_.notify_one();
+          }
+          if (auto t = weak.lock()) (*t)();
+        });
   };
   (*tick)();
 
   // The handler holds the ticker (its timer holds only a weak reference), so it runs as long
   // as the HTTP server does.
-  auto handler = [this, hub, tracker, tick](const net::HttpRequest& http_req,
-                                            net::HttpResponder respond) {
+  auto reader = std::make_shared<UiFileReader>();
+  auto handler = [this, hub, tracker, tick, reader](const net::HttpRequest& http_req,
+                                                    net::HttpResponder respond) {
     const int64_t now = std::time(nullptr);
     const RestAuth auth =
         rest_authenticate(token_key(key_), http_req.header("X-SLURM-USER-NAME"),
@@ -249,6 +263,39 @@ void Server::start_ui(net::HttpServer& http) {
       };
       post(std::move(ev));
     };
+    // Answers that the state thread only starts: it checks who may see what, then hands the
+    // reading to the accounting worker or the file reader, which respond themselves.
+    auto on_state_then = [this, caller = *auth.caller](
+                             std::function<void(const UiViewer&, net::HttpResponder)> start,
+                             net::HttpResponder respond) {
+      Event ev{Event::Rest, nullptr, {}, caller, {}};
+      ev.apply = [this, start = std::move(start), respond = std::move(respond),
+                  caller](Effects&) -> std::function<void()> {
+        try {
+          start(ui_viewer(machine_, caller), respond);
+        } catch (const std::exception& e) {
+          respond(ui_error(500, e.what()));
+        }
+        return nullptr;
+      };
+      post(std::move(ev));
+    };
+    // Job records, on the accounting worker (never the store on the state thread).
+    auto from_accounting =
+        [this](store::JobFilter filter,
+               std::function<net::HttpResponse(std::vector<store::JobRecord>)> answer,
+               net::HttpResponder respond) {
+          acct_->post_query([filter = std::move(filter), answer = std::move(answer),
+                             respond = std::move(respond)](store::AccountingStore& store) {
+            net::HttpResponse r;
+            try {
+              r = answer(store.query(filter));
+            } catch (const std::exception& e) {
+              r = ui_error(503, std::string("Problem talking to the database: ") + e.what());
+            }
+            respond(std::move(r));
+          });
+        };
     auto job_id_of = [](const std::string& text) -> uint64_t {
       if (text.empty() || text.size() > 19 ||
           text.find_first_not_of("0123456789") != std::string::npos)
@@ -305,6 +352,100 @@ void Server::start_ui(net::HttpServer& http) {
             std::move(respond));
       }
     }
+    if (method == "GET" && n == 1 && first == "history") {
+      UiHistoryQuery q;
+      if (std::string err = ui_parse_history_query(params, q, now); !err.empty())
+        return respond(ui_error(400, err));
+      return on_state_then(
+          [q, from_accounting](const UiViewer& v, net::HttpResponder respond) {
+            from_accounting(
+                ui_history_filter(q, v),
+                [q, v](std::vector<store::JobRecord> records) {
+                  return ui_json(200, ui_history_page(records, q, v));
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && first == "job" && n == 3 && parts[2] == "accounting") {
+      const uint64_t id = job_id_of(parts[1]);
+      if (id == 0) return respond(ui_error(400, "Invalid job id specified"));
+      return on_state_then(
+          [id, from_accounting](const UiViewer& v, net::HttpResponder respond) {
+            store::JobFilter f;
+            f.job_ids = {id};
+            f.include_ineligible = true;
+            from_accounting(
+                f,
+                [id, v](std::vector<store::JobRecord> records) {
+                  auto j = ui_job_accounting(records, id, v);
+                  return j ? ui_json(200, *j)
+                           : ui_error(404, "No accounting record of job " + std::to_string(id) +
+                                               " (yet)");
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && first == "job" && n == 3 && parts[2] == "output") {
+      const uint64_t id = job_id_of(parts[1]);
+      if (id == 0) return respond(ui_error(400, "Invalid job id specified"));
+      const std::string stream = params.contains("stream") ? params.at("stream") : "stdout";
+      if (stream != "stdout" && stream != "stderr")
+        return respond(ui_error(400, "stream is stdout or stderr"));
+      int64_t bytes = static_cast<int64_t>(kUiTailDefault);
+      if (params.contains("bytes")) {
+        const std::string& b = params.at("bytes");
+        if (b.empty() || b.size() > 9 || b.find_first_not_of("0123456789") != std::string::npos)
+          return respond(ui_error(400, "bytes is not a number: " + b));
+        bytes = std::stoll(b);
+      }
+      return on_state_then(
+          [this, id, stream, bytes, reader](const UiViewer& v, net::HttpResponder respond) {
+            const auto file = ui_output_file(machine_, id, stream == "stderr", v);
+            if (!file)
+              return respond(
+                  ui_error(404, "No output of job " + std::to_string(id) + " for you to read"));
+            const bool queued = reader->post([file = *file, bytes, respond]() mutable {
+              respond(ui_json(200, ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes))));
+            });
+            if (!queued) respond(ui_error(503, "too many output reads under way; try again"));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "usage") {
+      UiUsageQuery q;
+      if (std::string err = ui_parse_usage_query(params, q, now); !err.empty())
+        return respond(ui_error(400, err));
+      return on_state_then(
+          [q, from_accounting, now](const UiViewer& v, net::HttpResponder respond) {
+            store::JobFilter f;
+            f.window_start = q.start;
+            f.window_end = q.end;
+            if (!v.is_operator && v.private_usage) f.uids = {v.who.uid};
+            from_accounting(
+                f,
+                [q, v, now](std::vector<store::JobRecord> records) {
+                  return ui_json(200, ui_usage(records, q, v, now));
+                },
+                std::move(respond));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "fairshare") {
+      return on_state(
+          [this, now](Effects&, const UiViewer& v) {
+            return ui_json(200, ui_fairshare(machine_, v, now));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "reservations") {
+      return on_state(
+          [this, now](Effects&, const UiViewer& v) {
+            return ui_json(200, ui_reservations(machine_, v, now));
+          },
+          std::move(respond));
+    }
     if (method == "GET" && n == 1 && first == "nodes") {
       return on_state(
           [this](Effects&, const UiViewer&) { return ui_json(200, ui_nodes(machine_)); },
@@ -350,7 +491,7 @@ void Server::start_ui(net::HttpServer& http) {
           [this, hub, tracker, r, caller, expires](Effects&, const UiViewer& v) mutable {
             // The tracker starts from what this page is about to fetch: changes after the
             // hello are then all reported, even those before the next tick.
-            if (!tracker->primed()) tracker->look(machine_, last_job_change_);
+            if (!tracker->primed()) tracker->prime(machine_);
             r.body = ui_hello_event(last_job_change_, tracker->node_version());
             r.on_stream = [hub, uid = caller.uid, expires, all = v.is_operator || !v.private_jobs](
                               std::shared_ptr<net::HttpStream> s) {

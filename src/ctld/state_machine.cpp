@@ -927,10 +927,13 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
   for (const auto& r : d.reasons) {
     auto it = jobs_.find(r.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
+    if (it->second.reason != r.reason) plan_changed_.push_back(r.job_id);
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
     // A full pass plans every job it can: the others have no expected start (any more).
     if (full_pass && !not_considered.count(r.job_id)) {
+      if (it->second.start_time != core::kNoTime || !it->second.sched_nodes.empty())
+        plan_changed_.push_back(r.job_id);
       it->second.start_time = core::kNoTime;
       it->second.sched_nodes.clear();
       it->second.sched_shares.clear();
@@ -941,8 +944,11 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
   for (const auto& plan : d.planned) {
     auto it = jobs_.find(plan.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
+    std::string planned_nodes = core::compress_hostlist(plan.nodes);
+    if (it->second.sched_start != plan.start_time || it->second.sched_nodes.str() != planned_nodes)
+      plan_changed_.push_back(plan.job_id);
     it->second.start_time = plan.start_time;
-    it->second.sched_nodes = core::compress_hostlist(plan.nodes);
+    it->second.sched_nodes = std::move(planned_nodes);
     it->second.sched_shares = plan.shares;  // the next pass keeps them when it can
     it->second.sched_start = plan.start_time;
   }
@@ -1016,6 +1022,11 @@ int64_t launch_mem_mb(const core::Job& job) {
   return 0;
 }
 }  // namespace
+
+std::string job_output_path(const core::Job& job, bool stderr_stream) {
+  const StdPaths paths = std_paths(job);
+  return stderr_stream ? paths.err : paths.out;
+}
 
 proto::Launch StateMachine::launch_message(const core::Job& job) const {
   StdPaths paths = std_paths(job);

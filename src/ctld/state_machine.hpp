@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/acct_admin.hpp"
@@ -97,6 +98,10 @@ struct Effects {
   std::map<std::string, json> new_submit_ids;
   std::set<std::string> erased_submit_ids;
 };
+
+// Where a batch job's stdout (or stderr) goes, as its launch names it: the pattern expanded and
+// made absolute against the job's working directory.
+std::string job_output_path(const core::Job& job, bool stderr_stream);
 
 // The controller's rules, and the façade over the components that hold its state (nodes,
 // jobs, reservations, accounting; partitions and the configuration are still its own
@@ -224,6 +229,10 @@ class StateMachine {
   void schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time = {});
   // Pending jobs the last pass did not get to (bf_max_time).
   size_t last_pass_not_considered() const { return last_pass_not_considered_; }
+  // Jobs whose plan-only fields (reason, priority, expected start, planned nodes) changed since
+  // the last call: these change without a journal write (so outside Effects::dirty_jobs), and
+  // the dashboard's change feed needs them too. The server takes them after every batch.
+  std::vector<uint64_t> take_plan_changes() { return std::exchange(plan_changed_, {}); }
 
   // root or SlurmUser: may act on anyone's jobs, and ask tokens for other users.
   bool is_operator(const Caller& who) const;
@@ -437,6 +446,7 @@ class StateMachine {
   bool full_pass_needed_ = true;
   size_t last_pass_not_considered_ = 0;
   std::set<std::string> blocked_partitions_;
+  std::vector<uint64_t> plan_changed_;  // see take_plan_changes()
 };
 
 }  // namespace drover::ctld

@@ -7,6 +7,8 @@
 #include "core/gres.hpp"
 #include "core/hostlist.hpp"
 #include "core/text.hpp"
+#include "ctld/acct_record.hpp"
+#include "ctld/usage.hpp"
 
 namespace drover::ctld {
 
@@ -14,10 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-bool private_jobs(const Config& config) {
+bool private_data(const Config& config, std::string_view what) {
   for (const std::string& item :
        core::split_list(core::to_lower(config.conf.get("PrivateData", "")), ','))
-    if (item == "jobs") return true;
+    if (item == what) return true;
   return false;
 }
 
@@ -100,7 +102,11 @@ std::string limit_words(std::string_view code) {
 }  // namespace
 
 UiViewer ui_viewer(const StateMachine& machine, const Caller& who) {
-  return {who, machine.is_operator(who), private_jobs(machine.config())};
+  const Config& c = machine.config();
+  UiViewer v{who, machine.is_operator(who), private_data(c, "jobs")};
+  v.private_usage = private_data(c, "usage");
+  v.private_reservations = private_data(c, "reservations");
+  return v;
 }
 
 std::string ui_reason_text(const core::Job& job) {
@@ -339,11 +345,32 @@ json ui_nodes(const StateMachine& m) {
   return {{"nodes", std::move(nodes)}, {"partitions", std::move(partitions)}};
 }
 
-UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t job_version) {
-  Changes out;
-  auto mix = [](uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; };
+namespace {
+
+uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+constexpr uint64_t kFnvBasis = 14695981039346656037ull;
+
+// What the dashboard shows of a job that may move.
+uint64_t job_digest(const core::Job& j) {
+  uint64_t d = kFnvBasis;
+  d = mix(d, static_cast<uint64_t>(j.state));
+  d = mix(d, std::hash<std::string>{}(j.reason.str()));
+  d = mix(d, j.priority);
+  d = mix(d, static_cast<uint64_t>(j.sched_start));
+  d = mix(d, static_cast<uint64_t>(j.start_time));
+  d = mix(d, static_cast<uint64_t>(j.end_time));
+  d = mix(d, j.alloc.size());
+  d = mix(d, (j.completing ? 1u : 0u) | (static_cast<uint64_t>(j.held) << 1));
+  d = mix(d, j.steps.size());
+  d = mix(d, std::hash<std::string>{}(j.sched_nodes.str()));
+  return d;
+}
+
+}  // namespace
+
+bool UiChangeTracker::look_nodes(const StateMachine& m) {
   // Nodes: few enough to digest on every look.
-  uint64_t nd = 14695981039346656037ull;
+  uint64_t nd = kFnvBasis;
   const NodeTable& table = m.nodes();
   for (auto it = table.begin(); it != table.end(); ++it) {
     const core::Node& n = *it;
@@ -355,38 +382,308 @@ UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m, int64_t jo
     nd = mix(nd, static_cast<uint64_t>(n.running_jobs));
     nd = mix(nd, std::hash<std::string>{}(n.reason));
   }
-  if (nd != node_digest_) {
-    node_digest_ = nd;
-    ++node_version_;
-    out.nodes = primed_;
-  }
-  out.node_version = node_version_;
-  if (job_version == job_version_ && primed_) return out;
-  job_version_ = job_version;
-  std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> next;
-  next.reserve(jobs_.size() + 16);
-  for (const auto& [id, j] : m.jobs()) {
-    uint64_t d = 14695981039346656037ull;
-    d = mix(d, static_cast<uint64_t>(j.state));
-    d = mix(d, std::hash<std::string>{}(j.reason.str()));
-    d = mix(d, j.priority);
-    d = mix(d, static_cast<uint64_t>(j.sched_start));
-    d = mix(d, static_cast<uint64_t>(j.start_time));
-    d = mix(d, static_cast<uint64_t>(j.end_time));
-    d = mix(d, j.alloc.size());
-    d = mix(d, (j.completing ? 1u : 0u) | (static_cast<uint64_t>(j.held) << 1));
-    d = mix(d, j.steps.size());
-    d = mix(d, std::hash<std::string>{}(j.sched_nodes.str()));
-    auto old = jobs_.find(id);
-    if (primed_ && (old == jobs_.end() || old->second.first != d)) out.jobs.emplace_back(id, j.uid);
-    next.emplace(id, std::make_pair(d, j.uid));
-  }
-  if (primed_)
-    for (const auto& [id, e] : jobs_)
-      if (!next.contains(id)) out.jobs.emplace_back(id, e.second);
-  jobs_ = std::move(next);
+  if (nd == node_digest_) return false;
+  node_digest_ = nd;
+  ++node_version_;
+  return true;
+}
+
+void UiChangeTracker::prime(const StateMachine& m) {
+  jobs_.clear();
+  jobs_.reserve(m.jobs().size());
+  for (const auto& [id, j] : m.jobs()) jobs_.emplace(id, std::make_pair(job_digest(j), j.uid));
+  noted_.clear();
+  look_nodes(m);
   primed_ = true;
+}
+
+void UiChangeTracker::reset() {
+  primed_ = false;
+  jobs_ = {};
+  noted_ = {};
+}
+
+void UiChangeTracker::note(const std::set<uint64_t>& dirty, const std::set<uint64_t>& erased,
+                           const std::vector<uint64_t>& plan_changed) {
+  if (!primed_) return;
+  noted_.insert(dirty.begin(), dirty.end());
+  noted_.insert(erased.begin(), erased.end());
+  noted_.insert(plan_changed.begin(), plan_changed.end());
+}
+
+UiChangeTracker::Changes UiChangeTracker::look(const StateMachine& m) {
+  Changes out;
+  if (!primed_) prime(m);
+  out.nodes = look_nodes(m);
+  out.node_version = node_version_;
+  for (uint64_t id : noted_) {
+    const core::Job* j = m.find_job(id);
+    auto old = jobs_.find(id);
+    if (j == nullptr) {
+      if (old != jobs_.end()) {
+        out.jobs.emplace_back(id, old->second.second);
+        jobs_.erase(old);
+      }
+      continue;
+    }
+    const uint64_t d = job_digest(*j);
+    if (old != jobs_.end() && old->second.first == d) continue;
+    out.jobs.emplace_back(id, j->uid);
+    jobs_[id] = {d, j->uid};
+  }
+  noted_.clear();
+  std::sort(out.jobs.begin(), out.jobs.end());
   return out;
+}
+
+}  // namespace drover::ctld
+
+namespace drover::ctld {
+
+namespace {
+
+// A number parameter ("" leaves `out` as it is); "" or why not.
+std::string number_param(const std::map<std::string, std::string>& params, const char* key,
+                         int64_t& out) {
+  auto it = params.find(key);
+  if (it == params.end() || it->second.empty()) return "";
+  const std::string& s = it->second;
+  if (s.size() > 15 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::string(key) + " is not a number: " + s;
+  out = std::stoll(s);
+  return "";
+}
+
+std::string param(const std::map<std::string, std::string>& params, const char* key) {
+  auto it = params.find(key);
+  return it == params.end() ? std::string() : it->second;
+}
+
+// The states a job may end in (sacct's long names).
+const std::vector<std::string>& ended_states() {
+  static const std::vector<std::string> states = {
+      "BOOT_FAIL", "CANCELLED", "COMPLETED",     "DEADLINE", "FAILED",
+      "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "REQUEUED", "TIMEOUT"};
+  return states;
+}
+
+int64_t record_gpus(const store::JobRecord& r) {
+  const auto t = core::parse_tres_counts(r.alloc_tres.empty() ? r.req_tres : r.alloc_tres);
+  auto it = t.find("gres/gpu");
+  return it == t.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+std::string ui_parse_history_query(const std::map<std::string, std::string>& params,
+                                   UiHistoryQuery& q, int64_t now) {
+  q.user = param(params, "user");
+  q.account = param(params, "account");
+  q.partition = param(params, "partition");
+  q.name = param(params, "name");
+  for (const auto& s : core::split_list(core::to_upper(param(params, "state")), ',')) {
+    if (s.empty() || s == "ALL") continue;
+    if (std::find(ended_states().begin(), ended_states().end(), s) == ended_states().end())
+      return "Invalid job state specified: " + s;
+    q.states.push_back(s);
+  }
+  q.end = now + 60;
+  q.start = now - 7 * 86400;
+  int64_t offset = 0, limit = static_cast<int64_t>(q.limit);
+  for (auto [key, out] :
+       {std::pair{"start", &q.start}, {"end", &q.end}, {"offset", &offset}, {"limit", &limit}})
+    if (auto e = number_param(params, key, *out); !e.empty()) return e;
+  if (q.end <= q.start) return "the period's end is not after its start";
+  q.offset = static_cast<size_t>(offset);
+  q.limit = std::clamp<size_t>(static_cast<size_t>(limit), 1, kUiMaxPage);
+  return "";
+}
+
+store::JobFilter ui_history_filter(const UiHistoryQuery& q, const UiViewer& v) {
+  store::JobFilter f;
+  f.window_start = q.start;
+  f.window_end = q.end;
+  f.include_ineligible = true;  // cancelled while held: never eligible, still ended
+  f.states = q.states.empty() ? ended_states() : q.states;
+  if (!q.partition.empty()) f.partitions = {q.partition};
+  if (!q.account.empty()) f.accounts = {q.account};
+  if (!v.is_operator && v.private_jobs) f.uids = {v.who.uid};
+  return f;
+}
+
+json ui_history_page(const std::vector<store::JobRecord>& records, const UiHistoryQuery& q,
+                     const UiViewer& v) {
+  std::vector<const store::JobRecord*> match;
+  for (const auto& r : records) {
+    // The store's window also holds jobs that ended after it (they were there in it).
+    if (r.end_time <= 0 || r.end_time < q.start || r.end_time >= q.end) continue;
+    if (!v.may_see(r)) continue;
+    if (!q.user.empty() && r.user != q.user) continue;
+    if (!q.name.empty() && r.name.find(q.name) == std::string::npos) continue;
+    match.push_back(&r);
+  }
+  std::stable_sort(match.begin(), match.end(), [](const auto* a, const auto* b) {
+    return a->end_time != b->end_time ? a->end_time > b->end_time : a->job_id > b->job_id;
+  });
+  json rows = json::array();
+  const size_t end = std::min(match.size(), q.offset + q.limit);
+  for (size_t i = q.offset; i < end; ++i) {
+    const store::JobRecord& r = *match[i];
+    const std::string id = r.array_job_id == 0 ? std::to_string(r.job_id)
+                                               : std::to_string(r.array_job_id) + "_" +
+                                                     std::to_string(r.array_task_id);
+    rows.push_back({{"job_id", r.job_id},
+                    {"id", id},
+                    {"name", r.name},
+                    {"user", r.user},
+                    {"account", r.account},
+                    {"partition", r.partition},
+                    {"state", r.state},
+                    {"submit_time", r.submit_time},
+                    {"start_time", r.start_time},
+                    {"end_time", r.end_time},
+                    {"elapsed", r.start_time > 0 ? std::max<int64_t>(0, r.end_time - r.start_time)
+                                                 : int64_t{0}},
+                    {"exit_code", r.exit_code},
+                    {"signal", r.exit_signal},
+                    {"time_limit_min", r.time_limit_min},
+                    {"nodes", r.nodelist},
+                    {"cpus", r.alloc_cpus > 0 ? r.alloc_cpus : r.req_cpus},
+                    {"gpus", record_gpus(r)}});
+  }
+  return {{"total", match.size()}, {"offset", q.offset}, {"limit", q.limit},
+          {"start", q.start},      {"end", q.end},       {"jobs", std::move(rows)}};
+}
+
+std::optional<json> ui_job_accounting(const std::vector<store::JobRecord>& records, uint64_t id,
+                                      const UiViewer& v) {
+  for (const auto& r : records) {
+    if (r.job_id != id) continue;
+    if (!v.may_see(r)) return std::nullopt;
+    json j = acct_record_json(r);
+    j["gpus"] = record_gpus(r);
+    j["elapsed"] =
+        r.start_time > 0 && r.end_time > 0 ? std::max<int64_t>(0, r.end_time - r.start_time) : 0;
+    return j;
+  }
+  return std::nullopt;
+}
+
+std::string ui_parse_usage_query(const std::map<std::string, std::string>& params, UiUsageQuery& q,
+                                 int64_t now) {
+  const std::string step = param(params, "step");
+  if (step == "hour")
+    q.step = 3600;
+  else if (step.empty() || step == "day")
+    q.step = 86400;
+  else
+    return "step is hour or day";
+  // Whole buckets, ending with the one in progress.
+  q.end = (now / q.step + 1) * q.step;
+  q.start = q.end - 30 * q.step;
+  for (auto [key, out] : {std::pair{"start", &q.start}, {"end", &q.end}})
+    if (auto e = number_param(params, key, *out); !e.empty()) return e;
+  if (q.end <= q.start) return "the period's end is not after its start";
+  if (static_cast<size_t>((q.end - q.start + q.step - 1) / q.step) > kUiMaxUsageBuckets)
+    return "at most " + std::to_string(kUiMaxUsageBuckets) + " " + (step.empty() ? "day" : step) +
+           "s at a time";
+  return "";
+}
+
+json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& q,
+              const UiViewer& v, int64_t now) {
+  const size_t n = static_cast<size_t>((q.end - q.start + q.step - 1) / q.step);
+  struct Series {
+    std::vector<int64_t> cpu, gpu;
+    int64_t cpu_total = 0, gpu_total = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Series> by;  // (account, user)
+  for (const auto& r : records) {
+    if (r.start_time <= 0) continue;
+    if (!v.is_operator && v.private_usage && r.uid != v.who.uid) continue;
+    const core::UsageJob u = usage_job(r);
+    const int64_t from = std::max(r.start_time, q.start);
+    const int64_t to = std::min(r.end_time > 0 ? r.end_time : now, q.end);
+    if (to <= from) continue;
+    auto count = [&](const char* tres) {
+      auto it = u.allocated.find(tres);
+      return it == u.allocated.end() ? int64_t{0} : it->second;
+    };
+    const int64_t cpus = count("cpu"), gpus = count("gres/gpu");
+    Series& s = by[{u.account, u.user}];
+    if (s.cpu.empty()) {
+      s.cpu.assign(n, 0);
+      s.gpu.assign(n, 0);
+    }
+    for (auto b = static_cast<size_t>((from - q.start) / q.step); b < n; ++b) {
+      const int64_t bs = q.start + static_cast<int64_t>(b) * q.step;
+      const int64_t secs = std::min(to, bs + q.step) - std::max(from, bs);
+      if (secs <= 0) break;
+      s.cpu[b] += secs * cpus;
+      s.gpu[b] += secs * gpus;
+      s.cpu_total += secs * cpus;
+      s.gpu_total += secs * gpus;
+    }
+  }
+  json buckets = json::array();
+  for (size_t b = 0; b < n; ++b) buckets.push_back(q.start + static_cast<int64_t>(b) * q.step);
+  json series = json::array();
+  for (const auto& [key, s] : by)
+    series.push_back({{"account", key.first},
+                      {"user", key.second},
+                      {"cpu_s", s.cpu},
+                      {"gpu_s", s.gpu},
+                      {"cpu_total_s", s.cpu_total},
+                      {"gpu_total_s", s.gpu_total}});
+  return {{"start", q.start},
+          {"end", q.end},
+          {"step", q.step},
+          {"now", now},
+          {"buckets", std::move(buckets)},
+          {"series", std::move(series)}};
+}
+
+json ui_fairshare(const StateMachine& m, const UiViewer& v, int64_t now) {
+  json reply = m.query({{"what", "shares"}}, now);
+  json rows = json::array();
+  for (auto& r : reply.value("rows", json::array())) {
+    const std::string user = r.value("user", "");
+    if (!v.is_operator && v.private_usage && !user.empty() && user != v.who.user) continue;
+    r.erase("grp_tres_raw");
+    r.erase("tres_run_mins");
+    rows.push_back(std::move(r));
+  }
+  return {{"priority_type", reply.value("priority_type", "")},
+          {"fair_tree", reply.value("fair_tree", false)},
+          {"rows", std::move(rows)}};
+}
+
+json ui_reservations(const StateMachine& m, const UiViewer& v, int64_t now) {
+  json list = json::array();
+  std::vector<std::string> my_accounts;
+  if (const auto& data = m.acct_data())
+    for (const auto& a : data->assocs)
+      if (a.user == v.who.user) my_accounts.push_back(a.account);
+  for (auto& r : m.query({{"what", "reservations"}}, now).value("reservations", json::array())) {
+    if (!v.is_operator && v.private_reservations) {
+      bool named = false;
+      for (const auto& u : core::split_list(r.value("users", ""), ','))
+        named = named || u == v.who.user;
+      for (const auto& a : core::split_list(r.value("accounts", ""), ','))
+        named = named || std::find(my_accounts.begin(), my_accounts.end(), a) != my_accounts.end();
+      if (!named) continue;
+    }
+    list.push_back(std::move(r));
+  }
+  return {{"now", now}, {"reservations", std::move(list)}};
+}
+
+std::optional<UiOutputFile> ui_output_file(const StateMachine& m, uint64_t id, bool stderr_stream,
+                                           const UiViewer& v) {
+  const core::Job* job = m.find_job(id);
+  if (job == nullptr || !v.may_see(*job) || !v.may_read_output(job->uid)) return std::nullopt;
+  if (job->spec.interactive) return std::nullopt;
+  return UiOutputFile{job_output_path(*job, stderr_stream), job->uid};
 }
 
 }  // namespace drover::ctld

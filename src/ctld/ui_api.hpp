@@ -7,11 +7,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ctld/state_machine.hpp"
+#include "store/accounting.hpp"
 
 namespace drover::ctld {
 
@@ -19,10 +22,17 @@ namespace drover::ctld {
 struct UiViewer {
   Caller who;
   bool is_operator = false;
-  bool private_jobs = false;  // PrivateData=jobs: only their own jobs (operators see all)
+  bool private_jobs = false;          // PrivateData=jobs: only their own jobs (operators see all)
+  bool private_usage = false;         // PrivateData=usage: only their own usage and shares
+  bool private_reservations = false;  // PrivateData=reservations: only those naming them
   bool may_see(const core::Job& job) const {
     return is_operator || !private_jobs || job.uid == who.uid;
   }
+  bool may_see(const store::JobRecord& r) const {
+    return is_operator || !private_jobs || r.uid == who.uid;
+  }
+  // A job's output: its owner and operators only, whatever PrivateData says.
+  bool may_read_output(uint32_t owner) const { return is_operator || owner == who.uid; }
 };
 UiViewer ui_viewer(const StateMachine& machine, const Caller& who);
 
@@ -50,13 +60,78 @@ std::optional<nlohmann::json> ui_job_detail(const StateMachine& machine, uint64_
 // {"nodes": [...], "partitions": [...]}: every node's state, reason and allocation.
 nlohmann::json ui_nodes(const StateMachine& machine);
 
+// ---- Ended jobs, from the accounting store (answered on its worker thread) ----
+
+// GET /ui/api/history?user=&account=&partition=&state=&name=&start=&end=&offset=&limit=
+// Jobs that ended within [start, end) (default: the last 7 days), newest end first.
+struct UiHistoryQuery {
+  std::string user, account, partition, name;  // exact, exact, exact, substring
+  std::vector<std::string> states;             // long names; empty: every ended state
+  int64_t start = 0, end = 0;
+  size_t offset = 0;
+  size_t limit = 100;
+};
+std::string ui_parse_history_query(const std::map<std::string, std::string>& params,
+                                   UiHistoryQuery& q, int64_t now);
+// What to ask the store for: the window, the states, and only the viewer's own jobs under
+// PrivateData=jobs.
+store::JobFilter ui_history_filter(const UiHistoryQuery& q, const UiViewer& v);
+// {"total", "offset", "limit", "start", "end", "jobs": [row...]}: rows as the queue's, with
+// `elapsed`, `exit_code` and `signal`.
+nlohmann::json ui_history_page(const std::vector<store::JobRecord>& records,
+                               const UiHistoryQuery& q, const UiViewer& v);
+// A job's accounting record (sacct's fields and its steps), when the viewer may see it.
+std::optional<nlohmann::json> ui_job_accounting(const std::vector<store::JobRecord>& records,
+                                                uint64_t id, const UiViewer& v);
+
+// ---- Usage over time (sreport's numbers per period) ----
+
+// GET /ui/api/usage?start=&end=&step=hour|day
+struct UiUsageQuery {
+  int64_t start = 0, end = 0;
+  int64_t step = 86400;  // seconds per bucket
+};
+inline constexpr size_t kUiMaxUsageBuckets = 400;
+std::string ui_parse_usage_query(const std::map<std::string, std::string>& params, UiUsageQuery& q,
+                                 int64_t now);
+// {"start", "end", "step", "buckets": [t...], "series": [{"account", "user", "cpu_s": [...],
+// "gpu_s": [...], "cpu_total_s", "gpu_total_s"}...]}: what each (account, user) held per
+// bucket, in CPU- and GPU-seconds, from the jobs' allocations (sreport's Allocated). Under
+// PrivateData=usage a user gets only their own rows.
+nlohmann::json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& q,
+                        const UiViewer& v, int64_t now);
+
+// ---- Fair share and reservations (state thread) ----
+
+// {"rows": [sshare's rows: account, user, parent, shares, usage, fair-share factor...]};
+// under PrivateData=usage a user sees the accounts and only their own user rows.
+nlohmann::json ui_fairshare(const StateMachine& machine, const UiViewer& v, int64_t now);
+// {"now", "reservations": [...]}: scontrol show reservation's fields; under
+// PrivateData=reservations a user sees only those that name them or their accounts.
+nlohmann::json ui_reservations(const StateMachine& machine, const UiViewer& v, int64_t now);
+
+// ---- A job's output ----
+
+// Where a job's stdout and stderr are, as the batch step opens them (the controller's view of
+// the paths: %N is the batch node's NodeName).
+struct UiOutputFile {
+  std::string path;
+  uint32_t uid = 0;  // the job's owner: the file must belong to them
+};
+// nullopt when there is no such job, the viewer may not read it, or it has no batch output
+// (an interactive job's output goes to srun).
+std::optional<UiOutputFile> ui_output_file(const StateMachine& machine, uint64_t id,
+                                           bool stderr_stream, const UiViewer& v);
+
 // Slurm's pending reason code in plain words, with the job's own figures where they help
 // ("Resources" -> "waiting for 2 GPUs (a100) and 4 CPUs to be free").
 std::string ui_reason_text(const core::Job& job);
 
 // What changed since the last look, for the event stream: job ids whose state, reason,
 // priority, plan or nodes moved (and those gone), and whether any node did. Kept on the state
-// thread; a look costs one pass over the jobs only when some job changed.
+// thread. It is told which jobs each batch touched (those journaled, and those whose plan
+// alone moved: StateMachine::take_plan_changes), so a look costs a pass over those jobs only,
+// not over the queue; the one full pass is when the first stream opens (prime).
 class UiChangeTracker {
  public:
   struct Changes {
@@ -64,15 +139,23 @@ class UiChangeTracker {
     bool nodes = false;
     uint64_t node_version = 0;
   };
-  // `job_version`: when a job last changed (the server's stamp); the job pass is skipped when
-  // it has not moved since the last call.
-  Changes look(const StateMachine& machine, int64_t job_version);
-  uint64_t node_version() const { return node_version_; }
+  // Digests every job and node: changes are reported from here on.
+  void prime(const StateMachine& machine);
+  // Forgets everything (no stream is open): nothing is noted until the next prime.
+  void reset();
   bool primed() const { return primed_; }
+  // After each batch: the jobs it touched. Ignored until primed.
+  void note(const std::set<uint64_t>& dirty, const std::set<uint64_t>& erased,
+            const std::vector<uint64_t>& plan_changed);
+  // The noted jobs whose digest moved (or that are gone), and the nodes.
+  Changes look(const StateMachine& machine);
+  uint64_t node_version() const { return node_version_; }
+  size_t noted() const { return noted_.size(); }
 
  private:
+  bool look_nodes(const StateMachine& machine);
   bool primed_ = false;
-  int64_t job_version_ = -1;
+  std::unordered_set<uint64_t> noted_;
   std::unordered_map<uint64_t, std::pair<uint64_t, uint32_t>> jobs_;  // id -> (digest, uid)
   uint64_t node_digest_ = 0, node_version_ = 0;
 };

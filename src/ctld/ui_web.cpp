@@ -1,5 +1,12 @@
 #include "ctld/ui_web.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -167,6 +174,94 @@ void UiEventHub::heartbeat() {
   std::lock_guard lock(mu_);
   prune();
   for (auto& s : subs_) s.stream->send(": keep-alive\n\n");
+}
+
+}  // namespace drover::ctld
+
+namespace drover::ctld {
+
+json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes) {
+  auto fail = [&](const std::string& why) { return json{{"path", path}, {"error", why}}; };
+  if (path.empty() || path.front() != '/') return fail("the job has no output file");
+  max_bytes = std::clamp<size_t>(max_bytes, 1, kUiTailMax);
+  // lstat first: a device or FIFO is never opened (opening one can have effects of its own).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return fail(errno == ENOENT ? "no such file (yet) where the controller looks"
+                                : std::string("cannot read it: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fail("not a regular file");
+  if (st.st_uid != owner) return fail("the file does not belong to the job's owner");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return fail(std::string("cannot read it: ") + std::strerror(errno));
+  struct stat fst {};
+  std::string text;
+  json out;
+  if (::fstat(fd, &fst) != 0 || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino ||
+      !S_ISREG(fst.st_mode) || fst.st_uid != owner) {
+    out = fail("the file changed while it was opened");
+  } else {
+    const auto size = static_cast<size_t>(fst.st_size);
+    const size_t offset = size > max_bytes ? size - max_bytes : 0;
+    text.resize(size - offset);
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n =
+          ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(offset + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    text.resize(got);
+    // A cut in the middle of a line (or of a UTF-8 sequence): start at the next line.
+    size_t skip = 0;
+    if (offset > 0)
+      if (const size_t nl = text.find('\n'); nl != std::string::npos && nl + 1 < text.size())
+        skip = nl + 1;
+    out = {{"path", path},
+           {"size", size},
+           {"offset", offset + skip},
+           {"truncated", offset + skip > 0},
+           {"text", text.substr(skip)}};
+  }
+  ::close(fd);
+  return out;
+}
+
+UiFileReader::UiFileReader() : thread_([s = state_] { loop(s); }) {}
+
+UiFileReader::~UiFileReader() {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->stopping = true;
+    state_->queue.clear();
+  }
+  state_->cv.notify_all();
+  // A read stuck in a hung file system must not hold up the controller's exit.
+  if (thread_.joinable()) thread_.detach();
+}
+
+bool UiFileReader::post(std::function<void()> read) {
+  {
+    std::lock_guard lock(state_->mu);
+    if (state_->stopping || state_->queue.size() >= kMaxQueued) return false;
+    state_->queue.push_back(std::move(read));
+  }
+  state_->cv.notify_one();
+  return true;
+}
+
+void UiFileReader::loop(std::shared_ptr<State> s) {
+  for (;;) {
+    std::function<void()> read;
+    {
+      std::unique_lock lock(s->mu);
+      s->cv.wait(lock, [&] { return s->stopping || !s->queue.empty(); });
+      if (s->stopping) return;
+      read = std::move(s->queue.front());
+      s->queue.pop_front();
+    }
+    read();
+  }
 }
 
 }  // namespace drover::ctld

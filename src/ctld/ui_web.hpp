@@ -1,9 +1,14 @@
 #pragma once
 // The dashboard's files and its event stream on the controller's HTTP port (docs/web.md).
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ctld/state_machine.hpp"
@@ -45,6 +50,39 @@ class UiEventHub {
   void prune();
   std::mutex mu_;
   std::vector<Subscriber> subs_;
+};
+
+// The last `max_bytes` of a job's output file, read as the controller sees the path (a shared
+// file system, as Open OnDemand and slurm-web read it): {"path", "size", "offset", "text",
+// "truncated"} or {"error"}. Only a regular file that belongs to `owner` is read (no symbolic
+// link at the end, no device or pipe), so a job cannot point its output at a file its owner
+// could not read and have the controller show it. Text that is not UTF-8 is replaced.
+nlohmann::json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes);
+inline constexpr size_t kUiTailDefault = 64 * 1024, kUiTailMax = 1024 * 1024;
+
+// One thread for the dashboard's file reads, so that a slow or hung file system (NFS) never
+// holds up the state thread or the I/O thread. A bounded queue: post() refuses (false) when
+// it is full.
+class UiFileReader {
+ public:
+  static constexpr size_t kMaxQueued = 32;
+  UiFileReader();
+  ~UiFileReader();  // ends the thread after the read under way; reads not begun are dropped
+  UiFileReader(const UiFileReader&) = delete;
+  UiFileReader& operator=(const UiFileReader&) = delete;
+  bool post(std::function<void()> read);
+
+ private:
+  // Shared with the thread, which may outlive this object (detached in a hung read).
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::function<void()>> queue;  // guarded by mu
+    bool stopping = false;                    // guarded by mu
+  };
+  static void loop(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+  std::thread thread_;
 };
 
 // The first event on a new stream: the versions the page starts from.

@@ -6,6 +6,10 @@ import { Login } from "./views/Login";
 import { Queue } from "./views/Queue";
 import { JobView } from "./views/Job";
 import { Nodes } from "./views/Nodes";
+import { History } from "./views/History";
+import { FairShare } from "./views/FairShare";
+import { Usage } from "./views/Usage";
+import { Reservations } from "./views/Reservations";
 
 export function App() {
   const [token, setTok] = useState(getToken());
@@ -18,10 +22,16 @@ export function App() {
   useEffect(() => {
     if (!token || !who.data) return;
     const ctl = new AbortController();
+    // Leaving the page must end the stream too: Chromium otherwise keeps its connection until
+    // the server closes it, and after a few page loads the browser's six connections per host
+    // are all held by streams nobody reads.
+    const leave = () => ctl.abort();
+    window.addEventListener("pagehide", leave);
     void followEvents(
       (e) => {
         if (e.type === "jobs") {
           void qc.invalidateQueries({ queryKey: ["jobs"] });
+          void qc.invalidateQueries({ queryKey: ["history"] });
           const ids = e.data.ids;
           void qc.invalidateQueries({
             queryKey: ["job"],
@@ -37,7 +47,10 @@ export function App() {
       setLive,
       ctl.signal,
     );
-    return () => ctl.abort();
+    return () => {
+      window.removeEventListener("pagehide", leave);
+      ctl.abort();
+    };
   }, [token, who.data, qc]);
 
   const logout = () => {
@@ -108,5 +121,9 @@ function Routes({ operator }: { operator: boolean }) {
   const job = /^\/job\/(\d+)$/.exec(path);
   if (job) return <JobView id={Number(job[1])} />;
   if (path.startsWith("/nodes")) return <Nodes operator={operator} />;
+  if (path.startsWith("/history")) return <History />;
+  if (path.startsWith("/fairshare")) return <FairShare />;
+  if (path.startsWith("/usage")) return <Usage />;
+  if (path.startsWith("/reservations")) return <Reservations />;
   return <Queue />;
 }

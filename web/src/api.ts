@@ -174,6 +174,155 @@ export interface NodesReply {
   partitions: { name: string; state: string; total_nodes: number; total_cpus: number }[];
 }
 
+export interface HistoryRow {
+  job_id: number;
+  id: string;
+  name: string;
+  user: string;
+  account: string;
+  partition: string;
+  state: string;
+  submit_time: number;
+  start_time: number;
+  end_time: number;
+  elapsed: number;
+  exit_code: number;
+  signal: number;
+  time_limit_min: number;
+  nodes: string;
+  cpus: number;
+  gpus: number;
+}
+
+export interface HistoryQuery {
+  user?: string;
+  account?: string;
+  partition?: string;
+  name?: string;
+  state?: string;
+  start: number;
+  end: number;
+  offset: number;
+  limit: number;
+}
+
+export interface HistoryPage {
+  total: number;
+  offset: number;
+  limit: number;
+  start: number;
+  end: number;
+  jobs: HistoryRow[];
+}
+
+// A job's accounting record, as sacct reads it.
+export interface AcctStep {
+  name: string;
+  state: string;
+  exit_code: number;
+  exit_signal: number;
+  start_time: number;
+  end_time: number;
+  nodelist: string;
+  ncpus: number;
+  ntasks: number;
+  job_name: string;
+  alloc_tres: string;
+  max_rss_kb: number;
+}
+
+export interface AcctRecord {
+  job_id: number;
+  name: string;
+  user: string;
+  account: string;
+  qos: string;
+  partition: string;
+  state: string;
+  reason: string;
+  submit_time: number;
+  start_time: number;
+  end_time: number;
+  elapsed: number;
+  exit_code: number;
+  exit_signal: number;
+  alloc_cpus: number;
+  alloc_tres: string;
+  req_tres: string;
+  nodelist: string;
+  gpus: number;
+  restarts: number;
+  steps: AcctStep[];
+}
+
+export interface OutputTail {
+  path: string;
+  error?: string;
+  size?: number;
+  offset?: number;
+  truncated?: boolean;
+  text?: string;
+}
+
+export interface UsageSeries {
+  account: string;
+  user: string;
+  cpu_s: number[];
+  gpu_s: number[];
+  cpu_total_s: number;
+  gpu_total_s: number;
+}
+
+export interface UsageReply {
+  start: number;
+  end: number;
+  step: number;
+  now: number;
+  buckets: number[];
+  series: UsageSeries[];
+}
+
+export interface ShareRow {
+  id: number;
+  account: string;
+  user: string;
+  parent: string;
+  raw_shares: number | "parent" | null;
+  norm_shares: number;
+  raw_usage: number;
+  norm_usage: number;
+  effective_usage: number;
+  fairshare: number;
+  level_fs: number;
+}
+
+export interface FairshareReply {
+  priority_type: string;
+  fair_tree: boolean;
+  rows: ShareRow[];
+}
+
+export interface Reservation {
+  name: string;
+  start: number;
+  end: number;
+  nodes: string;
+  node_cnt: number;
+  core_cnt: number;
+  cpus: number;
+  partition: string;
+  flags: string;
+  users: string;
+  accounts: string;
+  state: string;
+}
+
+function params(q: object): URLSearchParams {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined && v !== "") p.set(k, String(v));
+  return p;
+}
+
 export const api = {
   whoami: () => request<Who>("GET", "/ui/api/whoami"),
   jobs: (q: JobQuery) => {
@@ -182,6 +331,14 @@ export const api = {
     return request<JobPage>("GET", `/ui/api/jobs?${p}`);
   },
   job: (id: number) => request<JobDetail>("GET", `/ui/api/job/${id}`),
+  accounting: (id: number) => request<AcctRecord>("GET", `/ui/api/job/${id}/accounting`),
+  output: (id: number, stream: "stdout" | "stderr", bytes?: number) =>
+    request<OutputTail>("GET", `/ui/api/job/${id}/output?${params({ stream, bytes })}`),
+  history: (q: HistoryQuery) => request<HistoryPage>("GET", `/ui/api/history?${params(q)}`),
+  usage: (q: { start?: number; end?: number; step: "hour" | "day" }) =>
+    request<UsageReply>("GET", `/ui/api/usage?${params(q)}`),
+  fairshare: () => request<FairshareReply>("GET", "/ui/api/fairshare"),
+  reservations: () => request<{ now: number; reservations: Reservation[] }>("GET", "/ui/api/reservations"),
   hold: (id: number) => request<{ ok: boolean }>("POST", `/ui/api/job/${id}/hold`),
   release: (id: number) => request<{ ok: boolean }>("POST", `/ui/api/job/${id}/release`),
   // Cancel is the REST API's own (slurmrestd's DELETE /job/{id}).

@@ -38,7 +38,10 @@ export interface Section {
 
 export const SECTIONS: Section[] = [
   { id: "queue", label: "Queue", path: "/queue", match: (p) => p === "/" || p.startsWith("/queue") || p.startsWith("/job/") },
+  { id: "history", label: "History", path: "/history", match: (p) => p.startsWith("/history") },
   { id: "nodes", label: "Nodes", path: "/nodes", match: (p) => p.startsWith("/nodes") },
-  // Next slices: { id: "fairshare", ... }, { id: "usage", ... }, { id: "reservations", ... },
-  // { id: "kubernetes", ... } shown when the cluster runs on Kubernetes.
+  { id: "fairshare", label: "Fair share", path: "/fairshare", match: (p) => p.startsWith("/fairshare") },
+  { id: "usage", label: "Usage", path: "/usage", match: (p) => p.startsWith("/usage") },
+  { id: "reservations", label: "Reservations", path: "/reservations", match: (p) => p.startsWith("/reservations") },
+  // Next: { id: "kubernetes", ... } shown when the cluster runs on Kubernetes.
 ];

@@ -85,7 +85,7 @@ try {
   const live = await submit(
     process.env.TOKEN_ALICE,
     "web-live",
-    "#!/bin/sh\necho script-secret-91c2\nsleep 4\n",
+    "#!/bin/sh\n# script-secret-91c2\necho output-line-5d1e\necho error-line-2b7c >&2\nsleep 4\n",
   );
   await alice.waitForSelector(`tr[data-job="${live}"]`, { timeout: T });
   check(await alice.evaluate(() => window.__noReload === true), `job ${live} appeared live, without a reload`);
@@ -97,6 +97,27 @@ try {
   check(await alice.evaluate(() => window.__noReload === true), `job ${live} seen ending on its page`);
   const own = await text(alice);
   check(!own.includes("script-secret-91c2") && !own.includes("env-secret-7f3a"), "no script or environment on the job page");
+
+  // Its output, tailed on its page for its owner; the accounting record once it has ended.
+  await alice.waitForFunction(
+    () => document.querySelector("[data-testid=output-text]")?.textContent?.includes("output-line-5d1e"),
+    { timeout: T },
+  );
+  check(true, `job ${live}'s stdout tail shown to its owner`);
+  await alice.click("[data-testid=job-output] .tabs button:nth-child(2)");
+  await alice.waitForFunction(
+    () => document.querySelector("[data-testid=output-text]")?.textContent?.includes("error-line-2b7c"),
+    { timeout: T },
+  );
+  check(true, `job ${live}'s stderr tail shown`);
+  await alice.waitForSelector("[data-testid=job-accounting]", { timeout: T });
+  const acct = await alice.$eval("[data-testid=job-accounting]", (e) => e.textContent);
+  check(acct.includes("COMPLETED") && acct.includes("0:0") && acct.includes("batch"), `accounting record on the job page`);
+
+  // The history view (from the accounting store) lists it.
+  await alice.goto(`${UI}history`, { waitUntil: "load" });
+  await alice.waitForSelector(`tr[data-job="${live}"][data-state="COMPLETED"]`, { timeout: T });
+  check(true, `job ${live} in the history of ended jobs`);
 
   // A pending job shows why it waits, in words, beside Slurm's code.
   const later = await submit(process.env.TOKEN_ALICE, "web-later", "#!/bin/sh\nsleep 300\n", {
@@ -143,6 +164,12 @@ try {
   await bob.goto(`${UI}job/${later}`, { waitUntil: "load" });
   await bob.waitForSelector("[data-testid=job-detail]", { timeout: T });
   check((await bob.$("[data-testid=cancel]")) === null, "bob has no cancel button on alice's job");
+  const notYours = await rest(process.env.TOKEN_BOB, "GET", `/ui/api/job/${live}/output`);
+  check(notYours.status === 404 && !notYours.text.includes("output-line-5d1e"), `bob may not read alice's output (${notYours.status})`);
+  await bob.goto(`${UI}job/${live}`, { waitUntil: "load" });
+  await bob.waitForSelector("[data-testid=job-detail]", { timeout: T });
+  await new Promise((r) => setTimeout(r, 500));
+  check((await bob.$("[data-testid=output-text]")) === null, "no output panel for bob on alice's job");
   const denied = await rest(process.env.TOKEN_BOB, "POST", `/ui/api/job/${later}/hold`);
   check(denied.status === 403, `bob may not hold alice's job (${denied.status} ${denied.text})`);
   await bob.goto(`${UI}nodes`, { waitUntil: "load" });
@@ -173,6 +200,32 @@ try {
     { timeout: T },
   );
   check(true, "resumed node1");
+
+  // Fair share: the association tree with alice's user under root.
+  await root.goto(`${UI}fairshare`, { waitUntil: "load" });
+  await root.waitForSelector('[data-testid=fairshare] tr[data-user="drwebalice"]', { timeout: T });
+  check(true, "fair-share tree shows drwebalice");
+
+  // Usage: alice's seconds of CPU are in today's hours, and the CSV carries them.
+  await root.goto(`${UI}usage?period=24h&by=user`, { waitUntil: "load" });
+  await root.waitForSelector('[data-testid=usage-table] tr[data-key="drwebalice"]', { timeout: T });
+  await root.waitForSelector("[data-testid=usage-chart] canvas", { timeout: T });
+  const csv = await root.evaluate(async () => {
+    let blob = null;
+    URL.createObjectURL = (b) => {
+      blob = b;
+      return "blob:captured";
+    };
+    HTMLAnchorElement.prototype.click = () => {};
+    document.querySelector("[data-testid=usage-csv]").click();
+    return blob ? await blob.text() : "";
+  });
+  check(csv.startsWith("period_start_utc,account,user,cpu_hours,gpu_hours\n") && csv.includes(",drwebalice,"), "usage chart and CSV");
+
+  // Reservations: the one the test made, on the timeline.
+  await root.goto(`${UI}reservations`, { waitUntil: "load" });
+  await root.waitForSelector('[data-testid=reservations] tr[data-resv="webmaint"] .timeline .span', { timeout: T });
+  check(true, "reservation webmaint on the timeline");
   log(`jobs live=${live} cancel=${victim}`);
 
   if (shots) {
@@ -194,6 +247,18 @@ try {
     await root.click('.tile[data-node="node2"]');
     await root.waitForSelector("[data-testid=node-detail]", { timeout: T });
     await root.screenshot({ path: path.join(shots, "ui-nodes.png") });
+    await root.goto(`${UI}history`, { waitUntil: "load" });
+    await root.waitForSelector("tr[data-job]", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-history.png") });
+    await root.goto(`${UI}fairshare`, { waitUntil: "load" });
+    await root.waitForSelector("[data-testid=fairshare]", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-fairshare.png") });
+    await root.goto(`${UI}usage?period=24h&by=user`, { waitUntil: "load" });
+    await root.waitForSelector("[data-testid=usage-chart] canvas", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-usage.png") });
+    await root.goto(`${UI}reservations`, { waitUntil: "load" });
+    await root.waitForSelector("[data-testid=reservations]", { timeout: T });
+    await root.screenshot({ path: path.join(shots, "ui-reservations.png") });
     log("screenshots in", shots);
   }
 } catch (e) {

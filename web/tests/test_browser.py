@@ -1,7 +1,9 @@
 """The dashboard in a real browser (headless Debian Chromium driven by puppeteer-core,
 browser.mjs) against a real local cluster: log in with a token, a submitted job appears live
 and is seen to start and end, a job is held, released and cancelled, another user does not see
-its script or environment, an operator drains and resumes a node. With DROVER_UI_SCREENSHOTS=DIR
+its script or environment, an operator drains and resumes a node; a job's output tail and
+accounting record, the history of ended jobs, the fair-share tree, usage (chart and CSV) and
+reservations. With DROVER_UI_SCREENSHOTS=DIR
 it also saves a screenshot of each view there (scripts/ui-screenshots)."""
 import os
 import re
@@ -40,7 +42,11 @@ def api_base(c):
 def test_dashboard_in_chromium(make_cluster):
     alice = it.ensure_user("drwebalice")
     it.ensure_user("drwebbob")
-    c = make_cluster(nodes=3, cpus=2)
+    c = make_cluster(nodes=3, cpus=2, settings=["PriorityType=priority/multifactor",
+                                                 "PriorityDecayHalfLife=1:00:00"])
+    # A maintenance window tomorrow, for the reservations view (nothing runs into it).
+    c.ok("scontrol", "create", "reservation", "ReservationName=webmaint", "StartTime=now+1day",
+         "Duration=120", "Nodes=node3", "Users=root", "Flags=MAINT")
     base = api_base(c)
     # The built page is what the controller serves.
     env = dict(os.environ,

@@ -224,7 +224,7 @@ function Why({ row, now }: { row: JobRow; now?: number }) {
 }
 
 // A filter box that tells the page once typing pauses.
-function TextFilter({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+export function TextFilter({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
   const [text, setText] = useState(value);
   useEffect(() => setText(value), [value]);
   useEffect(() => {
