@@ -56,7 +56,9 @@ std::optional<json> drover_command(const op::Action& a) {
         else if constexpr (std::is_same_v<T, op::SetNodeFeatures>) {
           std::string list;
           for (const auto& f : x.features) list += (list.empty() ? "" : ",") + f;
-          return json{{"op", "node_update"}, {"nodes", x.node}, {"features", list}};
+          // scontrol update AvailableFeatures= ActiveFeatures=: all of them active.
+          return json{
+              {"op", "node_update"}, {"nodes", x.node}, {"features", list}, {"features_act", list}};
         } else if constexpr (std::is_same_v<T, op::RequeueJob>)
           return json{{"op", "control"},
                       {"action", "requeue"},

@@ -5,6 +5,7 @@ maxDrainTime, deleting a NodeSet, and a controller restart in the middle of it a
 runs each agent pod's droverd as a local process, as in operator_e2e_test.py."""
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import time
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from conftest import wait_for
-from operator_env import (NODESETS, PODS, agent_nodeset, cleanup_nodesets, evict,
+from operator_env import (NODESETS, PODS, agent_nodeset, cleanup_nodesets, evict, fakelet,
                           node_state_condition, nodes, pod_names, reasons, start_cluster)
 
 
@@ -319,3 +320,32 @@ def pods_of(api, nodeset):
     r = api("GET", f"{PODS}?labelSelector=drover.io/nodeset%3D{nodeset}")
     return [p for p in r.json()["items"] if not p["metadata"].get("deletionTimestamp")]
 
+
+
+def test_kubernetes_node_labels_become_features(api, cluster):
+    """featuresFromNodeLabels: a label of the pod's Kubernetes node is a drover feature of its
+    node (scontrol update AvailableFeatures= ActiveFeatures=, as the operator's command); a new
+    label value replaces it, and a job's constraint follows."""
+    c = cluster
+    fakelet("node", "create", "kn2", "--cpu", "16", "--memory", "32Gi", "--label", "drover.test/zone=east")
+    create(api, c, "z", 1, k8s_node="kn2",
+           extra={"features": ["agent"], "featuresFromNodeLabels": ["drover.test/zone"]})
+    wait_idle(c, ["z-0"])
+
+    def features(node):
+        out = c.ok("scontrol", "-o", "show", "node", node)
+        avail = re.search(r"AvailableFeatures=(\S+)", out).group(1)
+        active = re.search(r"ActiveFeatures=(\S+)", out).group(1)
+        return avail, active
+    wait_for("z-0's features", lambda: features("z-0") == ("agent,east", "agent,east"))
+    assert c.wait_state(c.sbatch("-C", "east", "--wrap", "true", "-o", "/dev/null"), "COMPLETED",
+                        timeout=20)["NodeList"] == "z-0"
+
+    r = api("PATCH", "/api/v1/nodes/kn2", {"metadata": {"labels": {"drover.test/zone": "west"}}},
+            content_type="application/merge-patch+json")
+    assert r.status_code == 200, r.text
+    wait_for("z-0's new features", lambda: features("z-0") == ("agent,west", "agent,west"))
+    # The operator's change is journaled: a restarted controller has it.
+    c.down()
+    c.up()
+    assert features("z-0") == ("agent,west", "agent,west")
