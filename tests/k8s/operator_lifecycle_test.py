@@ -236,6 +236,15 @@ def test_rolling_update_replaces_every_pod_and_a_failing_pod_stops_it(api, clust
     assert c.job(job)["JobState"] == "RUNNING"
     assert reasons(c).get("ops-1") == "rolling update"
     assert api("GET", f"{PODS}/ops-1").json()["metadata"]["uid"] == old["ops-1"]
+    # A controller killed mid-rollout carries on from its journal: the busy pod stays drained
+    # for the update, its job running.
+    os.kill(c.pid("ctld.pid"), signal.SIGKILL)
+    time.sleep(0.5)
+    c.up()
+    time.sleep(2)
+    assert reasons(c).get("ops-1") == "rolling update"
+    assert c.job(job)["JobState"] == "RUNNING"
+    assert api("GET", f"{PODS}/ops-1").json()["metadata"]["uid"] == old["ops-1"]
     assert max_out <= 2, max_out  # the busy draining node and at most maxUnavailable=1 other
     open(flag, "w").close()
     assert c.wait_state(job, "COMPLETED", timeout=20)["Restarts"] == "0"
