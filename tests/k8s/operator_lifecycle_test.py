@@ -159,12 +159,18 @@ def test_cordon_both_ways_and_eviction(api, cluster):
     r = evict(api, "a-0")
     assert r.status_code == 429, r.text
     assert c.job(job)["JobState"] == "RUNNING"
+    old_uid = api("GET", f"{PODS}/a-1").json()["metadata"]["uid"]
     r = evict(api, "a-1")
     assert r.status_code == 201, r.text
-    # The idle node goes with its pod and comes back with a new one.
-    wait_for("a-1 replaced", lambda: nodes(c).get("a-1", "").startswith("idle")
-             and api("GET", f"{PODS}/a-1").json()["metadata"].get("deletionTimestamp") is None,
-             timeout=40)
+    # The idle node goes with its pod and comes back with a new one (under the lowest free
+    # name: a-1 again, or a-2 while a-1's old pod is still terminating).
+
+    def replaced():
+        names = pod_names(api, "a")
+        fresh = [n for n in names if n != "a-0"]
+        return len(names) == 2 and all(nodes(c).get(n, "").startswith("idle") for n in fresh) and \
+            api("GET", f"{PODS}/{fresh[0]}").json()["metadata"]["uid"] != old_uid
+    wait_for("a-1 replaced", replaced, timeout=40)
     assert c.job(job)["JobState"] == "RUNNING"
     c.ok("scancel", str(job))
 
@@ -234,7 +240,8 @@ def test_rolling_update_replaces_every_pod_and_a_failing_pod_stops_it(api, clust
         return [p["metadata"]["name"] for p in fresh if st.get(p["metadata"]["name"], "").startswith("idle")]
     wait_for("the idle pods replaced", lambda: len(updated()) == 2, timeout=60)
     assert c.job(job)["JobState"] == "RUNNING"
-    assert reasons(c).get("ops-1") == "rolling update"
+    # Its turn comes once the new pods are in service; it waits for its job.
+    wait_for("ops-1 drained for the update", lambda: reasons(c).get("ops-1") == "rolling update")
     assert api("GET", f"{PODS}/ops-1").json()["metadata"]["uid"] == old["ops-1"]
     # A controller killed mid-rollout carries on from its journal: the busy pod stays drained
     # for the update, its job running.
