@@ -270,9 +270,11 @@ std::string show_job(const json& j, bool one_liner, bool details) {
 std::string show_node(const json& n, bool one_liner, bool details) {
   struct utsname u {};
   uname(&u);
-  std::string features;
+  std::string features, active;
   for (const auto& f : n.value("features", std::vector<std::string>{}))
     features += (features.empty() ? "" : ",") + f;
+  for (const auto& f : n.value("active_features", std::vector<std::string>{}))
+    active += (active.empty() ? "" : ",") + f;
   std::string partitions;
   for (const auto& p : n.at("partitions"))
     partitions += (partitions.empty() ? "" : ",") + p.get<std::string>();
@@ -303,7 +305,7 @@ std::string show_node(const json& n, bool one_liner, bool details) {
   r.line({"CPUAlloc=" + std::to_string(alloc_cpus), "CPUEfctv=" + std::to_string(cpus),
           "CPUTot=" + std::to_string(cpus), "CPULoad=" + load});
   r.line({"AvailableFeatures=" + or_null(features)});
-  r.line({"ActiveFeatures=" + or_null(features)});
+  r.line({"ActiveFeatures=" + or_null(active)});
   r.line({"Gres=" + or_null(n.value("gres", ""))});
   if (details) r.line({"GresDrain=N/A"});
   r.line({address});
@@ -541,7 +543,8 @@ int job_update(const std::vector<std::string>& args) {
   return rc;
 }
 
-// update NodeName=LIST State=... Reason=...: an operator drains, downs or resumes nodes.
+// update NodeName=LIST State=... Reason=... AvailableFeatures=... ActiveFeatures=...: an operator
+// drains, downs or resumes nodes, or sets their features.
 int node_update(const std::vector<std::string>& args) {
   json req = {{"op", "node_update"}};
   for (const auto& a : args) {
@@ -568,6 +571,11 @@ int node_update(const std::vector<std::string>& args) {
       req["state"] = state;
     } else if (core::iequals(key, "Reason")) {
       req["reason"] = value;
+    } else if (core::iequals(key, "AvailableFeatures") || core::iequals(key, "Features") ||
+               core::iequals(key, "Feature")) {
+      req["features"] = value;
+    } else if (core::iequals(key, "ActiveFeatures")) {
+      req["features_act"] = value;
     } else {
       std::cerr << "Update of this parameter is not supported: " << a << "\nRequest aborted\n";
       return 1;

@@ -137,7 +137,7 @@ const Field kFields[] = {
   {"disk", 'd', "TMP_DISK", Grouping::Exact, LINE { return size_of(l, "tmp_disk_mb", 0); }},
   {"extra", 0, "EXTRA", Grouping::Node, LINE { return or_null(first(l).value("extra", "")); }},
   {"features", 'f', "AVAIL_FEATURES", Grouping::Node, LINE { return or_null(join(first(l).value("features", json::array()))); }},
-  {"features_act", 'b', "ACTIVE_FEATURES", Grouping::Node, LINE { return or_null(join(first(l).value("features", json::array()))); }},
+  {"features_act", 'b', "ACTIVE_FEATURES", Grouping::Node, LINE { return or_null(join(first(l).value("active_features", json::array()))); }},
   {"freemem", 'e', "FREE_MEM", Grouping::Exact, LINE { return reported_range(l, false); }},
   {"gres", 'G', "GRES", Grouping::Node, LINE { return or_null(first(l).value("gres", "")); }},
   {"gresused", 0, "GRES_USED", Grouping::Node, LINE { return or_null(proto::data_parser::gres_used_text(first(l))); }},

@@ -17,8 +17,10 @@ struct Node {
   int cpus = 1, sockets = 1, cores_per_socket = 1, threads_per_core = 1;
   int64_t real_memory_mb = 1;
   std::string gres;
-  std::vector<std::string> features;
-  std::string address;      // where its agent was seen
+  std::vector<std::string> features;         // AvailableFeatures
+  std::vector<std::string> active_features;  // ActiveFeatures, what constraints match: a subset
+  bool features_updated = false;             // set by scontrol update: journaled, not slurm.conf's
+  std::string address;                       // where its agent was seen
   std::string launch_addr;  // "ip:port" where srun reaches its agent to launch step tasks
 
   bool registered = false;  // an agent has registered since the controller started

@@ -56,7 +56,9 @@ std::optional<json> drover_command(const op::Action& a) {
         else if constexpr (std::is_same_v<T, op::SetNodeFeatures>) {
           std::string list;
           for (const auto& f : x.features) list += (list.empty() ? "" : ",") + f;
-          return json{{"op", "node_update"}, {"nodes", x.node}, {"features", list}};
+          // scontrol update AvailableFeatures= ActiveFeatures=: all of them active.
+          return json{
+              {"op", "node_update"}, {"nodes", x.node}, {"features", list}, {"features_act", list}};
         } else if constexpr (std::is_same_v<T, op::RequeueJob>)
           return json{{"op", "control"},
                       {"action", "requeue"},
@@ -194,6 +196,13 @@ void K8sOperator::pass() {
   const auto pods = impl_->pods->items();
   const auto pdbs = impl_->pdbs->items();
   const int64_t now = std::time(nullptr);
+  // Pod conditions only report; a NodeSet of a thousand new pods has a thousand to write, at
+  // the client's rate. They go last and for at most kConditionBudget a pass, so that a pod
+  // deleted meanwhile has its node down at the next pass, not after all of them; the next pass
+  // asks again for those not written.
+  constexpr auto kConditionBudget = std::chrono::seconds(1);
+  const auto deadline = std::chrono::steady_clock::now() + kConditionBudget;
+  bool conditions_left = false;
   for (const json& obj : nodesets) {
     op::NodeSetSpec spec;
     try {
@@ -210,15 +219,27 @@ void K8sOperator::pass() {
         o.pods.push_back(p);
     for (const json& p : pdbs)
       if (p["metadata"].value("name", "") == spec.name + "-busy") o.pdb = p;
-    for (const op::Action& a : op::reconcile(spec, o, now)) {
+    const auto actions = op::reconcile(spec, o, now);
+    auto run = [&](const op::Action& a) {
       spdlog::info("k8s operator: NodeSet {}: {}", spec.name, op::describe(a));
       try {
         execute(spec, obj, a);
       } catch (const std::exception& e) {
         log_failure(a, e);
       }
+    };
+    for (const op::Action& a : actions)
+      if (!std::holds_alternative<op::PatchPodConditions>(a)) run(a);
+    for (const op::Action& a : actions) {
+      if (!std::holds_alternative<op::PatchPodConditions>(a)) continue;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        conditions_left = true;
+        break;
+      }
+      run(a);
     }
   }
+  if (conditions_left) poke();
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {

@@ -1,5 +1,8 @@
-// Operators drain, down and resume nodes (scontrol update NodeName=... State=...). What they
-// set is journaled as a "node" record and restored, so a drain survives a restart.
+// Operators drain, down and resume nodes and set their features (scontrol update NodeName=...
+// State=... AvailableFeatures=... ActiveFeatures=...). What they set is journaled as a "node"
+// record and restored, so a drain survives a restart.
+#include <algorithm>
+
 #include "core/hostlist.hpp"
 #include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
@@ -23,12 +26,41 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
   }
   const std::string state = req.value("state", "");
   const std::string reason = req.value("reason", "");
+  // Features: present (even empty) means "set"; a comma-separated list as scontrol takes it.
+  auto feature_list = [&](const char* key) -> std::optional<std::vector<std::string>> {
+    auto it = req.find(key);
+    if (it == req.end() || !it->is_string()) return std::nullopt;
+    std::vector<std::string> out;
+    std::string item;
+    for (char ch : it->get<std::string>() + ",") {
+      if (ch != ',') {
+        item += ch;
+      } else if (!item.empty()) {
+        if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+        item.clear();
+      }
+    }
+    return out;
+  };
+  const auto avail = feature_list("features"), active = feature_list("features_act");
+  // Without a node-features plugin, as Slurm 22.05: new available features become the active
+  // ones too, once the active ones so far are among them; new active features must be among the
+  // available ones.
+  auto subset = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    for (const auto& x : a)
+      if (std::find(b.begin(), b.end(), x) == b.end()) return false;
+    return true;
+  };
   // Checked for every node before any changes, so a refused request changes nothing.
   for (const core::Node* n : targets) {
     if ((state == "RESUME" || state == "IDLE") && !n->drain && !n->down)
       return error_reply(proto::Errno::kInvalidNodeState);
     if (state == "NORESP" || state == "FUTURE" || state == "POWER_DOWN" || state == "POWER_UP")
       return error_reply(proto::Errno::kInvalidNodeState);
+    const auto& new_avail = avail ? *avail : n->features;
+    const auto& new_active = active ? *active : n->active_features;
+    if ((avail || active) && !subset(new_active, new_avail))
+      return error_reply(proto::Errno::kActiveFeatureNotSubset);
   }
   for (core::Node* n : targets) {
     auto set_reason = [&] {
@@ -58,6 +90,12 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     } else if (!reason.empty() && (n->drain || n->down)) {
       set_reason();  // a new reason for a node that is already out of service
     }
+    if (avail) n->features = *avail;
+    if (active)
+      n->active_features = *active;
+    else if (avail)
+      n->active_features = *avail;
+    if (avail || active) n->features_updated = true;
     fx.dirty_nodes.insert(n->name);
   }
   full_pass_needed_ = true;
@@ -98,6 +136,10 @@ json StateMachine::node_admin_record(const std::string& name) const {
             {"reason", n.reason},
             {"reason_uid", n.reason_uid},
             {"reason_time", n.reason_time}};
+  if (n.features_updated) {
+    r["features"] = n.features;
+    r["active_features"] = n.active_features;
+  }
   if (nodes_.dynamic(id)) {
     r["definition"] = nodes_.definition(id);
     r["id"] = id;
@@ -115,6 +157,11 @@ void StateMachine::restore_node_admin(const std::string& name, const json& recor
   n.reason = record.value("reason", "");
   n.reason_uid = record.value("reason_uid", n.reason_uid);
   n.reason_time = record.value("reason_time", n.reason_time);
+  if (record.contains("features")) {
+    n.features = record.value("features", std::vector<std::string>{});
+    n.active_features = record.value("active_features", n.features);
+    n.features_updated = true;
+  }
 }
 
 }  // namespace drover::ctld

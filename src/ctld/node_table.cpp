@@ -24,6 +24,7 @@ core::Node node_from_conf(const core::NodeConf& nc) {
     }
   }
   n.features = nc.features;
+  n.active_features = nc.features;
   n.weight = nc.weight;
   if (auto it = nc.other.find("TmpDisk"); it != nc.other.end())
     n.tmp_disk_mb = std::atoll(it->second.c_str());

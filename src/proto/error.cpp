@@ -29,6 +29,7 @@ constexpr std::pair<Errno, std::string_view> kTexts[] = {
     {Errno::kJobPending, "Job is pending execution"},
     {Errno::kInvalidNodeState, "Invalid node state specified"},
     {Errno::kInvalidFeature, "Invalid feature specification"},
+    {Errno::kActiveFeatureNotSubset, "Active features not subset of available features"},
     {Errno::kNotSupported, "Requested operation not supported on this system"},
     {Errno::kDisabled, "Requested operation is presently disabled"},
     {Errno::kDependency, "Job dependency problem"},

@@ -36,6 +36,7 @@ enum class Errno : int {
   kJobPending = 2024,
   kInvalidNodeState = 2028,
   kInvalidFeature = 2029,
+  kActiveFeatureNotSubset = 2031,
   kNotSupported = 2036,
   kDisabled = 2037,
   kDependency = 2038,

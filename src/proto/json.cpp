@@ -7,28 +7,30 @@ namespace drover::core {
 // Fields are listed once per type; `get` tolerates missing keys so older journals load.
 // The job spec's small fields; the script and environment (kilobytes) are handled apart so
 // that queries can leave them out.
-#define DROVER_FIELDS_JOBSPEC_SMALL(X)                                                            \
-  X(name)                                                                                         \
-  X(partitions)                                                                                   \
-  X(ntasks)                                                                                       \
-  X(ntasks_set)                                                                                   \
-  X(nodes_min) X(nodes_max) X(nodes_set) X(cpus_per_task) X(cpus_per_task_set) X(ntasks_per_node) \
-      X(mem_per_node_mb) X(mem_per_cpu_mb) X(time_limit_min) X(exclusive) X(workdir) X(std_out)   \
-          X(std_err) X(std_in) X(argv) X(submit_host) X(submit_sid) X(command) X(comment)         \
-              X(min_cpus) X(tmp_disk_mb) X(account) X(qos) X(array) X(dependency) X(begin_time)   \
-                  X(deadline) X(hold) X(nice) X(requeue) X(kill_on_invalid_dep) X(signal)         \
-                      X(nodelist) X(exclude) X(constraint) X(gres) X(gpus) X(gpus_per_node)       \
-                          X(gpus_per_task) X(reservation) X(licenses) X(mail_type) X(mail_user)   \
-                              X(open_mode) X(submit_dir) X(submit_nice) X(get_user_env)           \
+#define DROVER_FIELDS_JOBSPEC_SMALL(X)                                                          \
+  X(name)                                                                                       \
+  X(partitions)                                                                                 \
+  X(ntasks)                                                                                     \
+  X(ntasks_set)                                                                                 \
+  X(nodes_min)                                                                                  \
+  X(nodes_max) X(nodes_set) X(cpus_per_task) X(cpus_per_task_set) X(ntasks_per_node)            \
+      X(mem_per_node_mb) X(mem_per_cpu_mb) X(time_limit_min) X(exclusive) X(workdir) X(std_out) \
+          X(std_err) X(std_in) X(argv) X(submit_host) X(submit_sid) X(command) X(comment)       \
+              X(min_cpus) X(tmp_disk_mb) X(account) X(qos) X(array) X(dependency) X(begin_time) \
+                  X(deadline) X(hold) X(nice) X(requeue) X(kill_on_invalid_dep) X(signal)       \
+                      X(nodelist) X(exclude) X(constraint) X(gres) X(gpus) X(gpus_per_node)     \
+                          X(gpus_per_task) X(reservation) X(licenses) X(mail_type) X(mail_user) \
+                              X(open_mode) X(submit_dir) X(submit_nice) X(get_user_env)         \
                                   X(mem_per_gpu_mb) X(default_name) X(interactive)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres) X(cpu_ids) X(gpu_ids)
 
-#define DROVER_FIELDS_STEP(X)                                                                   \
-  X(id)                                                                                         \
-  X(name) X(start_time) X(end_time) X(exit_code) X(exit_signal) X(ntasks) X(cpus_per_task)      \
-      X(overlap) X(distribution) X(alloc) X(command) X(srun_host) X(srun_pid) X(time_limit_min) \
+#define DROVER_FIELDS_STEP(X)                                                                 \
+  X(id)                                                                                       \
+  X(name)                                                                                     \
+  X(start_time) X(end_time) X(exit_code) X(exit_signal) X(ntasks) X(cpus_per_task) X(overlap) \
+      X(distribution) X(alloc) X(command) X(srun_host) X(srun_pid) X(time_limit_min)          \
           X(cancelled_by)
 
 #define DROVER_FIELDS_JOB_NOSPEC(X)                                                                \
@@ -36,23 +38,25 @@ namespace drover::core {
   X(uid)                                                                                           \
   X(gid)                                                                                           \
   X(user)                                                                                          \
-  X(group) X(partition) X(completing) X(reason) X(submit_time) X(eligible_time) X(start_time)      \
-      X(end_time) X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code) X(exit_signal)     \
-          X(cancelled_by) X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes)            \
-              X(payload_id) X(array_job_id) X(array_task_id) X(array_pending) X(array_max_running) \
-                  X(held) X(dependency) X(nice) X(warning_sent) X(steps) X(next_step_id)   \
+  X(group)                                                                                         \
+  X(partition) X(completing) X(reason) X(submit_time) X(eligible_time) X(start_time) X(end_time)   \
+      X(last_sched_eval) X(time_limit_min) X(priority) X(exit_code) X(exit_signal) X(cancelled_by) \
+          X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes) X(payload_id)              \
+              X(array_job_id) X(array_task_id) X(array_pending) X(array_max_running) X(held)       \
+                  X(dependency) X(nice) X(warning_sent) X(steps) X(next_step_id)                   \
                       X(batch_max_rss_kb)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
-#define DROVER_FIELDS_NODE(X)                                                                    \
-  X(name)                                                                                        \
-  X(cpus)                                                                                        \
-  X(sockets)                                                                                     \
-  X(cores_per_socket)                                                                            \
-  X(threads_per_core)                                                                            \
-  X(real_memory_mb) X(gres) X(features) X(address) X(launch_addr) X(registered) X(down) X(drain) \
-      X(not_responding) X(reason) X(reason_uid) X(reason_time) X(boot_time) X(agent_start_time)  \
-          X(last_heartbeat) X(cpu_load) X(free_mem_mb) X(alloc_cpus) X(alloc_mem_mb)             \
+#define DROVER_FIELDS_NODE(X)                                                                     \
+  X(name)                                                                                         \
+  X(cpus)                                                                                         \
+  X(sockets)                                                                                      \
+  X(cores_per_socket)                                                                             \
+  X(threads_per_core)                                                                             \
+  X(real_memory_mb)                                                                               \
+  X(gres) X(features) X(active_features) X(address) X(launch_addr) X(registered) X(down) X(drain) \
+      X(not_responding) X(reason) X(reason_uid) X(reason_time) X(boot_time) X(agent_start_time)   \
+          X(last_heartbeat) X(cpu_load) X(free_mem_mb) X(alloc_cpus) X(alloc_mem_mb)              \
               X(running_jobs) X(gres_used)
 
 #define DROVER_PUT(f) j[#f] = v.f;

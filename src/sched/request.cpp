@@ -118,7 +118,9 @@ bool Request::allows(const core::Node& n) const {
   if (!filtered) return true;
   if (excluded.count(n.name)) return false;
   if (constraint.empty()) return true;
-  return constraint.matches(std::set<std::string>(n.features.begin(), n.features.end()));
+  // Slurm matches active features: an available one may need a reboot first.
+  return constraint.matches(
+      std::set<std::string>(n.active_features.begin(), n.active_features.end()));
 }
 
 bool Request::requires_node(const std::string& name) const {

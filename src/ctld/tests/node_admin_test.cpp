@@ -1,4 +1,5 @@
-// scontrol update NodeName=... State=...: operators drain, down and resume nodes.
+// scontrol update NodeName=... State=... / AvailableFeatures= ActiveFeatures=: operators drain,
+// down and resume nodes and set their features.
 #include <gtest/gtest.h>
 
 #include "ctld/tests/harness.hpp"
@@ -81,6 +82,62 @@ TEST(NodeAdmin, WhatOperatorsSetSurvivesARestart) {
   EXPECT_TRUE(n->drain);
   EXPECT_EQ(n->reason, "maint");
   EXPECT_EQ(n->reason_uid, 0u);
+}
+
+json set_features(Harness& h, const std::string& nodes, const char* avail, const char* active,
+                  Effects& fx) {
+  json req = {{"op", "node_update"}, {"nodes", nodes}};
+  if (avail) req["features"] = avail;
+  if (active) req["features_act"] = active;
+  return h.sm.node_update(req, h.root, h.now, fx);
+}
+
+std::vector<std::string> list(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }
+
+TEST(NodeAdmin, FeaturesAsSlurmWithoutANodeFeaturesPlugin) {
+  Harness h;
+  Effects fx;
+  const core::Node* n = h.sm.find_node("node1");
+  // New available features are all active.
+  ASSERT_TRUE(set_features(h, "node1", "a,b", nullptr, fx)["ok"]);
+  EXPECT_EQ(n->features, list({"a", "b"}));
+  EXPECT_EQ(n->active_features, list({"a", "b"}));
+  // Active ones must be among the available ones; a refused request changes nothing.
+  EXPECT_EQ(set_features(h, "node1", nullptr, "c", fx)["error"],
+            "Active features not subset of available features");
+  EXPECT_EQ(set_features(h, "node1", "x,y", nullptr, fx)["error"],
+            "Active features not subset of available features");
+  EXPECT_EQ(set_features(h, "node[1-2]", "a", nullptr, fx)["errno"], 2031);
+  EXPECT_TRUE(h.sm.find_node("node2")->features.empty());
+  EXPECT_EQ(n->features, list({"a", "b"}));
+  ASSERT_TRUE(set_features(h, "node1", nullptr, "b", fx)["ok"]);
+  EXPECT_EQ(n->active_features, list({"b"}));
+  ASSERT_TRUE(set_features(h, "node1", "b,c,c", "", fx)["ok"]);
+  EXPECT_EQ(n->features, list({"b", "c"}));
+  EXPECT_TRUE(n->active_features.empty());
+  ASSERT_TRUE(set_features(h, "node1", "p,q", "p", fx)["ok"]);
+  EXPECT_TRUE(fx.dirty_nodes.count("node1"));
+
+  // A constraint matches active features; an available one is known but not usable.
+  json want_q = h.spec();
+  want_q["constraint"] = "q";
+  want_q["nodelist"] = "node1";
+  const uint64_t id = h.submit(h.alice, want_q, fx);
+  ASSERT_NE(id, 0u);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+  ASSERT_TRUE(set_features(h, "node1", nullptr, "p,q", fx)["ok"]);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+
+  // They are journaled with the node and survive a restart.
+  const json record = h.sm.node_admin_record("node1");
+  Harness again;
+  again.sm.restore_node_admin("node1", record);
+  EXPECT_EQ(again.sm.find_node("node1")->features, list({"p", "q"}));
+  EXPECT_EQ(again.sm.find_node("node1")->active_features, list({"p", "q"}));
+  // slurm.conf's features stay where nobody set any.
+  EXPECT_FALSE(h.sm.node_admin_record("node2").contains("features"));
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ json node_info(const json& n) {
         {"last_collected", 0}}},
       {"extra", ""},
       {"features", n.value("features", json::array())},
-      {"active_features", n.value("features", json::array())},
+      {"active_features", n.value("active_features", json::array())},
       {"gpu_spec", ""},
       {"gres", str(n, "gres")},
       {"gres_drained", "N/A"},

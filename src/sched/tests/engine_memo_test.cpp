@@ -50,7 +50,7 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
     c.add_nodes(3, 4, 4000, "gpu:a100:2");
     c.add_nodes(2, 8, 8000, "gpu:a100:1,gpu:v100:2");
     c.add_nodes(3, 4, 2000);
-    c.nodes[5].features = {"fast"};
+    c.nodes[5].features = c.nodes[5].active_features = {"fast"};
     c.one_partition();
     c.params.policy = static_cast<sched::Policy>(seed % 3);
     int64_t def_mem_per_cpu = 0;
