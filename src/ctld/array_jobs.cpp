@@ -30,6 +30,7 @@ core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, 
   task.array_task_id = index;
   task.array_pending = {};
   core::Job& stored = jobs_.insert(std::move(task));
+  scheduler_->plans().inherit(remainder.id, stored.id);  // as the record's other fields
   fx.dirty_jobs.insert(stored.id);
   return stored;
 }

@@ -145,12 +145,7 @@ json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) 
     for (auto& p : partitions_)
       p.nodes.erase(std::remove(p.nodes.begin(), p.nodes.end(), id), p.nodes.end());
     // Plans that counted on the node are made again (its id may go to another node).
-    for (auto& [jid, job] : jobs_)
-      for (const auto& sh : job.sched_shares)
-        if (static_cast<NodeId>(sh.node) == id) {
-          job.sched_shares.clear();
-          break;
-        }
+    scheduler_->plans().forget_node(static_cast<uint32_t>(id));
     agent_instance_.erase(name);
     nodes_.remove(id);
     fx.erased_nodes.insert(name);

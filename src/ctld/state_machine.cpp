@@ -582,6 +582,7 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   job.completing = completing && !job.spec.interactive;
   end_steps(job, state, now);
   if (held && !holds_resources(job)) release(job);
+  scheduler_->plans().forget(job.id);  // it left the queue, if it was in it
   fx.dirty_jobs.insert(job.id);
   fx.reschedule = true;
 }
@@ -875,6 +876,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
   }
   const bool full_pass = full_pass_needed_;
   full_pass_needed_ = false;
+  v.whole_queue = full_pass;
   jobs_.clear_new_pending();
   if (full_pass) update_priorities(now);
   // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
@@ -923,22 +925,21 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
-    // A full pass plans every job it can: the others have no expected start (any more).
+    // A full pass plans every job it can: the others have no expected start (any more; the
+    // engine forgot their plans too).
     if (full_pass && !not_considered.count(r.job_id)) {
       it->second.start_time = core::kNoTime;
       it->second.sched_nodes.clear();
-      it->second.sched_shares.clear();
     }
   }
   // Expected starts, as Slurm's backfill shows them: StartTime and SchedNodes of a pending
-  // job (squeue --start). Like reasons, recomputed each full pass and not journaled.
+  // job (squeue --start). Like reasons, recomputed each full pass and not journaled; the
+  // placement itself stays in the engine's plan memory.
   for (const auto& plan : d.planned) {
     auto it = jobs_.find(plan.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     it->second.start_time = plan.start_time;
     it->second.sched_nodes = core::compress_hostlist(plan.nodes);
-    it->second.sched_shares = plan.shares;  // the next pass keeps them when it can
-    it->second.sched_start = plan.start_time;
   }
 }
 
@@ -948,7 +949,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.partition = start.partition;
   job.start_time = now;
   job.sched_nodes.clear();
-  job.sched_shares.clear();
+  scheduler_->plans().forget(job.id);  // it left the queue
   job.last_sched_eval = now;
   job.end_time = core::kNoTime;
   job.launches += 1;
