@@ -64,9 +64,9 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
         p.conf.all_nodes ? std::lower_bound(p.nodes.begin(), p.nodes.end(), id) : p.nodes.end();
     p.nodes.insert(at, id);
   }
-  fx.dirty_nodes.insert(n.name);
+  fx.journal(journal::Node{n.name});
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return id;
 }
 
@@ -148,11 +148,10 @@ json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) 
     scheduler_->plans().forget_node(static_cast<uint32_t>(id));
     agent_instance_.erase(name);
     nodes_.remove(id);
-    fx.erased_nodes.insert(name);
-    fx.dirty_nodes.erase(name);
+    fx.journal(journal::NodeGone{name});
   }
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 

@@ -1,7 +1,6 @@
 // Operators drain, down and resume nodes (scontrol update NodeName=... State=...). What they
 // set is journaled as a "node" record and restored, so a drain survives a restart.
 #include "core/hostlist.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -58,10 +57,10 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     } else if (!reason.empty() && (n->drain || n->down)) {
       set_reason();  // a new reason for a node that is already out of service
     }
-    fx.dirty_nodes.insert(n->name);
+    fx.journal(journal::Node{n->name});
   }
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 
@@ -73,7 +72,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
     if (!on_node) continue;
     if (job.completing) {
       processes_gone(job);
-      fx.dirty_jobs.insert(id);
+      fx.job_changed(id);
     } else if (requeue_allowed(job)) {
       // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
       requeue_job(job, now, 0, false, fx);
@@ -83,7 +82,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     }
     // Whatever still runs there is stopped (the agent may be alive: an operator downed it).
-    order(fx, node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
+    fx.order(node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
 }
 

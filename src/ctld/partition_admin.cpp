@@ -84,12 +84,12 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
       if (&p != part && p.is_default) {
         p.is_default = p.conf.is_default = false;
         p.admin["is_default"] = false;
-        fx.dirty_partitions.insert(p.name);
+        fx.journal(journal::Partition{p.name});
       }
-  fx.dirty_partitions.insert(part->name);
+  fx.journal(journal::Partition{part->name});
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 

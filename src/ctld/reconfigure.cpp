@@ -93,7 +93,7 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
     const auto it = std::find_if(parts.begin(), parts.end(),
                                  [&](const Partition& p) { return p.name == old.name; });
     if (!old.admin.empty() && (it == parts.end() || it->admin != old.admin))
-      fx.dirty_partitions.insert(old.name);
+      fx.journal(journal::Partition{old.name});
   }
 
   next.state_dir = config_.state_dir;
@@ -106,7 +106,7 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
   }
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return "";
 }
 

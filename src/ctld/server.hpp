@@ -61,6 +61,8 @@ class Server {
   void handle(Event& ev, Effects& fx, Replies& replies);
   // After the commit: the batch's job records to the accounting worker (`seq`: the batch's).
   void record_accounting(const Effects& fx, uint64_t seq);
+  // One of the batch's journal writes, into the open transaction (the record as it is now).
+  void write_journal(const JournalWrite& w);
   // The worker has written every record up to `seq` (a Task).
   void accounting_written(uint64_t seq);
   // sacct: answered on the accounting worker.

@@ -16,7 +16,6 @@
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/config_report.hpp"
 #include "proto/json.hpp"
 #include "proto/json_text.hpp"
@@ -368,7 +367,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     }
     // Slurm uses up a job id for the answer.
     const uint64_t test_id = jobs_.take_id();
-    fx.next_id_dirty = true;
+    fx.journal(journal::NextJobId{});
     return {{"ok", true},
             {"test_only", true},
             {"job_id", test_id},
@@ -380,7 +379,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   core::Job job;
   job.id = jobs_.take_id();
-  fx.next_id_dirty = true;
+  fx.journal(journal::NextJobId{});
   job.uid = who.uid;
   job.gid = who.gid;
   job.user = who.user;
@@ -402,8 +401,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
   // The script and environment (kilobytes) go to the journal with this batch and stay out
   // of memory; the launch message gets them back from there.
-  fx.new_payloads.emplace_back(job.id, json{{"script", std::move(spec.script)},
-                                            {"environment", std::move(spec.environment)}});
+  fx.journal(journal::Payload{job.id, json{{"script", std::move(spec.script)},
+                                           {"environment", std::move(spec.environment)}}});
   spec.script.clear();
   spec.environment.clear();
   job.payload_id = job.id;
@@ -413,11 +412,12 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (job.held) job.priority = 0;
   const uint64_t id = jobs_.insert(std::move(job)).id;
   jobs_.note_new_pending(id);
-  fx.dirty_jobs.insert(id);
-  fx.reschedule = true;
+  fx.job_changed(id);
+  fx.notify(notice::Reschedule{});
   if (!request_id.empty()) {
     jobs_.submit_ids().put(who.uid, request_id, {id, now});
-    fx.new_submit_ids[SubmitIds::journal_key(who.uid, request_id)] = {{"job_id", id}, {"at", now}};
+    fx.journal(journal::SubmitId{SubmitIds::journal_key(who.uid, request_id),
+                                 {{"job_id", id}, {"at", now}}});
   }
   return {{"ok", true}, {"job_id", id}};
 }
@@ -476,18 +476,18 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       step->state = core::JobState::Cancelled;
       step->cancelled_by = who.uid;
       step->end_time = now;
-      fx.dirty_jobs.insert(it->first);
+      fx.job_changed(it->first);
     }
     for (const auto& a : step->alloc)
-      order(fx, a.node,
-            proto::StepSignal{
-                .job_id = it->first,
-                .step_id = step->id,
-                .signal = kill ? SIGKILL : signal,
-                .terminate = kill,
-                .graceful = false,
-                .kill_wait = config_.kill_wait_s,
-                .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
+      fx.order(a.node,
+               proto::StepSignal{
+                   .job_id = it->first,
+                   .step_id = step->id,
+                   .signal = kill ? SIGKILL : signal,
+                   .terminate = kill,
+                   .graceful = false,
+                   .kill_wait = config_.kill_wait_s,
+                   .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
   }
   for (auto& t : targets) {
     if (!t.error.empty()) errors.push_back(job_error(t.ref, t.error));
@@ -510,7 +510,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
               rem.array_pending.erase(static_cast<uint32_t>(i));
             }
           }
-        fx.dirty_jobs.insert(rem.id);
+        fx.job_changed(rem.id);
         acct_.forget_submit_usage();
       } else {
         errors.push_back(job_error(t.ref, proto::Errno::kJobPending));
@@ -538,7 +538,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
         // the batch shell's processes and the steps with --full.
         const bool batch = req.value("batch", false), full = req.value("full", false);
         if ((batch || full) && !job.batch_host.empty() && !job.spec.interactive)
-          order(fx, job.batch_host, proto::Signal{job.id, signal, batch && !full});
+          fx.order(job.batch_host, proto::Signal{job.id, signal, batch && !full});
         if (!batch || full) signal_steps(job, signal, fx);
         continue;
       }
@@ -583,8 +583,8 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   end_steps(job, state, now);
   if (held && !holds_resources(job)) release(job);
   scheduler_->plans().forget(job.id);  // it left the queue, if it was in it
-  fx.dirty_jobs.insert(job.id);
-  fx.reschedule = true;
+  fx.job_changed(job.id);
+  fx.notify(notice::Reschedule{});
 }
 
 std::string StateMachine::cancel_notice(const core::Job& job, int64_t now,
@@ -597,12 +597,13 @@ void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::
                                   Effects& fx, int64_t kill_wait) {
   // The batch host ends the batch shell and its steps' tasks; the other nodes their tasks.
   for (const auto& a : job.alloc)
-    order(fx, a.node,
-          proto::Terminate{
-              job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait,
-              a.node == job.batch_host ? cancel_notice(job, now, why) : std::string(),
-              // What each step's processes there tell their srun: "*** STEP N.S ON node ... ***".
-              "CANCELLED AT " + core::format_timestamp(now) + why});
+    fx.order(
+        a.node,
+        proto::Terminate{
+            job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait,
+            a.node == job.batch_host ? cancel_notice(job, now, why) : std::string(),
+            // What each step's processes there tell their srun: "*** STEP N.S ON node ... ***".
+            "CANCELLED AT " + core::format_timestamp(now) + why});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx,
@@ -629,8 +630,8 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
   } else {
     // Already cancelled or timed out: keep that state and its end time.
     processes_gone(job);
-    fx.dirty_jobs.insert(job.id);
-    fx.reschedule = true;
+    fx.job_changed(job.id);
+    fx.notify(notice::Reschedule{});
   }
 }
 
@@ -646,7 +647,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
   // A node created by scontrol State=FUTURE is in service once its agent registers.
   if (nodes_.future(id)) {
     nodes_.set_future(id, false);
-    fx.dirty_nodes.insert(node_name);
+    fx.journal(journal::Node{node_name});
   }
   full_pass_needed_ = true;
   node.registered = true;
@@ -704,18 +705,19 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
       // how the run ended) if it did: launches are idempotent per run.
       proto::Launch again = launch_message(job);
       again.resent = true;
-      order(fx, node_name, again);
+      fx.order(node_name, again);
       continue;
     } else if (!requeue_allowed(job) && !agent_running.count(id)) {
       // Its processes died with an earlier agent process (or were never started): a job that
       // may not run twice ends NODE_FAIL, as Slurm ends a job missing from its node.
-      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
-                            " does not know launch " + std::to_string(job.launches) +
-                            "; NODE_FAIL (no requeue)");
+      fx.notify(notice::Warning{"job " + std::to_string(id) + ": its agent on " + node_name +
+                                " does not know launch " + std::to_string(job.launches) +
+                                "; NODE_FAIL (no requeue)"});
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     } else {
-      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
-                            " does not know launch " + std::to_string(job.launches) + "; requeued");
+      fx.notify(notice::Warning{"job " + std::to_string(id) + ": its agent on " + node_name +
+                                " does not know launch " + std::to_string(job.launches) +
+                                "; requeued"});
       release(job);
       job.state = core::JobState::Pending;
       job.alloc.clear();
@@ -729,8 +731,8 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
         job.reason = "BeginTime";
       }
     }
-    fx.dirty_jobs.insert(id);
-    fx.reschedule = true;
+    fx.job_changed(id);
+    fx.notify(notice::Reschedule{});
   }
   // Processes the agent runs that should not be running any more are killed.
   for (const auto& [id, run] : agent_running) {
@@ -738,9 +740,9 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
     bool wanted = jt != jobs_.end() && jt->second.batch_host == node_name &&
                   jt->second.state == core::JobState::Running && runs_current(id);
     if (!wanted)
-      order(fx, node_name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
+      fx.order(node_name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 
@@ -774,7 +776,7 @@ void StateMachine::agent_exited(const std::string& node, const proto::JobExited&
     finish_exit(it->second, msg.status, now, fx, msg.oom_kills);
   }
   // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
-  order(fx, node_name, proto::ExitAck{id, msg.run});
+  fx.order(node_name, proto::ExitAck{id, msg.run});
 }
 
 bool StateMachine::current_run(uint64_t id, std::optional<uint32_t> run) const {
@@ -802,9 +804,9 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
         core::SignalSpec sig = core::parse_signal_spec(job.spec.signal);
         if (now >= end - sig.seconds) {
           job.warning_sent = true;
-          fx.dirty_jobs.insert(id);
+          fx.job_changed(id);
           if (sig.batch_only)
-            order(fx, job.batch_host, proto::Signal{id, sig.signal, true});
+            fx.order(job.batch_host, proto::Signal{id, sig.signal, true});
           else
             signal_steps(job, sig.signal, fx);
         }
@@ -830,17 +832,18 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.reason_time = now;
     fail_jobs_on(node, now, fx);
   }
-  jobs_.forget_submit_ids(now, fx.erased_submit_ids);
+  std::set<std::string> forgotten;
+  jobs_.forget_submit_ids(now, forgotten);
+  for (const auto& key : forgotten) fx.journal(journal::SubmitIdGone{key});
   if (config_.min_job_age_s > 0) {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       const core::Job& job = it->second;
       if (is_finished(job.state) && !job.completing &&
           job.end_time + config_.min_job_age_s <= now) {
-        fx.erased_jobs.insert(it->first);
-        fx.dirty_jobs.erase(it->first);
+        fx.journal(journal::JobGone{it->first});
         const auto erased = jobs_.erase(it);
         if (erased.unreferenced_payload != 0)
-          fx.erased_payloads.insert(erased.unreferenced_payload);
+          fx.journal(journal::PayloadGone{erased.unreferenced_payload});
         it = erased.next;
       } else {
         ++it;
@@ -893,7 +896,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
       const Partition* p = find_partition(job->partition);
       if (p && p->not_running_reason.empty()) {
         job->eligible_time = now;
-        fx.dirty_jobs.insert(job->id);
+        fx.job_changed(job->id);
       }
     }
     v.pending.push_back(job);
@@ -960,9 +963,9 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   }
   job.steps.clear();
   job.next_step_id = 0;
-  fx.dirty_jobs.insert(job.id);
+  fx.job_changed(job.id);
   if (!job.spec.interactive) {
-    order(fx, job.batch_host, launch_message(job));
+    fx.order(job.batch_host, launch_message(job));
     if (auto it = agent_instance_.find(job.batch_host); it != agent_instance_.end())
       launched_to_[job.id] = it->second;
   }

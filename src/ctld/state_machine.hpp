@@ -18,6 +18,7 @@
 #include "core/reservation.hpp"
 #include "ctld/accounting_state.hpp"
 #include "ctld/config.hpp"
+#include "ctld/effects.hpp"
 #include "ctld/job_table.hpp"
 #include "ctld/node_table.hpp"
 #include "ctld/reservation_book.hpp"
@@ -69,35 +70,6 @@ inline bool holds_resources(const core::Job& job) {
   return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
 }
 
-// What applying commands asks the I/O side to do once the journal batch is committed.
-struct Effects {
-  std::set<uint64_t> dirty_jobs;      // write these jobs' current form to the journal
-  std::set<uint64_t> erased_jobs;     // remove these from the journal
-  std::vector<std::string> warnings;  // for the controller's log
-  bool next_id_dirty = false;
-  std::set<std::string> dirty_resvs;       // reservations to write
-  std::set<std::string> dirty_nodes;       // nodes whose operator-set state to write
-  std::set<std::string> erased_nodes;      // nodes deleted (their records go)
-  std::set<std::string> dirty_partitions;  // partitions whose operator-set settings to write
-  std::set<std::string> erased_resvs;      // reservations to remove
-  bool next_resv_id_dirty = false;
-  bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
-  bool acct_dirty = false;   // the accounting entities changed (the journal keeps a copy)
-  // Scripts and environments of new submissions ({"script", "environment"} by payload id),
-  // and those no job refers to any more.
-  std::vector<std::pair<uint64_t, json>> new_payloads;
-  std::set<uint64_t> erased_payloads;
-  std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
-  bool reschedule = false;
-  // Accounting records of runs that a requeue ended (state REQUEUED, acct_record_json's form):
-  // kept beside the job's record, which goes on with its next run.
-  std::vector<json> requeued_runs;
-  // Submission request ids ("<uid>:<id>" -> {"job_id", "at"}) to journal with their jobs, and
-  // those forgotten (JobTable::submit_ids).
-  std::map<std::string, json> new_submit_ids;
-  std::set<std::string> erased_submit_ids;
-};
-
 // The controller's rules, and the façade over the components that hold its state (nodes,
 // jobs, reservations, accounting; partitions and the configuration are still its own
 // members). One thread owns all of it: the controller's state thread is the only caller of
@@ -108,7 +80,7 @@ class StateMachine {
   StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
 
   void restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now);
-  // The journal's "submit_id" records (Effects::new_submit_ids).
+  // The journal's "submit_id" records (journal::SubmitId).
   void restore_submit_ids(const std::map<std::string, json>& records);
   static constexpr int64_t kSubmitIdWindow = JobTable::kSubmitIdWindow;
   static constexpr size_t kMaxSubmitIds = JobTable::kMaxSubmitIds;

@@ -61,13 +61,13 @@ TEST(NodeAdmin, DownRequeuesItsJobsAndStopsThem) {
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   bool stopped = false;
-  for (const auto& [node, msg] : down.to_agents)
+  for (const auto& [node, msg] : wire(down))
     stopped |= node == host && msg["type"] == "terminate" && msg["job_id"] == id;
   EXPECT_TRUE(stopped);
   // The agent registering again does not bring an operator's DOWN back.
   h.sm.agent_register(host, registration({{"running", json::array()}}), h.now + 1, down);
   EXPECT_TRUE(h.sm.find_node(host)->down);
-  EXPECT_TRUE(down.dirty_nodes.count(host));
+  EXPECT_TRUE(down.journals(journal::Node{host}));
 }
 
 TEST(NodeAdmin, WhatOperatorsSetSurvivesARestart) {
