@@ -142,8 +142,7 @@ json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) 
   }
   for (NodeId id : ids) {
     const std::string name = nodes_.get(id)->name;
-    for (auto& p : partitions_)
-      p.nodes.erase(std::remove(p.nodes.begin(), p.nodes.end(), id), p.nodes.end());
+    partitions_.remove_node(id);
     // Plans that counted on the node are made again (its id may go to another node).
     scheduler_->plans().forget_node(static_cast<uint32_t>(id));
     agent_instance_.erase(name);

@@ -98,7 +98,7 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
 
   next.state_dir = config_.state_dir;
   config_ = std::move(next);
-  partitions_ = std::move(parts);
+  partitions_ = PartitionTable(std::move(parts));
   if (config_.limits && acct_.data()) {
     const json usage = usage_record();
     acct_.set_tree(config_.limits->fairshare_tree());

@@ -119,8 +119,7 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
         part = find_partition(*req.partition);
         if (part == nullptr) return "Invalid partition name specified";
       } else {
-        for (const auto& p : partitions_)
-          if (p.is_default) part = &p;
+        part = partitions_.default_partition();
         if (part == nullptr && !partitions_.empty()) part = &partitions_.front();
       }
       if (part == nullptr) return "Invalid partition name specified";

@@ -39,7 +39,9 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
     : config_(std::move(config)), scheduler_(std::move(scheduler)) {
   for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
-  for (const auto& pc : config_.conf.partitions) partitions_.push_back(partition_from_conf(pc));
+  std::vector<Partition> parts;
+  for (const auto& pc : config_.conf.partitions) parts.push_back(partition_from_conf(pc));
+  partitions_ = PartitionTable(std::move(parts));
   if (config_.limits) {
     acct_.set_tree(config_.limits->fairshare_tree());
     core::AcctData data = core::acct_data_from_dump(config_.limits->dump());
@@ -48,7 +50,7 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
   }
 }
 
-StateMachine::Partition StateMachine::partition_from_conf(const core::PartitionConf& pc) const {
+Partition StateMachine::partition_from_conf(const core::PartitionConf& pc) const {
   Partition p;
   p.name = pc.name;
   p.is_default = pc.is_default;
@@ -96,10 +98,8 @@ bool StateMachine::is_operator(const Caller& who) const {
   return who.uid == 0 || who.uid == config_.slurm_user_uid || who.uid == kK8sOperatorUid;
 }
 
-const StateMachine::Partition* StateMachine::find_partition(const std::string& name) const {
-  for (const auto& p : partitions_)
-    if (p.name == name) return &p;
-  return nullptr;
+const Partition* StateMachine::find_partition(const std::string& name) const {
+  return partitions_.find(name);
 }
 
 const core::Job* StateMachine::find_job(uint64_t id) const { return jobs_.get(id); }
@@ -180,8 +180,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   const Partition* part = nullptr;
   if (spec.partitions.empty()) {
-    for (const auto& p : partitions_)
-      if (p.is_default) part = &p;
+    part = partitions_.default_partition();
     if (part == nullptr) return error_reply(proto::Errno::kDefaultPartitionNotSet);
   } else {
     for (const auto& name : spec.partitions)
@@ -1166,8 +1165,7 @@ json StateMachine::node_view(const core::Node& node) const {
   // The agent's release, known once it has registered (Slurm's slurmd version).
   j["version"] = node.registered ? std::string(core::kSlurmVersion) : std::string();
   json parts = json::array();
-  for (const auto& p : partitions_)
-    if (std::find(p.nodes.begin(), p.nodes.end(), self) != p.nodes.end()) parts.push_back(p.name);
+  for (const auto& name : partitions_.holding(self)) parts.push_back(name);
   j["partitions"] = parts;
   if (nodes_.dynamic(self)) j["dynamic"] = true;
   if (nodes_.future(self)) {

@@ -21,6 +21,7 @@
 #include "ctld/effects.hpp"
 #include "ctld/job_table.hpp"
 #include "ctld/node_table.hpp"
+#include "ctld/partition_table.hpp"
 #include "ctld/reservation_book.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
@@ -221,19 +222,6 @@ class StateMachine {
   static constexpr const char* kTooLong =
       "Pathname of a file, directory or other parameter too long";
   static constexpr size_t kMaxTextField = 1024;
-  struct Partition {
-    std::string name;
-    std::vector<NodeId> nodes;  // in Slurm's order
-    bool is_default = false;
-    std::string not_running_reason;  // see sched::PartitionView
-    std::string state = "UP";
-    int64_t max_time_min = -1, default_time_min = -1;
-    int max_nodes = -1;
-    std::optional<sched::PreemptMode> preempt_mode;  // PreemptMode= (unset: the cluster's)
-    int64_t grace_time_s = 0;                        // GraceTime=
-    core::PartitionConf conf;
-    json admin = json::object();  // what scontrol update changed, journaled over slurm.conf
-  };
   // A partition as slurm.conf defines it, with the nodes known now. Throws core::ParseError.
   Partition partition_from_conf(const core::PartitionConf& pc) const;
   // Applies typed settings (partition_update's "set") to `p`; false if a node is unknown.
@@ -394,7 +382,7 @@ class StateMachine {
   // memory: after a controller restart every launch is judged as before).
   std::unordered_map<std::string, std::string> agent_instance_;
   std::unordered_map<uint64_t, std::string> launched_to_;
-  std::vector<Partition> partitions_;
+  PartitionTable partitions_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
   AccountingState acct_;
