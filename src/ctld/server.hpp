@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/thread_annotations.hpp"
 #include "ctld/accounting_worker.hpp"
 #include "ctld/k8s_operator.hpp"
 #include "ctld/metrics.hpp"
@@ -148,11 +149,13 @@ class Server {
   std::vector<Event> acct_change_parked_;
   std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
 
+  // The hand-over from the I/O (and worker) threads to the state thread.
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Event> queue_;
-  std::vector<std::function<void()>> tasks_;  // run on the state thread (metrics); under mu_
-  SchedStats sched_stats_;                    // state thread only
+  std::deque<Event> queue_ DROVER_GUARDED_BY(mu_);
+  // Run on the state thread (metrics).
+  std::vector<std::function<void()>> tasks_ DROVER_GUARDED_BY(mu_);
+  SchedStats sched_stats_;  // state thread only
   // For the REST API (state thread only): answers to send once their batch is committed, when
   // the controller started, when a job last changed and when the queue was last planned whole.
   std::vector<std::function<void()>> after_commit_;

@@ -370,9 +370,14 @@ class StateMachine {
   static std::string node_definition(const core::NodeConf& nc);
   json partition_view(const Partition& p) const;
 
-  // State below is the state thread's alone (see the class comment); each component keeps
-  // its own invariants, the rules above decide what changes.
+  // State below is protected by being the state thread's alone: only that thread calls this
+  // class (see the class comment), so none of it is locked and no reference to it may leave
+  // the thread (readers on other threads get copies: query_text, metrics_text). Each
+  // component keeps its own invariants; the rules above decide what changes.
   Config config_;
+  // The engine, which owns its plan memory (sched::PlanMemory): schedule() writes it; the
+  // rules tell it when a job leaves the queue (start_job, end_job), when an array task is split
+  // off (split_array_task) and when a node is deleted.
   std::unique_ptr<sched::Scheduler> scheduler_;
   JobTable jobs_;
   NodeTable nodes_;
