@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   sm.schedule(now, fx);
   const double pass_ms = ms_since(t_pass);
   size_t started = 0;
-  for (const auto& [node, msg] : fx.to_agents) started += msg.value("type", "") == "launch";
+  for (const auto& o : fx.orders()) started += std::holds_alternative<proto::Launch>(o.msg);
   ++now;
   for (int i = 0; i < 5; ++i) step(worst_after);
 

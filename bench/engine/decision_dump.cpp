@@ -296,6 +296,9 @@ int main(int argc, char** argv) {
     auto engine = sched::make_scheduler();
     int64_t now = 1'000'000;
     for (int pass = 0; pass < passes; ++pass) {
+      // Each pass without the plans of the ones before (the engine's plan memory), as the
+      // dump has always been made, so that dumps of different engines compare.
+      engine->plans().clear();
       const sched::Decisions d = engine->schedule(s.view(), now);
       std::printf("# seed %u pass %d now %lld\n%s", seed, pass, static_cast<long long>(now),
                   text(d, work).c_str());

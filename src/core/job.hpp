@@ -163,14 +163,9 @@ struct Job {
   uint32_t launches = 0;
   std::vector<NodeAlloc> alloc;  // empty unless running / completing
   IString batch_host;
-  IString sched_nodes;  // pending: the nodes the plan expects it to start on
-  // Pending: where the last full pass planned it (node indices as the scheduler's view lists
-  // nodes, and tasks there), which the next pass keeps when they still hold it. Not journaled.
-  struct PlannedShare {
-    uint32_t node = 0, tasks = 0, job_gpus = 0;
-  };
-  std::vector<PlannedShare> sched_shares;
-  int64_t sched_start = 0;  // pending: the start that plan was for (with sched_shares)
+  // Pending: the nodes the plan expects it to start on (SchedNodes; the placement itself is
+  // the engine's, sched::PlanMemory).
+  IString sched_nodes;
   // The submission whose script and environment this job runs: the controller keeps them in
   // the journal, not in memory (0: they are in `spec`, as jobs journaled before that).
   uint64_t payload_id = 0;

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/thread_annotations.hpp"
 #include "store/accounting.hpp"
 #include "store/accounting_backlog.hpp"
 
@@ -61,8 +62,8 @@ class AccountingWorker {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Item> queue_;  // guarded by mu_
-  bool stopping_ = false;   // guarded by mu_
+  std::deque<Item> queue_ DROVER_GUARDED_BY(mu_);
+  bool stopping_ DROVER_GUARDED_BY(mu_) = false;
 
   // The worker's thread only, once started.
   std::unique_ptr<store::AccountingStore> store_;

@@ -68,8 +68,8 @@ void StateMachine::install_accounting(core::AcctData data, Effects& fx) {
   restore_usage(usage);
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
-  fx.reschedule = true;
-  fx.acct_dirty = true;
+  fx.notify(notice::Reschedule{});
+  fx.journal(journal::Accounting{});
 }
 
 }  // namespace drover::ctld

@@ -19,18 +19,19 @@ int StateMachine::running_array_tasks(uint64_t array_job_id) const {
 
 core::Job& StateMachine::split_array_task(core::Job& remainder, uint32_t index, Effects& fx) {
   remainder.array_pending.erase(index);
-  fx.dirty_jobs.insert(remainder.id);
+  fx.job_changed(remainder.id);
   if (remainder.array_pending.empty()) {
     remainder.array_task_id = index;
     return remainder;
   }
   core::Job task = remainder;
   task.id = jobs_.take_id();
-  fx.next_id_dirty = true;
+  fx.journal(journal::NextJobId{});
   task.array_task_id = index;
   task.array_pending = {};
   core::Job& stored = jobs_.insert(std::move(task));
-  fx.dirty_jobs.insert(stored.id);
+  scheduler_->plans().inherit(remainder.id, stored.id);  // as the record's other fields
+  fx.job_changed(stored.id);
   return stored;
 }
 

@@ -150,7 +150,7 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
   }
   if (job.eligible_time != core::kNoTime && job.eligible_time > now) return "BeginTime";
   if (!job.dependency.empty()) {
-    if (evaluate_dependency(job, now)) fx.dirty_jobs.insert(job.id);
+    if (evaluate_dependency(job, now)) fx.job_changed(job.id);
     bool singleton = false;
     for (auto& e : job.dependency.entries) {
       if (e.type != core::DepType::Singleton) continue;
@@ -170,7 +170,7 @@ std::string StateMachine::eligibility(core::Job& job, int64_t now, Effects& fx,
     if (satisfied) {
       if (singleton) singletons_seen.insert({job.uid, job.spec.name});
       job.dependency = {};  // Slurm shows Dependency=(null) once it is met
-      fx.dirty_jobs.insert(job.id);
+      fx.job_changed(job.id);
     } else {
       // A singleton that did not get its turn waits again next pass.
       for (auto& e : job.dependency.entries)

@@ -64,9 +64,9 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
         p.conf.all_nodes ? std::lower_bound(p.nodes.begin(), p.nodes.end(), id) : p.nodes.end();
     p.nodes.insert(at, id);
   }
-  fx.dirty_nodes.insert(n.name);
+  fx.journal(journal::Node{n.name});
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return id;
 }
 
@@ -142,22 +142,15 @@ json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) 
   }
   for (NodeId id : ids) {
     const std::string name = nodes_.get(id)->name;
-    for (auto& p : partitions_)
-      p.nodes.erase(std::remove(p.nodes.begin(), p.nodes.end(), id), p.nodes.end());
+    partitions_.remove_node(id);
     // Plans that counted on the node are made again (its id may go to another node).
-    for (auto& [jid, job] : jobs_)
-      for (const auto& sh : job.sched_shares)
-        if (static_cast<NodeId>(sh.node) == id) {
-          job.sched_shares.clear();
-          break;
-        }
+    scheduler_->plans().forget_node(static_cast<uint32_t>(id));
     agent_instance_.erase(name);
     nodes_.remove(id);
-    fx.erased_nodes.insert(name);
-    fx.dirty_nodes.erase(name);
+    fx.journal(journal::NodeGone{name});
   }
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 

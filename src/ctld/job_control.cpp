@@ -9,7 +9,6 @@
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
 #include "ctld/acct_record.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -43,14 +42,14 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
       s.exit_code = 0;
       s.exit_signal = SIGTERM;
     }
-    fx.requeued_runs.push_back(acct_record_json(run));
+    fx.account(acct::RequeuedRun{std::move(run)});
   }
   if (was_running) {
     charge_usage(job, now, fx);  // the run so far counts, as in Slurm
     // Its processes go first; the job waits (COMPLETING, then PENDING) and becomes eligible
     // again only once launch credentials of the old run have expired, as in Slurm.
-    order(fx, job.batch_host,
-          proto::Terminate{job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait, notice, {}});
+    fx.order(job.batch_host,
+             proto::Terminate{job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait, notice, {}});
     jobs_.set_completing(job, true);
   } else {
     if (holds_resources(job)) release(job);
@@ -75,8 +74,8 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
     job.priority = 0;
     job.reason = "job_requeued_in_held_state";
   }
-  fx.dirty_jobs.insert(job.id);
-  fx.reschedule = true;
+  fx.job_changed(job.id);
+  fx.notify(notice::Reschedule{});
   full_pass_needed_ = true;
 }
 
@@ -142,8 +141,8 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
       } else {
         return error_reply("Invalid request");
       }
-      fx.dirty_jobs.insert(job.id);
-      fx.reschedule = true;
+      fx.job_changed(job.id);
+      fx.notify(notice::Reschedule{});
       full_pass_needed_ = true;
     }
   }
@@ -290,8 +289,8 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
   job = std::move(next);
   acct_.forget_submit_usage();  // the partition (and so its QOS) may have changed
   if (job.state == core::JobState::Pending) job.reason = "None";
-  fx.dirty_jobs.insert(job.id);
-  fx.reschedule = true;
+  fx.job_changed(job.id);
+  fx.notify(notice::Reschedule{});
   full_pass_needed_ = true;
   if (!applied_with_error.empty()) return applied_with_error;
   return nullptr;

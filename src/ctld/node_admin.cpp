@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "core/hostlist.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 
 namespace drover::ctld {
@@ -96,10 +95,10 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     else if (avail)
       n->active_features = *avail;
     if (avail || active) n->features_updated = true;
-    fx.dirty_nodes.insert(n->name);
+    fx.journal(journal::Node{n->name});
   }
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 
@@ -113,7 +112,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
     if (!on_node) continue;
     if (job.completing) {
       processes_gone(job);
-      fx.dirty_jobs.insert(id);
+      fx.job_changed(id);
     } else if (requeue_allowed(job)) {
       // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
       requeue_job(job, now, 0, false, fx);
@@ -123,7 +122,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     }
     // Whatever still runs there is stopped (the agent may be alive: an operator downed it).
-    order(fx, node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
+    fx.order(node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
 }
 

@@ -17,7 +17,7 @@ core::Node node_from_conf(const core::NodeConf& nc);
 
 // A node's id for as long as it exists in this controller: other nodes joining or leaving do
 // not change it. It is also the node's index in sched::ClusterView::nodes, so partitions,
-// reservations and plans (Job::sched_shares) hand it to the engine as it is.
+// reservations and plans (sched::PlanMemory) hand it to the engine as it is.
 using NodeId = int;
 inline constexpr NodeId kNoNode = -1;
 

@@ -49,8 +49,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   // Checked before any change, so a refused request changes nothing; scontrol sends only
   // well-typed values, anything else (a raw client's) is refused, never thrown.
   try {
-    for (auto& p : partitions_)
-      if (p.name == req.value("name", "")) part = &p;
+    part = partitions_.find(req.value("name", ""));
     if (part == nullptr) return error_reply(proto::Errno::kInvalidPartitionName);
     set = req.value("set", json::object());
     if (!set.is_object()) return error_reply("Invalid request");
@@ -80,16 +79,16 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   *part = std::move(next);
   // One default partition: making this one the default ends the other's turn.
   if (part->is_default && set.contains("is_default"))
-    for (auto& p : partitions_)
-      if (&p != part && p.is_default) {
-        p.is_default = p.conf.is_default = false;
-        p.admin["is_default"] = false;
-        fx.dirty_partitions.insert(p.name);
-      }
-  fx.dirty_partitions.insert(part->name);
+    for (const auto& name : partitions_.make_sole_default(part->name)) {
+      Partition& p = *partitions_.find(name);
+      p.conf.is_default = false;
+      p.admin["is_default"] = false;
+      fx.journal(journal::Partition{name});
+    }
+  fx.journal(journal::Partition{part->name});
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 

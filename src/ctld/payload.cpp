@@ -2,12 +2,14 @@
 
 namespace drover::ctld {
 
-void complete_launch(nlohmann::json& launch, const nlohmann::json& payload) {
-  launch["script"] = payload.value("script", "");
-  nlohmann::json env = payload.value("environment", nlohmann::json::object());
-  const nlohmann::json set_here = launch.value("env", nlohmann::json::object());
-  for (const auto& [key, value] : set_here.items()) env[key] = value;
-  launch["env"] = std::move(env);
+void complete_launch(proto::Launch& launch, const nlohmann::json& payload) {
+  launch.script = payload.value("script", "");
+  std::map<std::string, std::string> env;
+  if (auto it = payload.find("environment"); it != payload.end() && it->is_object())
+    for (const auto& [key, value] : it->items())
+      if (value.is_string()) env[key] = value.get<std::string>();
+  for (auto& [key, value] : launch.env) env[key] = std::move(value);
+  launch.env = std::move(env);
 }
 
 }  // namespace drover::ctld

@@ -3,10 +3,12 @@
 // environment, kept in the journal rather than in memory); the server completes it here.
 #include <nlohmann/json.hpp>
 
+#include "proto/agent_msg.hpp"
+
 namespace drover::ctld {
 
 // Adds the payload's script and environment to a launch message: the submitted
 // environment first, the variables the controller sets (SLURM_*, ...) over it.
-void complete_launch(nlohmann::json& launch, const nlohmann::json& payload);
+void complete_launch(proto::Launch& launch, const nlohmann::json& payload);
 
 }  // namespace drover::ctld

@@ -25,7 +25,7 @@ void StateMachine::charge_usage(const core::Job& job, int64_t now, Effects& fx) 
       rate *= config_.limits->qos()[q].usage_factor;
   acct_.tree().decay_to(now, config_.priority.decay_half_life_s);
   acct_.tree().add_running_usage(id, job.start_time, now, rate, config_.priority.decay_half_life_s);
-  fx.usage_dirty = true;
+  fx.journal(journal::Usage{});
 }
 
 json StateMachine::usage_record() const {

@@ -93,12 +93,12 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
     const auto it = std::find_if(parts.begin(), parts.end(),
                                  [&](const Partition& p) { return p.name == old.name; });
     if (!old.admin.empty() && (it == parts.end() || it->admin != old.admin))
-      fx.dirty_partitions.insert(old.name);
+      fx.journal(journal::Partition{old.name});
   }
 
   next.state_dir = config_.state_dir;
   config_ = std::move(next);
-  partitions_ = std::move(parts);
+  partitions_ = PartitionTable(std::move(parts));
   if (config_.limits && acct_.data()) {
     const json usage = usage_record();
     acct_.set_tree(config_.limits->fairshare_tree());
@@ -106,7 +106,7 @@ std::string StateMachine::reconfigure(Config next, int64_t /*now*/, Effects& fx)
   }
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return "";
 }
 

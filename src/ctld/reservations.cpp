@@ -120,8 +120,7 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
         part = find_partition(*req.partition);
         if (part == nullptr) return "Invalid partition name specified";
       } else {
-        for (const auto& p : partitions_)
-          if (p.is_default) part = &p;
+        part = partitions_.default_partition();
         if (part == nullptr && !partitions_.empty()) part = &partitions_.front();
       }
       if (part == nullptr) return "Invalid partition name specified";
@@ -156,10 +155,9 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
       if (job.spec.reservation == name && (!core::is_finished(job.state) || job.completing))
         return error_reply(proto::Errno::kReservationBusy);
     reservations_.erase(it);
-    fx.erased_resvs.insert(name);
-    fx.dirty_resvs.erase(name);
+    fx.journal(journal::ReservationGone{name});
     mark_reserved_nodes(now);
-    fx.reschedule = true;
+    fx.notify(notice::Reschedule{});
     full_pass_needed_ = true;
     return {{"ok", true}};
   }
@@ -223,13 +221,13 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
   const bool created = action == "create";
   if (created) {
     reservations_.count_created();
-    fx.next_resv_id_dirty = true;
+    fx.journal(journal::NextResvId{});
   }
   const std::string name = r.name;
   reservations_.put(std::move(r));
-  fx.dirty_resvs.insert(name);
+  fx.journal(journal::Reservation{name});
   mark_reserved_nodes(now);
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   full_pass_needed_ = true;
   return {{"ok", true}, {"name", name}};
 }
@@ -256,11 +254,10 @@ void StateMachine::advance_reservations(int64_t now, Effects& fx) {
       const int64_t steps = (now - r.end) / period + 1;
       r.start += steps * period;
       r.end += steps * period;
-      fx.dirty_resvs.insert(r.name);
+      fx.journal(journal::Reservation{r.name});
       ++it;
     } else {
-      fx.erased_resvs.insert(r.name);
-      fx.dirty_resvs.erase(r.name);
+      fx.journal(journal::ReservationGone{r.name});
       it = reservations_.erase(it);
     }
   }

@@ -784,11 +784,11 @@ void Server::state_loop() {
       const bool full = since >= std::chrono::seconds(machine_.config().bf_interval_s) ||
                         (since >= std::chrono::seconds(1) && last_full_pass_cost * 20 < since);
       machine_.tick(now, fx, full);
-      fx.reschedule = true;
+      fx.notify(notice::Reschedule{});
       ticked = true;
       next_tick = clock::now() + std::chrono::seconds(1);
     }
-    if (fx.reschedule) {
+    if (fx.reschedule()) {
       const bool full = machine_.full_pass_pending();
       const uint64_t backlog = pending_backlog(machine_);
       const auto started = clock::now();
@@ -812,49 +812,22 @@ void Server::state_loop() {
 
     // Group commit: everything this batch changed, in one transaction, before any reply.
     try {
-      for (uint64_t id : fx.dirty_jobs)
-        if (const core::Job* job = machine_.find_job(id)) journal_.put_job(*job);
       for (const auto& key : acct_unjournal_) journal_.erase_record("acct_pending", key);
       acct_unjournal_.clear();
+      for (const JournalWrite& w : fx.journal_writes()) write_journal(w);
       // Runs a requeue ended: the job goes on with its next run, so the journal keeps them
       // until the store has them.
-      for (const json& run : fx.requeued_runs) {
-        const std::string key = std::to_string(run.value("job_id", uint64_t{0})) + "." +
-                                std::to_string(run.value("submit_time", int64_t{0}));
-        journal_.put_record("acct_pending", key, run);
-        acct_journaled_.emplace_back(acct_seq_ + 1, key);  // posted with this batch's records
-      }
-      for (uint64_t id : fx.erased_jobs) {
-        spdlog::info("job {} purged (MinJobAge)", id);
-        journal_.erase_job(id);
-        // Its last record is not in the accounting store yet: the journal keeps it till then.
-        if (auto it = acct_unwritten_.find(id); it != acct_unwritten_.end()) {
-          journal_.put_record("acct_pending", std::to_string(id),
-                              acct_record_json(it->second.second));
-          acct_journaled_.emplace_back(it->second.first, std::to_string(id));
+      for (const AcctRecord& r : fx.acct_records())
+        if (const auto* run = std::get_if<acct::RequeuedRun>(&r)) {
+          const std::string key =
+              std::to_string(run->run.job_id) + "." + std::to_string(run->run.submit_time);
+          journal_.put_record("acct_pending", key, acct_record_json(run->run));
+          acct_journaled_.emplace_back(acct_seq_ + 1, key);  // posted with this batch's records
         }
-      }
-      if (fx.next_id_dirty) journal_.set_next_job_id(machine_.next_job_id());
-      for (const auto& [key, record] : fx.new_submit_ids)
-        journal_.put_record("submit_id", key, record);
-      for (const auto& key : fx.erased_submit_ids) journal_.erase_record("submit_id", key);
-      for (const auto& name : fx.dirty_resvs)
-        if (const core::Reservation* r = machine_.find_reservation(name))
-          journal_.put_record("reservation", name, *r);
-      for (const auto& name : fx.erased_resvs) journal_.erase_record("reservation", name);
-      for (const auto& name : fx.dirty_nodes)
-        journal_.put_record("node", name, machine_.node_admin_record(name));
-      for (const auto& name : fx.erased_nodes) journal_.erase_record("node", name);
-      for (const auto& name : fx.dirty_partitions)
-        journal_.put_record("partition", name, machine_.partition_admin_record(name));
-      for (const auto& [id, payload] : fx.new_payloads) journal_.put_payload(id, payload);
-      for (uint64_t id : fx.erased_payloads) journal_.erase_payload(id);
-      if (fx.usage_dirty) journal_.put_record("fairshare", "usage", machine_.usage_record());
-      if ((fx.acct_dirty || acct_journal_pending_) && machine_.acct_data()) {
+      if (acct_journal_pending_ && machine_.acct_data()) {
         journal_.put_record("accounting", "data", json(*machine_.acct_data()));
         acct_journal_pending_ = false;
       }
-      if (fx.next_resv_id_dirty) journal_.set_counter("next_resv_id", machine_.next_resv_id());
       journal_.commit();
     } catch (const std::exception& e) {
       // Without durability we must not acknowledge anything: stop hard.
@@ -864,12 +837,13 @@ void Server::state_loop() {
     // Only a batch that changed jobs posts to the accounting worker: each post is answered with
     // a task for this thread, and a batch of only that task posting again made the two
     // threads wake each other without end (a core's worth of context switches when idle).
-    if (!fx.dirty_jobs.empty() || !fx.requeued_runs.empty() || !fx.erased_jobs.empty())
+    if (!fx.acct_records().empty() || fx.any<journal::JobGone>())
       record_accounting(fx, ++acct_seq_);
     if (ticked) record_node_events(now);
-    for (const auto& w : fx.warnings) spdlog::warn("{}", w);
+    for (const Notice& n : fx.notices())
+      if (const auto* w = std::get_if<notice::Warning>(&n)) spdlog::warn("{}", w->text);
     for (auto& [conn, reply] : replies) conn->send(std::move(reply));
-    if (!fx.dirty_jobs.empty() || !fx.erased_jobs.empty()) last_job_change_ = now;
+    if (fx.any<journal::Job>() || fx.any<journal::JobGone>()) last_job_change_ = now;
     {
       const std::vector<uint64_t> plan_changed = machine_.take_plan_changes();
       if (ui_after_batch_) ui_after_batch_(fx, plan_changed);
@@ -880,21 +854,23 @@ void Server::state_loop() {
     tasks.clear();
     // Pod conditions follow the nodes' states: the operator looks again when they may have
     // changed (its own resync catches the rest within a second).
-    if (k8s_operator_ && (agents_changed || !fx.dirty_nodes.empty() || !fx.erased_nodes.empty() ||
-                          !fx.dirty_jobs.empty()))
+    if (k8s_operator_ && (agents_changed || fx.any<journal::Node>() ||
+                          fx.any<journal::NodeGone>() || fx.any<journal::Job>()))
       k8s_operator_->poke();
-    for (auto& [node, msg] : fx.to_agents) {
-      if (msg.value("type", "") == "launch" && !msg.value("resent", false))
-        ++sched_stats_.jobs_started;
-      if (msg.value("type", "") == "launch" && msg.value("payload_id", uint64_t{0}) != 0) {
-        if (auto payload = journal_.get_payload(msg["payload_id"].get<uint64_t>()))
-          complete_launch(msg, *payload);
-        else
-          spdlog::error("job {}: script and environment missing from the journal",
-                        msg.value("job_id", uint64_t{0}));
+    for (AgentOrder& o : fx.orders()) {
+      if (auto* launch = std::get_if<proto::Launch>(&o.msg)) {
+        if (!launch->resent) ++sched_stats_.jobs_started;
+        if (launch->payload_id != 0) {
+          if (auto payload = journal_.get_payload(launch->payload_id))
+            complete_launch(*launch, *payload);
+          else
+            spdlog::error("job {}: script and environment missing from the journal",
+                          launch->job_id);
+        }
       }
-      auto it = agents_.find(node);
-      if (it != agents_.end()) it->second->send(proto::dump(msg));
+      // Encoded here, once, as it goes out.
+      auto it = agents_.find(o.node);
+      if (it != agents_.end()) it->second->send(proto::dump(proto::to_json(o.msg)));
     }
   }
 }
@@ -904,15 +880,69 @@ void Server::state_loop() {
 // failure loses nothing the journal holds; the worker retries.
 void Server::record_accounting(const Effects& fx, uint64_t seq) {
   std::vector<store::JobRecord> records;
-  records.reserve(fx.dirty_jobs.size() + fx.requeued_runs.size());
-  for (const json& run : fx.requeued_runs) records.push_back(acct_record_from_json(run));
-  for (uint64_t id : fx.dirty_jobs)
-    if (const core::Job* job = machine_.find_job(id)) {
-      records.push_back(acct_record(*job));
-      acct_unwritten_[id] = {seq, records.back()};
-      acct_unwritten_order_.emplace_back(seq, id);
-    }
+  records.reserve(fx.acct_records().size());
+  // The runs requeues ended first: a job's own record, with its next run, comes after.
+  for (const AcctRecord& r : fx.acct_records())
+    if (const auto* run = std::get_if<acct::RequeuedRun>(&r)) records.push_back(run->run);
+  for (const AcctRecord& r : fx.acct_records())
+    if (const auto* j = std::get_if<acct::Job>(&r))
+      if (const core::Job* job = machine_.find_job(j->id)) {
+        records.push_back(acct_record(*job));
+        acct_unwritten_[j->id] = {seq, records.back()};
+        acct_unwritten_order_.emplace_back(seq, j->id);
+      }
   acct_->post_records(seq, std::move(records));
+}
+
+void Server::write_journal(const JournalWrite& w) {
+  std::visit(
+      Overloaded{
+          [](const std::monostate&) {},
+          [&](const journal::Job& r) {
+            if (const core::Job* job = machine_.find_job(r.id)) journal_.put_job(*job);
+          },
+          [&](const journal::JobGone& r) {
+            spdlog::info("job {} purged (MinJobAge)", r.id);
+            journal_.erase_job(r.id);
+            // Its last record is not in the accounting store yet: the journal keeps it till
+            // then.
+            if (auto it = acct_unwritten_.find(r.id); it != acct_unwritten_.end()) {
+              journal_.put_record("acct_pending", std::to_string(r.id),
+                                  acct_record_json(it->second.second));
+              acct_journaled_.emplace_back(it->second.first, std::to_string(r.id));
+            }
+          },
+          [&](const journal::NextJobId&) { journal_.set_next_job_id(machine_.next_job_id()); },
+          [&](const journal::SubmitId& r) { journal_.put_record("submit_id", r.key, r.record); },
+          [&](const journal::SubmitIdGone& r) { journal_.erase_record("submit_id", r.key); },
+          [&](const journal::Reservation& r) {
+            if (const core::Reservation* resv = machine_.find_reservation(r.name))
+              journal_.put_record("reservation", r.name, *resv);
+          },
+          [&](const journal::ReservationGone& r) { journal_.erase_record("reservation", r.name); },
+          [&](const journal::NextResvId&) {
+            journal_.set_counter("next_resv_id", machine_.next_resv_id());
+          },
+          [&](const journal::Node& r) {
+            journal_.put_record("node", r.name, machine_.node_admin_record(r.name));
+          },
+          [&](const journal::NodeGone& r) { journal_.erase_record("node", r.name); },
+          [&](const journal::Partition& r) {
+            journal_.put_record("partition", r.name, machine_.partition_admin_record(r.name));
+          },
+          [&](const journal::Payload& r) { journal_.put_payload(r.id, r.payload); },
+          [&](const journal::PayloadGone& r) { journal_.erase_payload(r.id); },
+          [&](const journal::Usage&) {
+            journal_.put_record("fairshare", "usage", machine_.usage_record());
+          },
+          [&](const journal::Accounting&) {
+            if (machine_.acct_data()) {
+              journal_.put_record("accounting", "data", json(*machine_.acct_data()));
+              acct_journal_pending_ = false;
+            }
+          },
+      },
+      w);
 }
 
 void Server::accounting_written(uint64_t seq) {

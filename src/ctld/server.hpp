@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/thread_annotations.hpp"
 #include "ctld/accounting_worker.hpp"
 #include "ctld/k8s_operator.hpp"
 #include "ctld/metrics.hpp"
@@ -61,6 +62,8 @@ class Server {
   void handle(Event& ev, Effects& fx, Replies& replies);
   // After the commit: the batch's job records to the accounting worker (`seq`: the batch's).
   void record_accounting(const Effects& fx, uint64_t seq);
+  // One of the batch's journal writes, into the open transaction (the record as it is now).
+  void write_journal(const JournalWrite& w);
   // The worker has written every record up to `seq` (a Task).
   void accounting_written(uint64_t seq);
   // sacct: answered on the accounting worker.
@@ -146,11 +149,13 @@ class Server {
   std::vector<Event> acct_change_parked_;
   std::map<std::string, store::NodeEventRecord> node_events_open_;  // by node
 
+  // The hand-over from the I/O (and worker) threads to the state thread.
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Event> queue_;
-  std::vector<std::function<void()>> tasks_;  // run on the state thread (metrics); under mu_
-  SchedStats sched_stats_;                    // state thread only
+  std::deque<Event> queue_ DROVER_GUARDED_BY(mu_);
+  // Run on the state thread (metrics).
+  std::vector<std::function<void()>> tasks_ DROVER_GUARDED_BY(mu_);
+  SchedStats sched_stats_;  // state thread only
   // For the REST API (state thread only): answers to send once their batch is committed, when
   // the controller started, when a job last changed and when the queue was last planned whole.
   std::vector<std::function<void()>> after_commit_;

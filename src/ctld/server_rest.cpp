@@ -196,7 +196,7 @@ void Server::start_ui(net::HttpServer& http) {
   auto hub = std::make_shared<UiEventHub>();
   auto tracker = std::make_shared<UiChangeTracker>();  // state thread only
   ui_after_batch_ = [tracker](const Effects& fx, const std::vector<uint64_t>& plan_changed) {
-    tracker->note(fx.dirty_jobs, fx.erased_jobs, plan_changed);
+    tracker->note(fx, plan_changed);
   };
   auto timer = std::make_shared<boost::asio::steady_timer>(http.context());
   auto ticks = std::make_shared<uint64_t>(0);

@@ -16,7 +16,6 @@
 #include "core/text.hpp"
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/config_report.hpp"
 #include "proto/json.hpp"
 #include "proto/json_text.hpp"
@@ -40,7 +39,9 @@ std::string resolve_path(const std::string& path, const std::string& workdir) {
 StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler)
     : config_(std::move(config)), scheduler_(std::move(scheduler)) {
   for (const auto& nc : config_.conf.nodes) nodes_.add(node_from_conf(nc));
-  for (const auto& pc : config_.conf.partitions) partitions_.push_back(partition_from_conf(pc));
+  std::vector<Partition> parts;
+  for (const auto& pc : config_.conf.partitions) parts.push_back(partition_from_conf(pc));
+  partitions_ = PartitionTable(std::move(parts));
   if (config_.limits) {
     acct_.set_tree(config_.limits->fairshare_tree());
     core::AcctData data = core::acct_data_from_dump(config_.limits->dump());
@@ -49,7 +50,7 @@ StateMachine::StateMachine(Config config, std::unique_ptr<sched::Scheduler> sche
   }
 }
 
-StateMachine::Partition StateMachine::partition_from_conf(const core::PartitionConf& pc) const {
+Partition StateMachine::partition_from_conf(const core::PartitionConf& pc) const {
   Partition p;
   p.name = pc.name;
   p.is_default = pc.is_default;
@@ -97,10 +98,8 @@ bool StateMachine::is_operator(const Caller& who) const {
   return who.uid == 0 || who.uid == config_.slurm_user_uid || who.uid == kK8sOperatorUid;
 }
 
-const StateMachine::Partition* StateMachine::find_partition(const std::string& name) const {
-  for (const auto& p : partitions_)
-    if (p.name == name) return &p;
-  return nullptr;
+const Partition* StateMachine::find_partition(const std::string& name) const {
+  return partitions_.find(name);
 }
 
 const core::Job* StateMachine::find_job(uint64_t id) const { return jobs_.get(id); }
@@ -182,8 +181,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   const Partition* part = nullptr;
   if (spec.partitions.empty()) {
-    for (const auto& p : partitions_)
-      if (p.is_default) part = &p;
+    part = partitions_.default_partition();
     if (part == nullptr) return error_reply(proto::Errno::kDefaultPartitionNotSet);
   } else {
     for (const auto& name : spec.partitions)
@@ -369,7 +367,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     }
     // Slurm uses up a job id for the answer.
     const uint64_t test_id = jobs_.take_id();
-    fx.next_id_dirty = true;
+    fx.journal(journal::NextJobId{});
     return {{"ok", true},
             {"test_only", true},
             {"job_id", test_id},
@@ -381,7 +379,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
 
   core::Job job;
   job.id = jobs_.take_id();
-  fx.next_id_dirty = true;
+  fx.journal(journal::NextJobId{});
   job.uid = who.uid;
   job.gid = who.gid;
   job.user = who.user;
@@ -403,8 +401,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   }
   // The script and environment (kilobytes) go to the journal with this batch and stay out
   // of memory; the launch message gets them back from there.
-  fx.new_payloads.emplace_back(job.id, json{{"script", std::move(spec.script)},
-                                            {"environment", std::move(spec.environment)}});
+  fx.journal(journal::Payload{job.id, json{{"script", std::move(spec.script)},
+                                           {"environment", std::move(spec.environment)}}});
   spec.script.clear();
   spec.environment.clear();
   job.payload_id = job.id;
@@ -414,11 +412,12 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   if (job.held) job.priority = 0;
   const uint64_t id = jobs_.insert(std::move(job)).id;
   jobs_.note_new_pending(id);
-  fx.dirty_jobs.insert(id);
-  fx.reschedule = true;
+  fx.job_changed(id);
+  fx.notify(notice::Reschedule{});
   if (!request_id.empty()) {
     jobs_.submit_ids().put(who.uid, request_id, {id, now});
-    fx.new_submit_ids[SubmitIds::journal_key(who.uid, request_id)] = {{"job_id", id}, {"at", now}};
+    fx.journal(journal::SubmitId{SubmitIds::journal_key(who.uid, request_id),
+                                 {{"job_id", id}, {"at", now}}});
   }
   return {{"ok", true}, {"job_id", id}};
 }
@@ -477,18 +476,18 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
       step->state = core::JobState::Cancelled;
       step->cancelled_by = who.uid;
       step->end_time = now;
-      fx.dirty_jobs.insert(it->first);
+      fx.job_changed(it->first);
     }
     for (const auto& a : step->alloc)
-      order(fx, a.node,
-            proto::StepSignal{
-                .job_id = it->first,
-                .step_id = step->id,
-                .signal = kill ? SIGKILL : signal,
-                .terminate = kill,
-                .graceful = false,
-                .kill_wait = config_.kill_wait_s,
-                .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
+      fx.order(a.node,
+               proto::StepSignal{
+                   .job_id = it->first,
+                   .step_id = step->id,
+                   .signal = kill ? SIGKILL : signal,
+                   .terminate = kill,
+                   .graceful = false,
+                   .kill_wait = config_.kill_wait_s,
+                   .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
   }
   for (auto& t : targets) {
     if (!t.error.empty()) errors.push_back(job_error(t.ref, t.error));
@@ -511,7 +510,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
               rem.array_pending.erase(static_cast<uint32_t>(i));
             }
           }
-        fx.dirty_jobs.insert(rem.id);
+        fx.job_changed(rem.id);
         acct_.forget_submit_usage();
       } else {
         errors.push_back(job_error(t.ref, proto::Errno::kJobPending));
@@ -539,7 +538,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
         // the batch shell's processes and the steps with --full.
         const bool batch = req.value("batch", false), full = req.value("full", false);
         if ((batch || full) && !job.batch_host.empty() && !job.spec.interactive)
-          order(fx, job.batch_host, proto::Signal{job.id, signal, batch && !full});
+          fx.order(job.batch_host, proto::Signal{job.id, signal, batch && !full});
         if (!batch || full) signal_steps(job, signal, fx);
         continue;
       }
@@ -583,8 +582,9 @@ void StateMachine::end_job(core::Job& job, core::JobState state, const std::stri
   jobs_.set_completing(job, completing && !job.spec.interactive);
   end_steps(job, state, now);
   if (held && !holds_resources(job)) release(job);
-  fx.dirty_jobs.insert(job.id);
-  fx.reschedule = true;
+  scheduler_->plans().forget(job.id);  // it left the queue, if it was in it
+  fx.job_changed(job.id);
+  fx.notify(notice::Reschedule{});
 }
 
 std::string StateMachine::cancel_notice(const core::Job& job, int64_t now,
@@ -597,12 +597,13 @@ void StateMachine::send_terminate(const core::Job& job, int64_t now, const std::
                                   Effects& fx, int64_t kill_wait) {
   // The batch host ends the batch shell and its steps' tasks; the other nodes their tasks.
   for (const auto& a : job.alloc)
-    order(fx, a.node,
-          proto::Terminate{
-              job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait,
-              a.node == job.batch_host ? cancel_notice(job, now, why) : std::string(),
-              // What each step's processes there tell their srun: "*** STEP N.S ON node ... ***".
-              "CANCELLED AT " + core::format_timestamp(now) + why});
+    fx.order(
+        a.node,
+        proto::Terminate{
+            job.id, kill_wait < 0 ? config_.kill_wait_s : kill_wait,
+            a.node == job.batch_host ? cancel_notice(job, now, why) : std::string(),
+            // What each step's processes there tell their srun: "*** STEP N.S ON node ... ***".
+            "CANCELLED AT " + core::format_timestamp(now) + why});
 }
 
 void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects& fx,
@@ -629,8 +630,8 @@ void StateMachine::finish_exit(core::Job& job, int status, int64_t now, Effects&
   } else {
     // Already cancelled or timed out: keep that state and its end time.
     processes_gone(job);
-    fx.dirty_jobs.insert(job.id);
-    fx.reschedule = true;
+    fx.job_changed(job.id);
+    fx.notify(notice::Reschedule{});
   }
 }
 
@@ -646,7 +647,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
   // A node created by scontrol State=FUTURE is in service once its agent registers.
   if (nodes_.future(id)) {
     nodes_.set_future(id, false);
-    fx.dirty_nodes.insert(node_name);
+    fx.journal(journal::Node{node_name});
   }
   full_pass_needed_ = true;
   node.registered = true;
@@ -707,18 +708,19 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
       // how the run ended) if it did: launches are idempotent per run.
       proto::Launch again = launch_message(job);
       again.resent = true;
-      order(fx, node_name, again);
+      fx.order(node_name, again);
       continue;
     } else if (!requeue_allowed(job) && !agent_running.count(id)) {
       // Its processes died with an earlier agent process (or were never started): a job that
       // may not run twice ends NODE_FAIL, as Slurm ends a job missing from its node.
-      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
-                            " does not know launch " + std::to_string(job.launches) +
-                            "; NODE_FAIL (no requeue)");
+      fx.notify(notice::Warning{"job " + std::to_string(id) + ": its agent on " + node_name +
+                                " does not know launch " + std::to_string(job.launches) +
+                                "; NODE_FAIL (no requeue)"});
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);
     } else {
-      fx.warnings.push_back("job " + std::to_string(id) + ": its agent on " + node_name +
-                            " does not know launch " + std::to_string(job.launches) + "; requeued");
+      fx.notify(notice::Warning{"job " + std::to_string(id) + ": its agent on " + node_name +
+                                " does not know launch " + std::to_string(job.launches) +
+                                "; requeued"});
       release(job);
       jobs_.set_state(job, core::JobState::Pending);
       job.alloc.clear();
@@ -732,8 +734,8 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
         job.reason = "BeginTime";
       }
     }
-    fx.dirty_jobs.insert(id);
-    fx.reschedule = true;
+    fx.job_changed(id);
+    fx.notify(notice::Reschedule{});
   }
   // Processes the agent runs that should not be running any more are killed.
   for (const auto& [id, run] : agent_running) {
@@ -741,9 +743,9 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
     bool wanted = jt != jobs_.end() && jt->second.batch_host == node_name &&
                   jt->second.state == core::JobState::Running && runs_current(id);
     if (!wanted)
-      order(fx, node_name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
+      fx.order(node_name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
-  fx.reschedule = true;
+  fx.notify(notice::Reschedule{});
   return {{"ok", true}};
 }
 
@@ -777,7 +779,7 @@ void StateMachine::agent_exited(const std::string& node, const proto::JobExited&
     finish_exit(it->second, msg.status, now, fx, msg.oom_kills);
   }
   // Acknowledged after the journal commit, so the agent forgets the exit only once it is durable.
-  order(fx, node_name, proto::ExitAck{id, msg.run});
+  fx.order(node_name, proto::ExitAck{id, msg.run});
 }
 
 bool StateMachine::current_run(uint64_t id, std::optional<uint32_t> run) const {
@@ -809,9 +811,9 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
         core::SignalSpec sig = core::parse_signal_spec(job.spec.signal);
         if (now >= end - sig.seconds) {
           job.warning_sent = true;
-          fx.dirty_jobs.insert(id);
+          fx.job_changed(id);
           if (sig.batch_only)
-            order(fx, job.batch_host, proto::Signal{id, sig.signal, true});
+            fx.order(job.batch_host, proto::Signal{id, sig.signal, true});
           else
             signal_steps(job, sig.signal, fx);
         }
@@ -837,7 +839,9 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.reason_time = now;
     fail_jobs_on(node, now, fx);
   }
-  jobs_.forget_submit_ids(now, fx.erased_submit_ids);
+  std::set<std::string> forgotten;
+  jobs_.forget_submit_ids(now, forgotten);
+  for (const auto& key : forgotten) fx.journal(journal::SubmitIdGone{key});
   if (config_.min_job_age_s > 0) {
     // Only finished jobs go: the finished index, copied as erasing changes it.
     std::vector<uint64_t> old;
@@ -846,10 +850,10 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
           job && !job->completing && job->end_time + config_.min_job_age_s <= now)
         old.push_back(id);
     for (uint64_t id : old) {
-      fx.erased_jobs.insert(id);
-      fx.dirty_jobs.erase(id);
+      fx.journal(journal::JobGone{id});
       const auto erased = jobs_.erase(jobs_.find(id));
-      if (erased.unreferenced_payload != 0) fx.erased_payloads.insert(erased.unreferenced_payload);
+      if (erased.unreferenced_payload != 0)
+        fx.journal(journal::PayloadGone{erased.unreferenced_payload});
     }
   }
 }
@@ -881,6 +885,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
   }
   const bool full_pass = full_pass_needed_;
   full_pass_needed_ = false;
+  v.whole_queue = full_pass;
   jobs_.clear_new_pending();
   if (full_pass) update_priorities(now);
   // Held, not yet eligible or dependent jobs are not offered to the engine at all: they do
@@ -897,7 +902,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
       const Partition* p = find_partition(job->partition);
       if (p && p->not_running_reason.empty()) {
         job->eligible_time = now;
-        fx.dirty_jobs.insert(job->id);
+        fx.job_changed(job->id);
       }
     }
     v.pending.push_back(job);
@@ -930,27 +935,26 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
     if (it->second.reason != r.reason) plan_changed_.push_back(r.job_id);
     it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
-    // A full pass plans every job it can: the others have no expected start (any more).
+    // A full pass plans every job it can: the others have no expected start (any more; the
+    // engine forgot their plans too).
     if (full_pass && !not_considered.count(r.job_id)) {
       if (it->second.start_time != core::kNoTime || !it->second.sched_nodes.empty())
         plan_changed_.push_back(r.job_id);
       it->second.start_time = core::kNoTime;
       it->second.sched_nodes.clear();
-      it->second.sched_shares.clear();
     }
   }
   // Expected starts, as Slurm's backfill shows them: StartTime and SchedNodes of a pending
-  // job (squeue --start). Like reasons, recomputed each full pass and not journaled.
+  // job (squeue --start). Like reasons, recomputed each full pass and not journaled; the
+  // placement itself stays in the engine's plan memory.
   for (const auto& plan : d.planned) {
     auto it = jobs_.find(plan.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
     std::string planned_nodes = core::compress_hostlist(plan.nodes);
-    if (it->second.sched_start != plan.start_time || it->second.sched_nodes.str() != planned_nodes)
+    if (it->second.start_time != plan.start_time || it->second.sched_nodes.str() != planned_nodes)
       plan_changed_.push_back(plan.job_id);
     it->second.start_time = plan.start_time;
     it->second.sched_nodes = std::move(planned_nodes);
-    it->second.sched_shares = plan.shares;  // the next pass keeps them when it can
-    it->second.sched_start = plan.start_time;
   }
 }
 
@@ -960,7 +964,7 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   job.partition = start.partition;
   job.start_time = now;
   job.sched_nodes.clear();
-  job.sched_shares.clear();
+  scheduler_->plans().forget(job.id);  // it left the queue
   job.last_sched_eval = now;
   job.end_time = core::kNoTime;
   job.launches += 1;
@@ -971,9 +975,9 @@ void StateMachine::start_job(core::Job& job, const sched::Start& start, int64_t 
   }
   job.steps.clear();
   job.next_step_id = 0;
-  fx.dirty_jobs.insert(job.id);
+  fx.job_changed(job.id);
   if (!job.spec.interactive) {
-    order(fx, job.batch_host, launch_message(job));
+    fx.order(job.batch_host, launch_message(job));
     if (auto it = agent_instance_.find(job.batch_host); it != agent_instance_.end())
       launched_to_[job.id] = it->second;
   }
@@ -1179,8 +1183,7 @@ json StateMachine::node_view(const core::Node& node) const {
   // The agent's release, known once it has registered (Slurm's slurmd version).
   j["version"] = node.registered ? std::string(core::kSlurmVersion) : std::string();
   json parts = json::array();
-  for (const auto& p : partitions_)
-    if (std::find(p.nodes.begin(), p.nodes.end(), self) != p.nodes.end()) parts.push_back(p.name);
+  for (const auto& name : partitions_.holding(self)) parts.push_back(name);
   j["partitions"] = parts;
   if (nodes_.dynamic(self)) j["dynamic"] = true;
   if (nodes_.future(self)) {

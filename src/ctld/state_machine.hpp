@@ -19,8 +19,10 @@
 #include "core/reservation.hpp"
 #include "ctld/accounting_state.hpp"
 #include "ctld/config.hpp"
+#include "ctld/effects.hpp"
 #include "ctld/job_table.hpp"
 #include "ctld/node_table.hpp"
+#include "ctld/partition_table.hpp"
 #include "ctld/reservation_book.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
@@ -70,35 +72,6 @@ inline bool holds_resources(const core::Job& job) {
   return !job.alloc.empty() && (job.state == core::JobState::Running || job.completing);
 }
 
-// What applying commands asks the I/O side to do once the journal batch is committed.
-struct Effects {
-  std::set<uint64_t> dirty_jobs;      // write these jobs' current form to the journal
-  std::set<uint64_t> erased_jobs;     // remove these from the journal
-  std::vector<std::string> warnings;  // for the controller's log
-  bool next_id_dirty = false;
-  std::set<std::string> dirty_resvs;       // reservations to write
-  std::set<std::string> dirty_nodes;       // nodes whose operator-set state to write
-  std::set<std::string> erased_nodes;      // nodes deleted (their records go)
-  std::set<std::string> dirty_partitions;  // partitions whose operator-set settings to write
-  std::set<std::string> erased_resvs;      // reservations to remove
-  bool next_resv_id_dirty = false;
-  bool usage_dirty = false;  // fair-share usage changed (StateMachine::usage_record)
-  bool acct_dirty = false;   // the accounting entities changed (the journal keeps a copy)
-  // Scripts and environments of new submissions ({"script", "environment"} by payload id),
-  // and those no job refers to any more.
-  std::vector<std::pair<uint64_t, json>> new_payloads;
-  std::set<uint64_t> erased_payloads;
-  std::vector<std::pair<std::string, json>> to_agents;  // (node, message)
-  bool reschedule = false;
-  // Accounting records of runs that a requeue ended (state REQUEUED, acct_record_json's form):
-  // kept beside the job's record, which goes on with its next run.
-  std::vector<json> requeued_runs;
-  // Submission request ids ("<uid>:<id>" -> {"job_id", "at"}) to journal with their jobs, and
-  // those forgotten (JobTable::submit_ids).
-  std::map<std::string, json> new_submit_ids;
-  std::set<std::string> erased_submit_ids;
-};
-
 // Where a batch job's stdout (or stderr) goes, as its launch names it: the pattern expanded and
 // made absolute against the job's working directory.
 std::string job_output_path(const core::Job& job, bool stderr_stream);
@@ -113,7 +86,7 @@ class StateMachine {
   StateMachine(Config config, std::unique_ptr<sched::Scheduler> scheduler);
 
   void restore(uint64_t next_job_id, std::vector<core::Job> jobs, int64_t now);
-  // The journal's "submit_id" records (Effects::new_submit_ids).
+  // The journal's "submit_id" records (journal::SubmitId).
   void restore_submit_ids(const std::map<std::string, json>& records);
   static constexpr int64_t kSubmitIdWindow = JobTable::kSubmitIdWindow;
   static constexpr size_t kMaxSubmitIds = JobTable::kMaxSubmitIds;
@@ -230,7 +203,7 @@ class StateMachine {
   // Pending jobs the last pass did not get to (bf_max_time).
   size_t last_pass_not_considered() const { return last_pass_not_considered_; }
   // Jobs whose plan-only fields (reason, priority, expected start, planned nodes) changed since
-  // the last call: these change without a journal write (so outside Effects::dirty_jobs), and
+  // the last call: these change without a journal write (so without a journal::Job write), and
   // the dashboard's change feed needs them too. The server takes them after every batch.
   std::vector<uint64_t> take_plan_changes() { return std::exchange(plan_changed_, {}); }
 
@@ -258,19 +231,6 @@ class StateMachine {
   static constexpr const char* kTooLong =
       "Pathname of a file, directory or other parameter too long";
   static constexpr size_t kMaxTextField = 1024;
-  struct Partition {
-    std::string name;
-    std::vector<NodeId> nodes;  // in Slurm's order
-    bool is_default = false;
-    std::string not_running_reason;  // see sched::PartitionView
-    std::string state = "UP";
-    int64_t max_time_min = -1, default_time_min = -1;
-    int max_nodes = -1;
-    std::optional<sched::PreemptMode> preempt_mode;  // PreemptMode= (unset: the cluster's)
-    int64_t grace_time_s = 0;                        // GraceTime=
-    core::PartitionConf conf;
-    json admin = json::object();  // what scontrol update changed, journaled over slurm.conf
-  };
   // A partition as slurm.conf defines it, with the nodes known now. Throws core::ParseError.
   Partition partition_from_conf(const core::PartitionConf& pc) const;
   // Applies typed settings (partition_update's "set") to `p`; false if a node is unknown.
@@ -419,9 +379,14 @@ class StateMachine {
   static std::string node_definition(const core::NodeConf& nc);
   json partition_view(const Partition& p) const;
 
-  // State below is the state thread's alone (see the class comment); each component keeps
-  // its own invariants, the rules above decide what changes.
+  // State below is protected by being the state thread's alone: only that thread calls this
+  // class (see the class comment), so none of it is locked and no reference to it may leave
+  // the thread (readers on other threads get copies: query_text, metrics_text). Each
+  // component keeps its own invariants; the rules above decide what changes.
   Config config_;
+  // The engine, which owns its plan memory (sched::PlanMemory): schedule() writes it; the
+  // rules tell it when a job leaves the queue (start_job, end_job), when an array task is split
+  // off (split_array_task) and when a node is deleted.
   std::unique_ptr<sched::Scheduler> scheduler_;
   JobTable jobs_;
   NodeTable nodes_;
@@ -431,7 +396,7 @@ class StateMachine {
   // memory: after a controller restart every launch is judged as before).
   std::unordered_map<std::string, std::string> agent_instance_;
   std::unordered_map<uint64_t, std::string> launched_to_;
-  std::vector<Partition> partitions_;
+  PartitionTable partitions_;
   int64_t start_time_ = 0;
   uint32_t lowest_priority_ = 0xffff0000u;
   AccountingState acct_;

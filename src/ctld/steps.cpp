@@ -4,7 +4,6 @@
 
 #include "core/hostlist.hpp"
 #include "core/job_env.hpp"
-#include "ctld/agent_orders.hpp"
 #include "ctld/state_machine.hpp"
 #include "ctld/step_layout.hpp"
 #include "net/auth.hpp"
@@ -99,7 +98,7 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
   step.srun_pid = req.value("srun_pid", int64_t{0});
   step.time_limit_min = req.value("time_limit_min", int64_t{-1});
   job->steps.push_back(step);
-  fx.dirty_jobs.insert(job->id);
+  fx.job_changed(job->id);
 
   // The credential the agents check: who runs what where, signed (Ed25519) with the
   // controller's key, which agents can check but not use. srun passes it on verbatim; its link
@@ -196,7 +195,7 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
         s.state = core::JobState::Timeout;
       else
         s.state = step_end_state(s);
-      fx.dirty_jobs.insert(job->id);
+      fx.job_changed(job->id);
     }
     return {{"ok", true}};
   }
@@ -238,7 +237,7 @@ void StateMachine::agent_step_exited(const std::string& node, const proto::StepE
     s.end_time = now;
     s.state = step_end_state(s);
     step_nodes_ended_.erase({it->first, step_id});
-    fx.dirty_jobs.insert(it->first);
+    fx.job_changed(it->first);
     return;
   }
 }
@@ -250,12 +249,11 @@ void StateMachine::step_time_limits(core::Job& job, int64_t now, Effects& fx) {
     s.state = core::JobState::Timeout;
     s.end_time = now;
     step_nodes_ended_.erase({job.id, s.id});
-    fx.dirty_jobs.insert(job.id);
+    fx.job_changed(job.id);
     for (const auto& a : s.alloc)
-      order(
-          fx, a.node,
-          proto::StepSignal{job.id, s.id, SIGTERM, true, true, config_.kill_wait_s,
-                            "CANCELLED AT " + core::format_timestamp(now) + " DUE TO TIME LIMIT"});
+      fx.order(a.node, proto::StepSignal{
+                           job.id, s.id, SIGTERM, true, true, config_.kill_wait_s,
+                           "CANCELLED AT " + core::format_timestamp(now) + " DUE TO TIME LIMIT"});
   }
 }
 
@@ -263,8 +261,7 @@ void StateMachine::signal_steps(const core::Job& job, int sig, Effects& fx) cons
   for (const auto& s : job.steps) {
     if (s.state != core::JobState::Running) continue;
     for (const auto& a : s.alloc)
-      order(fx, a.node,
-            proto::StepSignal{job.id, s.id, sig, false, false, config_.kill_wait_s, ""});
+      fx.order(a.node, proto::StepSignal{job.id, s.id, sig, false, false, config_.kill_wait_s, ""});
   }
 }
 

@@ -201,10 +201,8 @@ json ui_job_page(const StateMachine& m, const UiJobQuery& q, const UiViewer& v, 
     }
     match.push_back(&job);
   }
-  // The start a pending job expects from the plan, else when it started.
-  auto start_of = [](const core::Job& j) {
-    return j.state == core::JobState::Pending ? j.sched_start : j.start_time;
-  };
+  // The start a pending job expects from the plan (its StartTime), else when it started.
+  auto start_of = [](const core::Job& j) { return j.start_time; };
   using Less = std::function<bool(const core::Job*, const core::Job*)>;
   auto by = [](auto key) -> Less {
     return [key](const core::Job* a, const core::Job* b) {
@@ -267,7 +265,7 @@ json ui_job_page(const StateMachine& m, const UiJobQuery& q, const UiViewer& v, 
                 {"submit_time", j.submit_time},
                 {"start_time", j.start_time},
                 {"end_time", j.end_time},
-                {"expected_start", pending ? j.sched_start : int64_t{0}},
+                {"expected_start", pending ? j.start_time : int64_t{0}},
                 {"time_limit_min", j.time_limit_min},
                 {"nodes", pending ? j.sched_nodes.str() : core::compress_hostlist(j.node_names())},
                 {"cpus", job_cpus(j)},
@@ -296,7 +294,7 @@ std::optional<json> ui_job_detail(const StateMachine& m, uint64_t id, const UiVi
   }
   j["display_id"] = display_id(*job);
   j["reason_text"] = ui_reason_text(*job);
-  j["expected_start"] = job->state == core::JobState::Pending ? job->sched_start : int64_t{0};
+  j["expected_start"] = job->state == core::JobState::Pending ? job->start_time : int64_t{0};
   j["cpus"] = job_cpus(*job);
   j["gpus"] = job_gpus(*job);
   const bool owner = v.is_operator || job->uid == v.who.uid;
@@ -356,7 +354,6 @@ uint64_t job_digest(const core::Job& j) {
   d = mix(d, static_cast<uint64_t>(j.state));
   d = mix(d, std::hash<std::string>{}(j.reason.str()));
   d = mix(d, j.priority);
-  d = mix(d, static_cast<uint64_t>(j.sched_start));
   d = mix(d, static_cast<uint64_t>(j.start_time));
   d = mix(d, static_cast<uint64_t>(j.end_time));
   d = mix(d, j.alloc.size());
@@ -408,6 +405,15 @@ void UiChangeTracker::note(const std::set<uint64_t>& dirty, const std::set<uint6
   if (!primed_) return;
   noted_.insert(dirty.begin(), dirty.end());
   noted_.insert(erased.begin(), erased.end());
+  noted_.insert(plan_changed.begin(), plan_changed.end());
+}
+
+void UiChangeTracker::note(const Effects& fx, const std::vector<uint64_t>& plan_changed) {
+  if (!primed_) return;
+  for (const JournalWrite& w : fx.journal_writes()) {
+    if (const auto* j = std::get_if<journal::Job>(&w)) noted_.insert(j->id);
+    if (const auto* g = std::get_if<journal::JobGone>(&w)) noted_.insert(g->id);
+  }
   noted_.insert(plan_changed.begin(), plan_changed.end());
 }
 

@@ -147,6 +147,8 @@ class UiChangeTracker {
   // After each batch: the jobs it touched. Ignored until primed.
   void note(const std::set<uint64_t>& dirty, const std::set<uint64_t>& erased,
             const std::vector<uint64_t>& plan_changed);
+  // The same from a batch's effects: the jobs it writes to the journal or purges.
+  void note(const Effects& fx, const std::vector<uint64_t>& plan_changed);
   // The noted jobs whose digest moved (or that are gone), and the nodes.
   Changes look(const StateMachine& machine);
   uint64_t node_version() const { return node_version_; }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/hostlist.hpp"
 #include "sched/limits.hpp"
@@ -151,12 +152,25 @@ class Engine final : public Scheduler {
   explicit Engine(std::optional<Policy> pinned) : pinned_(pinned) {}
 
   Decisions schedule(const ClusterView& view, int64_t now) override {
-    Pass pass(view, now, pinned_.value_or(view.params.policy), memo_);
-    return pass.run();
+    Pass pass(view, now, pinned_.value_or(view.params.policy), memo_, plans_);
+    Decisions d = pass.run();
+    remember(view, d);
+    return d;
   }
 
  private:
   std::optional<Policy> pinned_;
+
+  // What this pass planned becomes the plan memory; with a whole-queue pass, jobs it considered
+  // and gave only a reason have no plan any more (the ones out_of_time left alone keep theirs).
+  void remember(const ClusterView& view, const Decisions& d) {
+    if (view.whole_queue) {
+      std::unordered_set<uint64_t> skipped(d.not_considered.begin(), d.not_considered.end());
+      for (const PendingReason& r : d.reasons)
+        if (!skipped.count(r.job_id)) plans_.forget(r.job_id);
+    }
+    for (const PlannedStart& p : d.planned) plans_.set(p.job_id, p.start_time, p.shares);
+  }
 
   // Kept from pass to pass: compiled requests by what they are compiled from (while the
   // GRES kinds and default memory stay the same), their filters and shapes numbered; the
@@ -240,6 +254,7 @@ class Engine final : public Scheduler {
     const int64_t now;
     const Policy policy;
     Memo& memo;
+    const PlanMemory& plans;
     GresKinds kinds;
     std::vector<NodeSlot>& slots;
     Profile& profile;
@@ -284,12 +299,14 @@ class Engine final : public Scheduler {
     // The job being placed has not been planned before (a start now goes where Slurm puts it;
     // see choose_nodes).
     bool never_planned = false;
+    const Plan* plan = nullptr;  // the job's plan from an earlier pass (PlanMemory)
 
-    Pass(const ClusterView& v, int64_t t, Policy p, Memo& m)
+    Pass(const ClusterView& v, int64_t t, Policy p, Memo& m, const PlanMemory& pm)
         : view(v),
           now(t),
           policy(p),
           memo(m),
+          plans(pm),
           slots(m.slots),
           profile(m.profile),
           slot_of_node(m.slot_of_node) {
@@ -570,37 +587,39 @@ class Engine final : public Scheduler {
     // search alone may choose otherwise once lower-priority jobs backfilled beside it.) When the
     // search finds only a later start (node selection is a heuristic: with GPUs per job it may
     // not find those nodes again), the previous plan's start and nodes are kept if they still
-    // hold it.
-    void keep_planned_nodes(const core::Job& job, const PartitionView& part, const Request& req,
-                            int64_t length, Found& f) {
-      if (!req.required.empty() || job.sched_shares.empty()) return;
-      if (policy != Policy::Fifo && job.sched_start >= now && job.sched_start < f.start) {
+    // hold it. (The plan is `plan`, the job's from the plan memory.)
+    void keep_planned_nodes(const PartitionView& part, const Request& req, int64_t length,
+                            Found& f) {
+      if (!req.required.empty() || plan == nullptr || plan->shares.empty()) return;
+      if (policy != Policy::Fifo && plan->start >= now && plan->start < f.start) {
         std::vector<Share> kept;
-        if (planned_shares_hold(job, part, req, length, job.sched_start, kept)) {
-          f.start = job.sched_start;
+        if (planned_shares_hold(plan->shares, part, req, length, plan->start, kept)) {
+          f.start = plan->start;
           f.shares = std::move(kept);
         }
         return;
       }
       if (f.start >= kNever) return;
       // Mostly the search chose them again.
-      auto same = [](const Share& a, const core::Job::PlannedShare& b) {
+      auto same = [](const Share& a, const PlannedShare& b) {
         return static_cast<uint32_t>(a.slot) == b.node &&
                static_cast<uint32_t>(a.tasks) == b.tasks &&
                static_cast<uint32_t>(a.job_gpus) == b.job_gpus;
       };
-      if (std::equal(f.shares.begin(), f.shares.end(), job.sched_shares.begin(),
-                     job.sched_shares.end(), same))
+      if (std::equal(f.shares.begin(), f.shares.end(), plan->shares.begin(), plan->shares.end(),
+                     same))
         return;
       std::vector<Share> kept;
-      if (planned_shares_hold(job, part, req, length, f.start, kept)) f.shares = std::move(kept);
+      if (planned_shares_hold(plan->shares, part, req, length, f.start, kept))
+        f.shares = std::move(kept);
     }
     // Whether the previous plan's nodes and tasks hold the job from `start` for `length`
     // (Request::holds: what that placement takes, not the search's bound per node).
-    bool planned_shares_hold(const core::Job& job, const PartitionView& part, const Request& req,
-                             int64_t length, int64_t start, std::vector<Share>& kept) {
-      kept.reserve(job.sched_shares.size());
-      for (const core::Job::PlannedShare& ps : job.sched_shares) {
+    bool planned_shares_hold(const std::vector<PlannedShare>& planned, const PartitionView& part,
+                             const Request& req, int64_t length, int64_t start,
+                             std::vector<Share>& kept) {
+      kept.reserve(planned.size());
+      for (const PlannedShare& ps : planned) {
         const int slot = static_cast<int>(ps.node);
         if (ps.node >= slots.size() || !is_candidate(part, req, slot)) return false;
         if (any_blocks && blocked_until(slot, start, start + std::max(length, holds_for)) >= 0)
@@ -1098,7 +1117,8 @@ class Engine final : public Scheduler {
         }
         const bool bounded_by_resv = resv != nullptr && !resv->flex;
         holds_for = duration;
-        never_planned = job.sched_shares.empty();
+        plan = plans.find(job.id);
+        never_planned = plan == nullptr || plan->shares.empty();
         int limit = 1;
         if (auto it = view.start_limit.find(job.id); it != view.start_limit.end())
           limit = it->second;
@@ -1156,7 +1176,7 @@ class Engine final : public Scheduler {
             }
           }
           if (best_part != nullptr && first_try)
-            keep_planned_nodes(job, *best_part, req, best_length, best);
+            keep_planned_nodes(*best_part, req, best_length, best);
           first_try = false;
           if (best_part != nullptr && best.start == now) {
             JobTres held;  // limits again, with what the placement holds (Slurm's post-select)

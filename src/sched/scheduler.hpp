@@ -10,6 +10,7 @@
 
 #include "core/job.hpp"
 #include "core/node.hpp"
+#include "sched/plan_memory.hpp"
 
 namespace drover::sched {
 
@@ -108,6 +109,9 @@ struct ClusterView {
   // The controller gives it a wall-clock deadline; unset (the simulator, tests): never, so
   // the engine stays deterministic.
   std::function<bool()> out_of_time;
+  // The pass plans the whole queue: a job it considers and does not plan loses the plan an
+  // earlier pass made (PlanMemory). Unset, such plans stay until the caller forgets them.
+  bool whole_queue = false;
 };
 
 struct Start {
@@ -135,9 +139,9 @@ struct PlannedStart {
   int64_t start_time;
   std::string partition;
   std::vector<std::string> nodes;
-  // The same nodes by index in ClusterView::nodes, with the tasks planned there: the caller
-  // gives them back as the job's Job::sched_shares, and the next pass keeps them when it can.
-  std::vector<core::Job::PlannedShare> shares;
+  // The same nodes by index in ClusterView::nodes, with the tasks planned there: the engine
+  // remembers them (Scheduler::plans), and the next pass keeps them when it can.
+  std::vector<PlannedShare> shares;
 };
 
 struct Decisions {
@@ -153,11 +157,22 @@ struct Decisions {
 
 // The scheduling engine's interface: state and time in, decisions out. No I/O, no clock.
 // An engine keeps what it compiled and its buffers from one call to the next (decisions are
-// the same as a fresh engine's); one engine is not to be called from two threads at once.
+// the same as a fresh engine's given the same plans); one engine is not to be called from two
+// threads at once.
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
+  // Plans the view's pending jobs; records each planned job's placement in plans() (and, with
+  // ClusterView::whole_queue, forgets those of jobs it considered and could not plan).
   virtual Decisions schedule(const ClusterView& view, int64_t now) = 0;
+  // The engine's plan memory. The caller forgets a job's plan when it leaves the queue (starts,
+  // ends), hands it on to an array task split off (PlanMemory::inherit), and forgets plans on
+  // a node that goes away; nothing else writes it.
+  const PlanMemory& plans() const { return plans_; }
+  PlanMemory& plans() { return plans_; }
+
+ protected:
+  PlanMemory plans_;
 };
 
 // Whether a job could ever run on the given partition's nodes if they were all idle.

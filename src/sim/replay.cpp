@@ -420,18 +420,11 @@ ReplayResult replay(const SwfTrace& trace, const ReplayOptions& opts) {
       job.partition = s.partition;
       job.start_time = now;
       job.alloc = std::move(s.alloc);
-      job.sched_shares.clear();
+      engine->plans().forget(job.id);
       outcomes[k].start = t;
       ends.push({t + jobs[k].run, k});
       view.running.push_back(&job);
     }
-    // As the controller keeps them: each planned job's placement, which the next pass keeps
-    // when it still holds the job.
-    for (sched::PlannedStart& p : d.planned)
-      if (p.job_id >= 1 && p.job_id <= n && live[p.job_id - 1]) {
-        live[p.job_id - 1]->sched_shares = std::move(p.shares);
-        live[p.job_id - 1]->sched_start = p.start_time;
-      }
     if (!d.starts.empty())
       std::erase_if(view.pending,
                     [](const core::Job* j) { return j->state != core::JobState::Pending; });

@@ -135,7 +135,7 @@ TEST(AcctAdmin, TheEngineEnforcesALimitSetByModifyAtOnce) {
   EXPECT_EQ(h.sm.find_job(second)->reason, "AssocMaxJobsLimit");
   // Lifting it lets the job start in the next pass.
   ASSERT_EQ(sacctmgr(h, h.root, modify_user("alice", "MaxJobs=-1"), fx)["rc"], 0);
-  EXPECT_TRUE(fx.reschedule);
+  EXPECT_TRUE(fx.reschedule());
   h.sm.schedule(h.now, fx);
   EXPECT_EQ(h.sm.find_job(second)->state, core::JobState::Running);
 }

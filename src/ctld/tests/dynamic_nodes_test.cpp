@@ -72,14 +72,14 @@ TEST(DynamicNodes, CreateChecksStateAndParsesAsSlurmDoes) {
   EXPECT_EQ(create(h, "NodeName=node1 CPUs=2 State=FUTURE", fx)["detail"],
             "Node 'node1' already exists in the node table");
   EXPECT_EQ(h.sm.find_node("d1"), nullptr);
-  EXPECT_TRUE(fx.dirty_nodes.empty());
+  EXPECT_TRUE(fx.writes<journal::Node>().empty());
 }
 
 TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   Harness h(dynamic_config());
   Effects fx;
   ASSERT_TRUE(create(h, "NodeName=d1 CPUs=4 RealMemory=2000 Feature=big State=FUTURE", fx)["ok"]);
-  EXPECT_EQ(fx.dirty_nodes, std::set<std::string>{"d1"});
+  EXPECT_EQ(fx.writes<journal::Node>(), std::vector<journal::Node>{{"d1"}});
   EXPECT_EQ(listed(h, false), (std::vector<std::string>{"node1", "node2"}));
   EXPECT_EQ(listed(h, true), (std::vector<std::string>{"node1", "node2", "d1"}));
   const json view = h.sm.query({{"what", "nodes"}, {"future", true}}, h.now)["nodes"][2];
@@ -97,7 +97,7 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   Effects reg;
   ASSERT_TRUE(h.sm.agent_register("d1", registration(agent("", false)), h.now, reg)["ok"]);
   EXPECT_EQ(listed(h, false), (std::vector<std::string>{"node1", "node2", "d1"}));
-  EXPECT_EQ(reg.dirty_nodes, std::set<std::string>{"d1"});
+  EXPECT_EQ(reg.writes<journal::Node>(), std::vector<journal::Node>{{"d1"}});
   EXPECT_EQ(h.sm.find_node("d1")->state_short(), "idle");
 }
 
@@ -187,7 +187,7 @@ TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) 
   ASSERT_TRUE(h.sm.reservation({{"action", "delete"}, {"name", "r1"}}, h.root, h.now, rfx)["ok"]);
   Effects del;
   ASSERT_TRUE(h.sm.node_delete({{"nodes", "x1"}}, h.root, del)["ok"]);
-  EXPECT_EQ(del.erased_nodes, std::set<std::string>{"x1"});
+  EXPECT_EQ(del.writes<journal::NodeGone>(), std::vector<journal::NodeGone>{{"x1"}});
   EXPECT_EQ(h.sm.find_node("x1"), nullptr);
   EXPECT_EQ(listed(h, true), (std::vector<std::string>{"node1", "node2"}));
   EXPECT_EQ(partition_nodes(h, "all"), (std::vector<std::string>{"node1", "node2"}));
@@ -210,7 +210,8 @@ TEST(DynamicNodes, JournalRecordsBringThemBackInOrder) {
   ASSERT_TRUE(
       create(h, "NodeName=bb Boards=2 SocketsPerBoard=2 CoresPerSocket=2 State=FUTURE", fx)["ok"]);
   std::map<std::string, json> records;
-  for (const auto& name : fx.dirty_nodes) records[name] = h.sm.node_admin_record(name);
+  for (const auto& [name] : fx.writes<journal::Node>())
+    records[name] = h.sm.node_admin_record(name);
   EXPECT_EQ(records["zz"]["future"], true);
   EXPECT_EQ(records["aa"]["future"], false);
   EXPECT_EQ(h.sm.node_admin_record("node1").count("definition"), 0u);

@@ -21,12 +21,18 @@ json submit_req(const json& spec, const std::string& request_id) {
 
 // What the server does after each batch: the batch's jobs and request ids in one commit.
 void commit(store::Journal& j, const StateMachine& sm, const Effects& fx) {
-  for (uint64_t id : fx.dirty_jobs)
-    if (const core::Job* job = sm.find_job(id)) j.put_job(*job);
-  for (uint64_t id : fx.erased_jobs) j.erase_job(id);
-  if (fx.next_id_dirty) j.set_next_job_id(sm.next_job_id());
-  for (const auto& [key, record] : fx.new_submit_ids) j.put_record("submit_id", key, record);
-  for (const auto& key : fx.erased_submit_ids) j.erase_record("submit_id", key);
+  for (const JournalWrite& w : fx.journal_writes())
+    std::visit(Overloaded{
+                   [&](const journal::Job& r) {
+                     if (const core::Job* job = sm.find_job(r.id)) j.put_job(*job);
+                   },
+                   [&](const journal::JobGone& r) { j.erase_job(r.id); },
+                   [&](const journal::NextJobId&) { j.set_next_job_id(sm.next_job_id()); },
+                   [&](const journal::SubmitId& r) { j.put_record("submit_id", r.key, r.record); },
+                   [&](const journal::SubmitIdGone& r) { j.erase_record("submit_id", r.key); },
+                   [](const auto&) {},
+               },
+               w);
   j.commit();
 }
 
@@ -44,14 +50,14 @@ TEST(SubmitId, RetryWithTheSameIdGetsTheSameJob) {
   Effects fx;
   json first = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
   ASSERT_TRUE(first.value("ok", false)) << first.dump();
-  EXPECT_EQ(fx.new_submit_ids.size(), 1u);
+  EXPECT_EQ(fx.writes<journal::SubmitId>().size(), 1u);
   Effects again;
   json second = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now + 5, again);
   ASSERT_TRUE(second.value("ok", false)) << second.dump();
   EXPECT_EQ(second["job_id"], first["job_id"]);
   EXPECT_EQ(h.sm.job_count(), 1u);
-  EXPECT_TRUE(again.dirty_jobs.empty());
-  EXPECT_FALSE(again.next_id_dirty);
+  EXPECT_TRUE(again.writes<journal::Job>().empty());
+  EXPECT_FALSE(again.journals(journal::NextJobId{}));
   // Another id is another job; no id at all is always a new job.
   json third = h.sm.submit(submit_req(h.spec(), "r-2"), h.alice, h.now + 6, again);
   EXPECT_NE(third["job_id"], first["job_id"]);
@@ -145,7 +151,8 @@ TEST(SubmitId, ForgottenAfterTheJobAndTheWindow) {
   Effects forget;
   h.sm.tick(later, forget);
   EXPECT_EQ(h.sm.submit_id_count(), 0u);
-  EXPECT_EQ(forget.erased_submit_ids, std::set<std::string>{"1000:r-1"});
+  EXPECT_EQ(forget.writes<journal::SubmitIdGone>(),
+            std::vector<journal::SubmitIdGone>{{"1000:r-1"}});
 }
 
 // A job still known keeps its id past the window.
@@ -160,7 +167,7 @@ TEST(SubmitId, KeptWhileTheJobIs) {
   Effects tick;
   h.sm.tick(later, tick);
   EXPECT_EQ(h.sm.submit_id_count(), 1u);
-  EXPECT_TRUE(tick.erased_submit_ids.empty());
+  EXPECT_TRUE(tick.writes<journal::SubmitIdGone>().empty());
 }
 
 // An agent whose connection drops (killed, its host gone) leaves its node not responding at
@@ -356,7 +363,7 @@ TEST(AgentLoss, ANewAgentProcessReportsTheExitsItsPredecessorRecorded) {
   EXPECT_EQ(j->restarts, 1u);
   EXPECT_TRUE(h.launches(back).empty());
   size_t acks = 0;
-  for (const auto& m : back.to_agents)
+  for (const auto& m : wire(back))
     if (m.second.value("type", "") == "exit_ack") ++acks;
   EXPECT_EQ(acks, 4u);
 }
@@ -375,6 +382,6 @@ TEST(SubmitId, MemoryIsBounded) {
   Effects fx;
   h.sm.tick(h.now + 60, fx);
   EXPECT_EQ(h.sm.submit_id_count(), StateMachine::kMaxSubmitIds);
-  EXPECT_EQ(fx.erased_submit_ids.size(), 11u);
-  EXPECT_TRUE(fx.erased_submit_ids.count("1000:oldest"));
+  EXPECT_EQ(fx.writes<journal::SubmitIdGone>().size(), 11u);
+  EXPECT_TRUE(fx.journals(journal::SubmitIdGone{"1000:oldest"}));
 }

@@ -50,10 +50,17 @@ struct Harness {
   }
   std::vector<json> launches(const Effects& fx) {
     std::vector<json> out;
-    for (const auto& [node, msg] : fx.to_agents)
-      if (msg["type"] == "launch") out.push_back(msg);
+    for (const auto& o : fx.orders())
+      if (std::holds_alternative<proto::Launch>(o.msg)) out.push_back(proto::to_json(o.msg));
     return out;
   }
 };
+
+// The batch's agent orders as they go on the wire: (node, message).
+inline std::vector<std::pair<std::string, json>> wire(const Effects& fx) {
+  std::vector<std::pair<std::string, json>> out;
+  for (const auto& o : fx.orders()) out.emplace_back(o.node, proto::to_json(o.msg));
+  return out;
+}
 
 }  // namespace drover::ctld::testing

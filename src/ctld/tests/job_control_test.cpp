@@ -231,8 +231,11 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   r = h.sm.control({{"action", "requeue"}, {"jobs", {"1"}}}, h.alice, h.now, fx2);
   EXPECT_TRUE(r["ok"]) << r.dump();
   // The run that ended stays in accounting (sacct -D): REQUEUED, its batch step CANCELLED 0:15.
-  ASSERT_EQ(fx2.requeued_runs.size(), 1u);
-  const store::JobRecord run = ctld::acct_record_from_json(fx2.requeued_runs[0]);
+  std::vector<store::JobRecord> runs;
+  for (const auto& r : fx2.acct_records())
+    if (const auto* rr = std::get_if<ctld::acct::RequeuedRun>(&r)) runs.push_back(rr->run);
+  ASSERT_EQ(runs.size(), 1u);
+  const store::JobRecord run = runs[0];
   EXPECT_EQ(run.job_id, id);
   EXPECT_EQ(run.state, "REQUEUED");
   EXPECT_EQ(run.start_time, started);

@@ -37,7 +37,7 @@ TEST(K8sOperator, DrainResumeDownAreTheOperatorsAndJournaled) {
   Effects fx;
   json r = run(h, op::DrainNode{"node1", "scale-in"}, fx);
   ASSERT_TRUE(r.value("ok", false)) << r.dump();
-  EXPECT_TRUE(fx.dirty_nodes.contains("node1"));
+  EXPECT_TRUE(fx.journals(journal::Node{"node1"}));
   auto snap = k8s_snapshot(h.sm, 500);
   EXPECT_EQ(snap.controller_start, 500);
   const op::DroverNode& n1 = snap.nodes.at("node1");

@@ -62,13 +62,13 @@ TEST(NodeAdmin, DownRequeuesItsJobsAndStopsThem) {
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 1u);
   bool stopped = false;
-  for (const auto& [node, msg] : down.to_agents)
+  for (const auto& [node, msg] : wire(down))
     stopped |= node == host && msg["type"] == "terminate" && msg["job_id"] == id;
   EXPECT_TRUE(stopped);
   // The agent registering again does not bring an operator's DOWN back.
   h.sm.agent_register(host, registration({{"running", json::array()}}), h.now + 1, down);
   EXPECT_TRUE(h.sm.find_node(host)->down);
-  EXPECT_TRUE(down.dirty_nodes.count(host));
+  EXPECT_TRUE(down.journals(journal::Node{host}));
 }
 
 TEST(NodeAdmin, WhatOperatorsSetSurvivesARestart) {
@@ -116,7 +116,7 @@ TEST(NodeAdmin, FeaturesAsSlurmWithoutANodeFeaturesPlugin) {
   EXPECT_EQ(n->features, list({"b", "c"}));
   EXPECT_TRUE(n->active_features.empty());
   ASSERT_TRUE(set_features(h, "node1", "p,q", "p", fx)["ok"]);
-  EXPECT_TRUE(fx.dirty_nodes.count("node1"));
+  EXPECT_TRUE(fx.journals(journal::Node{"node1"}));
 
   // A constraint matches active features; an available one is known but not usable.
   json want_q = h.spec();

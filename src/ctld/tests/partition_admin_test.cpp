@@ -48,14 +48,14 @@ TEST(PartitionAdmin, OnlyOperatorsAndKnownPartitionsAndNodes) {
     EXPECT_EQ(update(h, h.root, "debug", bad, fx)["error"], "Invalid request") << bad.dump();
   EXPECT_EQ(h.sm.partition_update({{"name", 5}}, h.root, fx)["error"], "Invalid request");
   EXPECT_EQ(partition(h, "debug")["state"], "UP");
-  EXPECT_TRUE(fx.dirty_partitions.empty());
+  EXPECT_TRUE(fx.writes<journal::Partition>().empty());
 }
 
 TEST(PartitionAdmin, DownStartsNothingUntilUp) {
   Harness h;
   Effects fx;
   ASSERT_TRUE(update(h, h.root, "debug", {{"state", "DOWN"}}, fx)["ok"]);
-  EXPECT_TRUE(fx.dirty_partitions.count("debug"));
+  EXPECT_TRUE(fx.journals(journal::Partition{"debug"}));
   EXPECT_EQ(partition(h, "debug")["state"], "DOWN");
   // Slurm queues jobs in a DOWN partition and says why they wait.
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
@@ -133,7 +133,7 @@ TEST(PartitionAdmin, OneDefaultAndNodesReplaced) {
   EXPECT_EQ(partition(h, "other")["is_default"], true);
   EXPECT_EQ(partition(h, "debug")["is_default"], false);
   EXPECT_EQ(partition(h, "other")["nodelist"], "node2");
-  EXPECT_TRUE(fx.dirty_partitions.count("debug"));  // its record says it is no longer default
+  EXPECT_TRUE(fx.journals(journal::Partition{"debug"}));  // its record says it is no longer default
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
   EXPECT_EQ(h.sm.find_job(id)->partition, "other");
   h.sm.schedule(h.now, fx);

@@ -16,21 +16,25 @@ TEST(Payload, SubmissionMovesScriptAndEnvironmentOut) {
   json s = h.spec(1, 1);
   s["environment"] = {{"PATH", "/usr/bin"}, {"SLURM_JOB_ID", "stale"}};
   const uint64_t id = h.submit(h.alice, s, fx);
-  ASSERT_EQ(fx.new_payloads.size(), 1u);
-  EXPECT_EQ(fx.new_payloads[0].first, id);
-  EXPECT_EQ(fx.new_payloads[0].second["script"], "#!/bin/sh\ntrue\n");
+  const auto payloads = fx.writes<journal::Payload>();
+  ASSERT_EQ(payloads.size(), 1u);
+  EXPECT_EQ(payloads[0].id, id);
+  EXPECT_EQ(payloads[0].payload["script"], "#!/bin/sh\ntrue\n");
   const core::Job* job = h.sm.find_job(id);
   EXPECT_TRUE(job->spec.script.empty());
   EXPECT_TRUE(job->spec.environment.empty());
   EXPECT_EQ(job->payload_id, id);
 
   h.sm.schedule(h.now, fx);
-  json launch = h.launches(fx).at(0);
-  EXPECT_EQ(launch["payload_id"], id);
-  complete_launch(launch, fx.new_payloads[0].second);
-  EXPECT_EQ(launch["script"], "#!/bin/sh\ntrue\n");
-  EXPECT_EQ(launch["env"]["PATH"], "/usr/bin");
-  EXPECT_EQ(launch["env"]["SLURM_JOB_ID"], std::to_string(id));  // the controller's wins
+  ASSERT_EQ(h.launches(fx).size(), 1u);
+  proto::Launch launch;
+  for (const auto& o : fx.orders())
+    if (const auto* l = std::get_if<proto::Launch>(&o.msg)) launch = *l;
+  EXPECT_EQ(launch.payload_id, id);
+  complete_launch(launch, payloads[0].payload);
+  EXPECT_EQ(launch.script, "#!/bin/sh\ntrue\n");
+  EXPECT_EQ(launch.env["PATH"], "/usr/bin");
+  EXPECT_EQ(launch.env["SLURM_JOB_ID"], std::to_string(id));  // the controller's wins
 }
 
 TEST(Payload, ArrayTasksShareOneAndThePurgeOfTheLastErasesIt) {
@@ -55,6 +59,6 @@ TEST(Payload, ArrayTasksShareOneAndThePurgeOfTheLastErasesIt) {
   for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, h.now);
   Effects purge;
   h.sm.tick(h.now, purge);
-  EXPECT_EQ(purge.erased_jobs.size(), 3u);
-  EXPECT_EQ(purge.erased_payloads, std::set<uint64_t>{id});
+  EXPECT_EQ(purge.writes<journal::JobGone>().size(), 3u);
+  EXPECT_EQ(purge.writes<journal::PayloadGone>(), std::vector<journal::PayloadGone>{{id}});
 }

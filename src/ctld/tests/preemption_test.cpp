@@ -3,6 +3,8 @@
 // starting once they are gone.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "ctld/tests/harness.hpp"
 
 using namespace drover;
@@ -33,10 +35,10 @@ json job_in(Harness& h, const std::string& part, int tasks, int64_t minutes) {
   return s;
 }
 
-const json* terminate_for(const Effects& fx, uint64_t id) {
-  for (const auto& [node, msg] : fx.to_agents)
-    if (msg["type"] == "terminate" && msg["job_id"] == id) return &msg;
-  return nullptr;
+std::optional<json> terminate_for(const Effects& fx, uint64_t id) {
+  for (const auto& [node, msg] : wire(fx))
+    if (msg["type"] == "terminate" && msg["job_id"] == id) return msg;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -69,8 +71,8 @@ TEST(Preemption, RequeuedThenPreemptorStarts) {
   EXPECT_EQ(victim->state, core::JobState::Pending);
   EXPECT_TRUE(victim->completing);
   EXPECT_EQ(victim->restarts, 1u);
-  const json* msg = terminate_for(pre, low[1]);
-  ASSERT_NE(msg, nullptr);
+  const std::optional<json> msg = terminate_for(pre, low[1]);
+  ASSERT_TRUE(msg.has_value());
   EXPECT_EQ((*msg)["kill_wait"], 45);  // GraceTime
   EXPECT_NE((*msg)["notice"].get<std::string>().find("DUE TO PREEMPTION"), std::string::npos);
   EXPECT_EQ(h.sm.find_job(low[0])->state, core::JobState::Running);
@@ -97,8 +99,8 @@ TEST(Preemption, CancelModeEndsAsPreempted) {
   Effects pre;
   h.sm.schedule(h.now, pre);
   EXPECT_EQ(h.sm.find_job(low)->state, core::JobState::Preempted);
-  const json* msg = terminate_for(pre, low);
-  ASSERT_NE(msg, nullptr);
+  const std::optional<json> msg = terminate_for(pre, low);
+  ASSERT_TRUE(msg.has_value());
   EXPECT_EQ((*msg)["kill_wait"], 5);  // no GraceTime: KillWait
 }
 

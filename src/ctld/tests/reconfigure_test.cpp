@@ -52,7 +52,7 @@ TEST(Reconfigure, AppliesPartitionsAndSchedulingAndKeepsJobs) {
       "PartitionName=debug Nodes=node1 Default=YES MaxTime=30\n"
       "PartitionName=extra Nodes=node2 MaxTime=5\n";
   ASSERT_EQ(h.sm.reconfigure(conf(next), h.now, re), "");
-  EXPECT_TRUE(re.reschedule);
+  EXPECT_TRUE(re.reschedule());
   EXPECT_EQ(h.sm.config().bf_interval_s, 7);
   EXPECT_EQ(partition(h, "debug")["max_time_min"], 30);
   EXPECT_EQ(partition(h, "debug")["nodelist"], "node1");
@@ -88,7 +88,7 @@ TEST(Reconfigure, RefusesWhatNeedsARestartAndKeepsTheConfiguration) {
     const std::string error = h.sm.reconfigure(std::move(next), h.now, fx);
     EXPECT_NE(error.find(why), std::string::npos) << error;
     EXPECT_NE(error.find("restart"), std::string::npos) << error;
-    EXPECT_FALSE(fx.reschedule);
+    EXPECT_FALSE(fx.reschedule());
     EXPECT_EQ(partition(h, "debug")["max_time_min"], 60) << text;
     EXPECT_EQ(h.sm.config().cluster_name, "test");
   }
@@ -123,7 +123,7 @@ TEST(Reconfigure, ScontrolPartitionChangesFollowReconfigFlags) {
     ASSERT_EQ(h.sm.reconfigure(conf(kBase), h.now, re), "");
     EXPECT_EQ(partition(h, "debug")["state"], "UP");
     EXPECT_EQ(partition(h, "debug")["max_time_min"], 60);
-    EXPECT_TRUE(re.dirty_partitions.count("debug"));
+    EXPECT_TRUE(re.journals(journal::Partition{"debug"}));
     EXPECT_EQ(h.sm.partition_admin_record("debug"), json::object());
   }
   {  // KeepPartState: only the state stays.
@@ -150,7 +150,7 @@ TEST(Reconfigure, ScontrolPartitionChangesFollowReconfigFlags) {
     ASSERT_EQ(h.sm.reconfigure(conf(text), h.now, re), "");
     EXPECT_EQ(partition(h, "debug")["state"], "DOWN");
     EXPECT_EQ(partition(h, "debug")["max_time_min"], 10);
-    EXPECT_FALSE(re.dirty_partitions.count("debug"));
+    EXPECT_FALSE(re.journals(journal::Partition{"debug"}));
   }
 }
 

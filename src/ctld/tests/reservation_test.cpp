@@ -63,8 +63,8 @@ TEST(Reservations, CreationRules) {
   json r = h.create({"StartTime=now+1hour", "Duration=60", "Nodes=node1", "Users=alice"}, fx);
   ASSERT_TRUE(r.value("ok", false)) << r.dump();
   EXPECT_EQ(r["name"], "alice_1");  // first user and the reservation counter
-  EXPECT_TRUE(fx.dirty_resvs.count("alice_1"));
-  EXPECT_TRUE(fx.next_resv_id_dirty);
+  EXPECT_TRUE(fx.journals(journal::Reservation{"alice_1"}));
+  EXPECT_TRUE(fx.journals(journal::NextResvId{}));
   const core::Reservation* resv = h.sm.find_reservation("alice_1");
   ASSERT_NE(resv, nullptr);
   EXPECT_EQ(resv->start, h.now + 3600);
@@ -212,12 +212,12 @@ TEST(Reservations, EndStopsMembersAndRepeatingOnesMoveOn) {
   h.sm.tick(h.now, end);
   EXPECT_EQ(h.sm.find_job(member)->state, core::JobState::Timeout);
   EXPECT_EQ(h.sm.find_reservation("once"), nullptr);
-  EXPECT_TRUE(end.erased_resvs.count("once"));
+  EXPECT_TRUE(end.journals(journal::ReservationGone{"once"}));
   const core::Reservation* d = h.sm.find_reservation("daily");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->start, 1000 + 86400);
   EXPECT_EQ(d->end, 1000 + 86400 + 600);
-  EXPECT_TRUE(end.dirty_resvs.count("daily"));
+  EXPECT_TRUE(end.journals(journal::Reservation{"daily"}));
   EXPECT_EQ(h.sm.find_node("node2")->state_short(), "idle");
 }
 
@@ -242,7 +242,7 @@ TEST(Reservations, UpdateKeepsDurationAndChecksAgain) {
             "Invalid node name specified");
   EXPECT_EQ(h.sm.find_reservation("m")->nodes, std::vector<std::string>{"node1"});  // unchanged
   ASSERT_TRUE(h.remove("m", fx).value("ok", false));
-  EXPECT_TRUE(fx.erased_resvs.count("m"));
+  EXPECT_TRUE(fx.journals(journal::ReservationGone{"m"}));
 }
 
 TEST(Reservations, ParsingMatchesScontrol) {

@@ -148,7 +148,7 @@ TEST(Scheduling, FairShareUsageSurvivesRestart) {
   Effects end;
   h.sm.agent_exited(h.sm.find_job(job)->batch_host, exit_report({{"job_id", job}, {"status", 0}}),
                     h.now, end);
-  ASSERT_TRUE(end.usage_dirty);
+  ASSERT_TRUE(end.journals(journal::Usage{}));
   const json record = h.sm.usage_record();
   ASSERT_EQ(record["users"].size(), 1u);
   EXPECT_EQ(record["users"][0][0], "alice");

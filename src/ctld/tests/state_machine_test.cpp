@@ -15,6 +15,8 @@ using ctld::testing::exit_report;
 using ctld::testing::Harness;
 using ctld::testing::registration;
 using ctld::testing::two_node_config;
+using ctld::testing::wire;
+namespace journal = ctld::journal;
 using nlohmann::json;
 
 TEST(StateMachine, SubmitAssignsMonotonicIdsAndStartsJobs) {
@@ -24,8 +26,8 @@ TEST(StateMachine, SubmitAssignsMonotonicIdsAndStartsJobs) {
   uint64_t b = h.submit(h.alice, h.spec(), fx);
   EXPECT_EQ(a, 1u);
   EXPECT_EQ(b, 2u);
-  EXPECT_TRUE(fx.next_id_dirty);
-  EXPECT_TRUE(fx.dirty_jobs.count(a));
+  EXPECT_TRUE(fx.journals(journal::NextJobId{}));
+  EXPECT_TRUE(fx.journals(journal::Job{a}));
   h.sm.schedule(h.now, fx);
   auto l = h.launches(fx);
   ASSERT_EQ(l.size(), 2u);
@@ -50,7 +52,7 @@ TEST(StateMachine, RejectsBadPartitionAndImpossibleMemory) {
   EXPECT_EQ(r["error"], "Requested node configuration is not available");
   EXPECT_EQ(r["detail"], "Memory specification can not be satisfied");
   EXPECT_EQ(h.sm.job_count(), 0u);
-  EXPECT_FALSE(fx.next_id_dirty);
+  EXPECT_FALSE(fx.journals(journal::NextJobId{}));
 }
 
 TEST(StateMachine, TooManyTasksIsAcceptedButWaitsWithoutBlockingOthers) {
@@ -88,7 +90,7 @@ TEST(StateMachine, ExitStatusDecidesFinalState) {
   EXPECT_EQ(h.sm.find_job(sig)->exit_signal, 9);
   EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus + h.sm.find_node("node2")->alloc_cpus, 0);
   int acks = 0;
-  for (const auto& [n, m] : fx.to_agents) acks += m["type"] == "exit_ack";
+  for (const auto& [n, m] : wire(fx)) acks += m["type"] == "exit_ack";
   EXPECT_EQ(acks, 3);
 }
 
@@ -129,9 +131,9 @@ TEST(StateMachine, CancelRunningJobTerminatesAndHoldsResourcesUntilExit) {
   EXPECT_EQ(job->state, core::JobState::Cancelled);
   EXPECT_TRUE(job->completing);
   EXPECT_EQ(job->cancelled_by, 1000u);
-  ASSERT_EQ(fx2.to_agents.size(), 1u);
-  EXPECT_EQ(fx2.to_agents[0].second["type"], "terminate");
-  EXPECT_EQ(fx2.to_agents[0].second["kill_wait"], 5);
+  ASSERT_EQ(wire(fx2).size(), 1u);
+  EXPECT_EQ(wire(fx2)[0].second["type"], "terminate");
+  EXPECT_EQ(wire(fx2)[0].second["kill_wait"], 5);
   EXPECT_EQ(h.sm.find_node(job->batch_host)->alloc_cpus, 2);
   h.sm.agent_exited(job->batch_host, exit_report({{"job_id", id}, {"status", SIGTERM}}), h.now + 4,
                     fx2);
@@ -170,8 +172,8 @@ TEST(StateMachine, TimeLimitEndsJobWithTimeout) {
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Timeout);
   EXPECT_EQ(h.sm.find_job(id)->reason, "TimeLimit");
   EXPECT_TRUE(h.sm.find_job(id)->completing);
-  ASSERT_FALSE(fx2.to_agents.empty());
-  EXPECT_EQ(fx2.to_agents.back().second["type"], "terminate");
+  ASSERT_FALSE(wire(fx2).empty());
+  EXPECT_EQ(wire(fx2).back().second["type"], "terminate");
 }
 
 TEST(StateMachine, PartitionTimeLimitKeepsJobPending) {
@@ -237,7 +239,7 @@ TEST(StateMachine, ReregistrationReportsFinishedJobsAndKillsUnknownOnes) {
       h.now + 2, fx2);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Completed);
   bool killed_unknown = false;
-  for (const auto& [n, m] : fx2.to_agents)
+  for (const auto& [n, m] : wire(fx2))
     killed_unknown |= m["type"] == "terminate" && m["job_id"] == 4242;
   EXPECT_TRUE(killed_unknown);
 }
@@ -261,7 +263,7 @@ TEST(StateMachine, LaunchCrossingARegistrationIsSentAgain) {
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   EXPECT_EQ(h.sm.find_job(id)->restarts, 0u);
   json launch;
-  for (const auto& [n, m] : reg.to_agents)
+  for (const auto& [n, m] : wire(reg))
     if (m["type"] == "launch") launch = m;
   ASSERT_FALSE(launch.is_null());
   EXPECT_EQ(launch["run"], 1);
@@ -299,7 +301,7 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   h.sm.schedule(h.now + 1, again);
   ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   json launch;
-  for (const auto& [n, m] : again.to_agents)
+  for (const auto& [n, m] : wire(again))
     if (m["type"] == "launch") launch = m;
   EXPECT_EQ(launch["run"], 2);  // its second launch
   host = h.sm.find_job(id)->batch_host;
@@ -308,8 +310,8 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   h.sm.agent_exited(host, exit_report({{"job_id", id}, {"status", 0}, {"run", 1}}), h.now + 2,
                     stale);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
-  ASSERT_EQ(stale.to_agents.size(), 1u);
-  EXPECT_EQ(stale.to_agents[0].second["run"], 1);  // the agent may forget that report
+  ASSERT_EQ(wire(stale).size(), 1u);
+  EXPECT_EQ(wire(stale)[0].second["run"], 1);  // the agent may forget that report
 
   // An agent that registers running the earlier run: it is stopped, the job requeued again.
   Effects reg;
@@ -319,7 +321,7 @@ TEST(StateMachine, ReportsOfAnEarlierRunEndNothing) {
   EXPECT_EQ(h.sm.find_job(id)->restarts, 2u);
   EXPECT_EQ(h.sm.find_job(id)->reason, "BeginTime");  // after the earlier run is gone
   bool stopped = false;
-  for (const auto& [n, m] : reg.to_agents) stopped |= m["type"] == "terminate" && m["job_id"] == id;
+  for (const auto& [n, m] : wire(reg)) stopped |= m["type"] == "terminate" && m["job_id"] == id;
   EXPECT_TRUE(stopped);
 
   // The current run's report ends the job.
@@ -355,7 +357,7 @@ TEST(StateMachine, FinishedJobsArePurgedAfterMinJobAge) {
   EXPECT_NE(h.sm.find_job(id), nullptr);
   h.sm.tick(h.now + 300, fx2);
   EXPECT_EQ(h.sm.find_job(id), nullptr);
-  EXPECT_TRUE(fx2.erased_jobs.count(id));
+  EXPECT_TRUE(fx2.journals(journal::JobGone{id}));
 }
 
 TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {

@@ -217,7 +217,7 @@ TEST(Steps, AStepPastItsOwnTimeLimitEndsWithoutItsJob) {
   EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Timeout);
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   bool told = false;
-  for (const auto& [node, msg] : late.to_agents)
+  for (const auto& [node, msg] : wire(late))
     if (msg["type"] == "step_signal") {
       told = true;
       EXPECT_TRUE(msg["graceful"]);
@@ -237,7 +237,7 @@ TEST(Steps, ScancelSignalsTheStepsTheBatchShellOrBothAsAsked) {
     Effects out;
     EXPECT_TRUE(h.sm.cancel(req, h.alice, h.now, out)["ok"]);
     std::vector<std::string> types;
-    for (const auto& [node, msg] : out.to_agents) {
+    for (const auto& [node, msg] : wire(out)) {
       types.push_back(msg["type"].get<std::string>());
       if (msg["type"] == "step_signal") {
         EXPECT_EQ(msg["signal"], 10);
@@ -267,7 +267,7 @@ TEST(Steps, AllocationEndsWhenItsHolderSaysSoAndEndsItsSteps) {
   EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus, 0);
   // Every node of the allocation is told to end what the job left behind.
   int terminates = 0;
-  for (const auto& [node, msg] : fx.to_agents) terminates += msg["type"] == "terminate";
+  for (const auto& [node, msg] : wire(fx)) terminates += msg["type"] == "terminate";
   EXPECT_EQ(terminates, 1);
 }
 

@@ -134,7 +134,7 @@ TEST(UiApi, ChangeTrackerReportsTheNotedJobsThatChanged) {
   Effects fx;
   UiChangeTracker t;
   const uint64_t a = h.submit(h.alice, h.spec(), fx);
-  t.note(fx.dirty_jobs, {}, {});  // not primed: nothing noted
+  t.note(fx, {});  // not primed: nothing noted
   EXPECT_EQ(t.noted(), 0u);
   t.prime(h.sm);
   auto c = t.look(h.sm);
@@ -143,7 +143,7 @@ TEST(UiApi, ChangeTrackerReportsTheNotedJobsThatChanged) {
   // The job starts: its state and the node's allocation change.
   Effects run;
   h.sm.schedule(h.now, run);
-  t.note(run.dirty_jobs, run.erased_jobs, h.sm.take_plan_changes());
+  t.note(run, h.sm.take_plan_changes());
   c = t.look(h.sm);
   ASSERT_EQ(c.jobs.size(), 1u);
   EXPECT_EQ(c.jobs[0].first, a);
@@ -155,7 +155,7 @@ TEST(UiApi, ChangeTrackerReportsTheNotedJobsThatChanged) {
   const uint64_t b = h.submit(h.bob, h.spec(), more);
   t.note({a}, {}, {});
   EXPECT_TRUE(t.look(h.sm).jobs.empty());
-  t.note(more.dirty_jobs, {}, {});
+  t.note(more, {});
   c = t.look(h.sm);
   ASSERT_EQ(c.jobs.size(), 1u);
   EXPECT_EQ(c.jobs[0].first, b);
@@ -163,14 +163,14 @@ TEST(UiApi, ChangeTrackerReportsTheNotedJobsThatChanged) {
   // filter needs it once the job is gone).
   Effects cancelled;
   h.sm.cancel({{"jobs", {std::to_string(b)}}}, h.bob, h.now, cancelled);
-  t.note(cancelled.dirty_jobs, cancelled.erased_jobs, {});
+  t.note(cancelled, {});
   c = t.look(h.sm);
   ASSERT_EQ(c.jobs.size(), 1u);
   EXPECT_EQ(c.jobs[0].first, b);
   Effects purged;
   h.sm.tick(h.now + 100000, purged);
-  ASSERT_TRUE(purged.erased_jobs.count(b));
-  t.note({}, purged.erased_jobs, {});
+  ASSERT_TRUE(purged.journals(journal::JobGone{b}));
+  t.note(purged, {});
   c = t.look(h.sm);
   EXPECT_TRUE(std::find(c.jobs.begin(), c.jobs.end(), std::make_pair(b, h.bob.uid)) !=
               c.jobs.end());
@@ -194,7 +194,7 @@ TEST(UiApi, PlanOnlyChangesAreMarkedForTheChangeFeed) {
   h.sm.schedule(h.now, pass);
   const std::vector<uint64_t> plan = h.sm.take_plan_changes();
   EXPECT_NE(std::find(plan.begin(), plan.end(), waits), plan.end());
-  t.note(pass.dirty_jobs, pass.erased_jobs, plan);
+  t.note(pass, plan);
   const auto c = t.look(h.sm);
   EXPECT_TRUE(std::find_if(c.jobs.begin(), c.jobs.end(),
                            [&](const auto& e) { return e.first == waits; }) != c.jobs.end());

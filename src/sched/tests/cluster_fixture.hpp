@@ -88,17 +88,14 @@ struct Cluster {
     v.preemption = preemption;
     return v;
   }
-  // As the controller applies a pass: starts, and pending jobs' plans (which the next pass
-  // reads back).
+  // As the controller applies a pass: starts (a started job's plan is forgotten); the engine
+  // remembers pending jobs' plans for the next pass.
+  std::unique_ptr<Scheduler> engine = make_scheduler();
   Decisions pass(int64_t now) {
-    auto d = make_scheduler()->schedule(view(), now);
+    auto d = engine->schedule(view(), now);
     for (const auto& s : d.starts) {
       run(jobs[s.job_id - 1], now, s.alloc);
-      jobs[s.job_id - 1].sched_shares.clear();
-    }
-    for (const auto& p : d.planned) {
-      jobs[p.job_id - 1].sched_shares = p.shares;
-      jobs[p.job_id - 1].sched_start = p.start_time;
+      engine->plans().forget(s.job_id);
     }
     return d;
   }

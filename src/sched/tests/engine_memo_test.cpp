@@ -102,10 +102,16 @@ TEST(EngineMemo, KeptEngineDecidesAsAFreshOne) {
       auto v = c.view();
       v.def_mem_per_cpu_mb = def_mem_per_cpu;
       if (v.pending.empty() && v.running.empty()) break;
-      const sched::Decisions fresh = sched::make_scheduler()->schedule(v, now);
+      // A fresh engine given the kept one's plans.
+      auto first = sched::make_scheduler();
+      first->plans() = kept->plans();
+      const sched::Decisions fresh = first->schedule(v, now);
       const sched::Decisions same = kept->schedule(v, now);
       ASSERT_EQ(text(same), text(fresh)) << "seed " << seed << " step " << step;
-      for (const auto& s : fresh.starts) c.run(c.jobs[s.job_id - 1], now, s.alloc);
+      for (const auto& s : fresh.starts) {
+        c.run(c.jobs[s.job_id - 1], now, s.alloc);
+        kept->plans().forget(s.job_id);
+      }
       int64_t next = INT64_MAX;
       for (const auto& j : c.jobs)
         if (j.state == core::JobState::Running)
@@ -240,14 +246,13 @@ TEST(EngineMemo, NodesJoiningAndLeavingDecideAsAFreshOne) {
       for (size_t i = 0; i < by_id.size(); ++i)
         if (by_id[i] != nullptr) v.partitions[0].nodes.push_back(static_cast<int>(i));
       // Plans made on a node that left are dropped, as the controller does.
-      for (auto& j : c.jobs) {
-        bool gone = false;
-        for (const auto& sh : j.sched_shares)
-          gone = gone || sh.node >= by_id.size() || by_id[sh.node] == nullptr;
-        if (gone) j.sched_shares.clear();
-      }
+      for (uint32_t slot = 0; slot < 64; ++slot)
+        if (slot >= by_id.size() || by_id[slot] == nullptr) kept->plans().forget_node(slot);
       if (v.pending.empty() && v.running.empty()) break;
-      const sched::Decisions fresh = sched::make_scheduler()->schedule(v, now);
+      // A fresh engine given the kept one's plans.
+      auto first = sched::make_scheduler();
+      first->plans() = kept->plans();
+      const sched::Decisions fresh = first->schedule(v, now);
       const sched::Decisions same = kept->schedule(v, now);
       ASSERT_EQ(text(same), text(fresh)) << "seed " << seed << " step " << step;
       for (const auto& s : fresh.starts) {
@@ -257,11 +262,7 @@ TEST(EngineMemo, NodesJoiningAndLeavingDecideAsAFreshOne) {
           ASSERT_TRUE(live) << a.node << " seed " << seed;
         }
         c.run(c.jobs[s.job_id - 1], now, s.alloc);
-        c.jobs[s.job_id - 1].sched_shares.clear();
-      }
-      for (const auto& p : fresh.planned) {
-        c.jobs[p.job_id - 1].sched_shares = p.shares;
-        c.jobs[p.job_id - 1].sched_start = p.start_time;
+        kept->plans().forget(s.job_id);
       }
       int64_t next = INT64_MAX;
       for (const auto& j : c.jobs)
