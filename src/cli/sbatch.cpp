@@ -454,6 +454,9 @@ int sbatch_main(const std::vector<std::string>& args) {
   if (const auto failed = proto::Error::from_reply(reply)) {
     const std::string& error = failed->message;
     if (opts.test_only) {
+      if (failed->code == proto::Errno::kInvalidPartitionName && reply.contains("bad_partition"))
+        std::cerr << "sbatch: error: invalid partition specified: "
+                  << reply["bad_partition"].get<std::string>() << '\n';
       std::cerr << "allocation failure: " << error << '\n';
       return 1;
     }

@@ -184,6 +184,9 @@ int srun_main(const std::vector<std::string>& args) {
   if (o.pty) return error("--pty is not supported by drover yet");
 
   // Inside an allocation unless -N/-n... say otherwise? No: SLURM_JOB_ID (or --jobid) names it.
+  // A question about a new job, even inside an allocation: nothing runs.
+  if (o.test_only) return test_only(allocation_spec(o, "srun", env), "srun");
+
   std::optional<Allocation> own;
   uint64_t job_id = 0;
   std::map<std::string, std::string> job_env;
