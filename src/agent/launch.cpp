@@ -4,18 +4,23 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
 
 #include "agent/proctrack.hpp"
+#include "core/rlimits.hpp"
 #include "net/fd_io.hpp"
 
 namespace drover::agent {
@@ -98,6 +103,33 @@ pid_t fork_blocked(int& fork_errno) {
   fork_errno = errno;
   if (pid != 0) ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return pid;
+}
+
+// The submitter's soft limits its command sent (SLURM_RLIMIT_<NAME>, core/rlimits.hpp),
+// taken out of the environment, as Slurm's tasks never see them.
+std::vector<std::pair<int, rlim_t>> take_rlimits(std::map<std::string, std::string>& env) {
+  std::vector<std::pair<int, rlim_t>> out;
+  for (const auto& n : core::rlimit_names()) {
+    auto it = env.find(std::string("SLURM_RLIMIT_") + n.name);
+    if (it == env.end()) continue;
+    const std::string& v = it->second;
+    if (!v.empty() && v.size() <= 20 && std::all_of(v.begin(), v.end(), ::isdigit))
+      out.push_back({n.resource, static_cast<rlim_t>(std::strtoull(v.c_str(), nullptr, 10))});
+    env.erase(it);
+  }
+  return out;
+}
+
+// In the child: each soft limit as sent, but never above the node's hard limit (the value
+// comes from the client, so it may lower what the job gets, never raise it).
+void child_apply_rlimits(const std::vector<std::pair<int, rlim_t>>& limits) {
+  for (const auto& [resource, value] : limits) {
+    const auto r = static_cast<__rlimit_resource_t>(resource);
+    struct rlimit lim {};
+    if (::getrlimit(r, &lim) != 0) continue;
+    lim.rlim_cur = std::min(value, lim.rlim_max);
+    (void)::setrlimit(r, &lim);
+  }
 }
 
 void write_stderr(std::string_view text) { (void)!::write(2, text.data(), text.size()); }
@@ -196,6 +228,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   const mode_t mask = job_umask(spec.env);
   std::map<std::string, std::string> env = spec.env;
   env.erase("SLURM_UMASK");
+  const auto limits = take_rlimits(env);
   ExecVectors ev(env, spec.argv.empty() ? std::vector<std::string>{spec.script_path} : spec.argv);
 
   int exec_pipe[2];
@@ -219,6 +252,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   // Into the job's cgroup before anything of the job runs, so none of its processes escapes.
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
+  child_apply_rlimits(limits);
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);
   // Files are opened as the job's user, so permissions are theirs.
@@ -325,7 +359,9 @@ pid_t spawn_task(const TaskSpec& spec) {
   auto path_it = spec.env.find("PATH");
   const std::string path_var =
       path_it != spec.env.end() ? path_it->second : "/usr/local/bin:/usr/bin:/bin";
-  ExecVectors ev(spec.env, spec.argv);
+  std::map<std::string, std::string> env = spec.env;
+  const auto limits = take_rlimits(env);
+  ExecVectors ev(env, spec.argv);
   const std::vector<std::string>& args = ev.args;
   // Where the program may be: a name with a slash as given, else each directory of PATH.
   std::vector<std::string> candidates;
@@ -357,6 +393,7 @@ pid_t spawn_task(const TaskSpec& spec) {
   child_reset_signals();
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
+  child_apply_rlimits(limits);
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);
   for (int i = 0; i < 3; ++i) {

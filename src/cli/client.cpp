@@ -34,6 +34,20 @@ std::string controller_socket() {
   return "/run/drover/ctld.sock";
 }
 
+std::optional<core::SlurmConf> local_slurm_conf() {
+  const char* c = std::getenv("SLURM_CONF");
+  const std::string path = c && *c ? c : "/etc/slurm/slurm.conf";
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return core::parse_slurm_conf(text.str(), path);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 namespace {
 // The controller's host:port from slurm.conf (SlurmctldAddr, else SlurmctldHost's address,
 // else its name; SlurmctldPort), for a host that does not share the controller's file system.

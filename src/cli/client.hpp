@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "core/slurm_conf.hpp"
+
 namespace drover::cli {
 
 using nlohmann::json;
@@ -10,6 +12,10 @@ using nlohmann::json;
 // Where the controller's socket is: $DROVER_SOCKET, else $DROVER_STATE_DIR/ctld.sock,
 // else /run/drover/ctld.sock.
 std::string controller_socket();
+
+// This host's slurm.conf ($SLURM_CONF, else /etc/slurm/slurm.conf); nothing if it cannot be
+// read or parsed (the caller then uses Slurm's defaults).
+std::optional<core::SlurmConf> local_slurm_conf();
 
 // A controller on another host, reached over TCP with a credential from this host's vouching
 // socket ($DROVER_AUTH_SOCKET, else /run/drover/auth.sock; docs/security.md): named by

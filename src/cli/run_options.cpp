@@ -1,16 +1,19 @@
 #include "cli/run_options.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/client.hpp"
 #include "cli/getopt.hpp"
 #include "cli/help.hpp"
 #include "core/duration.hpp"
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
+#include "core/rlimits.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/text.hpp"
 
@@ -49,6 +52,7 @@ enum Id : int {
   kMinCpus,
   kTmp,
   kQuitOnInterrupt,
+  kPropagate,
   kRefusedBase = 1000,  // + the index in kRefused
 };
 
@@ -138,7 +142,7 @@ std::vector<LongOption> run_long_options(bool is_srun) {
       {"overlap", ArgKind::None, kOverlap},
       {"oversubscribe", ArgKind::None, 's'},
       {"partition", ArgKind::Required, 'p'},
-      {"propagate", ArgKind::Optional, kIgnored},
+      {"propagate", ArgKind::Optional, kPropagate},
       {"pty", ArgKind::None, kPty},
       {"qos", ArgKind::Required, 'q'},
       {"quiet", ArgKind::None, 'Q'},
@@ -492,6 +496,17 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       case kTestOnly:
         o.test_only = true;
         break;
+      case kPropagate:
+        try {
+          core::parse_rlimit_list(value.empty() ? "ALL" : value);
+        } catch (const core::ParseError& e) {
+          // Slurm's two lines, each "program: error: ..."; the first prefix is added when printed.
+          throw RunUsageError(std::string(e.what()) + "\n" + program +
+                                  ": error: --propagate=" + value + " is not valid.",
+                              false);
+        }
+        o.propagate = value;
+        break;
       case kNoShell:
         o.no_shell = true;
         break;
@@ -614,6 +629,28 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   spec.command = o.command.empty() || program == "salloc" ? "" : o.command.front();
   spec.argv = o.command;
   return spec;
+}
+
+std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate) {
+  std::vector<int> resources;
+  if (propagate) {
+    resources = core::parse_rlimit_list(propagate->empty() ? "ALL" : *propagate);
+  } else {
+    const auto conf = local_slurm_conf();
+    try {
+      resources = core::conf_rlimits(conf ? conf->get("PropagateResourceLimits", "") : "",
+                                     conf ? conf->get("PropagateResourceLimitsExcept", "") : "");
+    } catch (const core::ParseError&) {
+      resources = core::parse_rlimit_list("ALL");  // the controller refuses such a file
+    }
+  }
+  std::map<std::string, std::string> env;
+  for (int r : resources) {
+    struct rlimit lim {};
+    if (::getrlimit(static_cast<__rlimit_resource_t>(r), &lim) != 0) continue;
+    env[core::rlimit_env_name(r)] = std::to_string(static_cast<unsigned long long>(lim.rlim_cur));
+  }
+  return env;
 }
 
 }  // namespace drover::cli

@@ -19,6 +19,7 @@ struct RunOptions {
   std::optional<std::string> partition, account, qos, job_name, nodelist, exclude, constraint,
       reservation, dependency, gres, gpus, gpus_per_node, gpus_per_task, workdir, export_env, input,
       output, error, distribution, jobid, comment, begin, signal, open_mode;
+  std::optional<std::string> propagate;  // --propagate[=list] ("": every limit)
   bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
        kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
        no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,
@@ -58,5 +59,11 @@ std::optional<RunOptions> parse_run_options_or_report(const std::string& program
 // `interactive` set, named after the command unless -J.
 core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
                               const std::map<std::string, std::string>& env);
+
+// SLURM_RLIMIT_* for the job's environment: this process's soft limits that the tasks are to
+// get, those of `propagate` (--propagate; "" is ALL) or else slurm.conf's
+// PropagateResourceLimits less PropagateResourceLimitsExcept (parse_run_options has checked
+// `propagate`).
+std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate);
 
 }  // namespace drover::cli

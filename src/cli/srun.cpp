@@ -351,6 +351,7 @@ int srun_main(const std::vector<std::string>& args) {
   set("SLURM_PRIO_PROCESS", std::to_string(errno == 0 ? nice_now : 0));
   if (o.cpus_per_task) set("SLURM_CPUS_PER_TASK", std::to_string(*o.cpus_per_task));
   set("SLURM_UMASK", umask_string());
+  for (const auto& [name, value] : propagated_limits(o.propagate)) set(name, value);
   if (o.label) set("SLURM_LABELIO", "1");
   if (o.overcommit) set("SLURM_OVERCOMMIT", "1");
 
