@@ -353,6 +353,49 @@ int open_as_user(const std::string& path, int flags, const std::string& user, ui
   return n == static_cast<ssize_t>(sizeof err) && err != 0 ? -err : -EIO;
 }
 
+ScriptRun run_task_script(const std::string& path, const TaskSpec& task, bool capture) {
+  ExecVectors ev(task.env, {path});
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int fork_errno = 0;
+  const pid_t pid = fork_blocked(fork_errno);
+  if (pid < 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+  }
+  if (pid == 0) {
+    child_reset_signals();
+    ::setsid();
+    ev.set_task_pid();
+    child_become_user(task.user, task.uid, task.gid);
+    ::umask(job_umask(task.env));
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null < 0 || ::dup2(null, 0) < 0 || ::dup2(capture ? out[1] : null, 1) < 0 ||
+        ::dup2(null, 2) < 0)
+      ::_exit(127);
+    if (::chdir(task.workdir.c_str()) != 0 && ::chdir("/tmp") != 0) ::_exit(127);
+    ::close_range(3, ~0U, 0);
+    ::execve(path.c_str(), ev.argv.data(), ev.envp.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ScriptRun run;
+  char buf[4096];
+  while (true) {
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (run.out.size() < (1u << 20)) run.out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(out[0]);
+  while (::waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+  }
+  ::kill(-pid, SIGKILL);  // whatever it left behind
+  return run;
+}
+
 pid_t spawn_task(const TaskSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("no program to run");
   const mode_t mask = job_umask(spec.env);
@@ -414,6 +457,10 @@ pid_t spawn_task(const TaskSpec& spec) {
     write_stderr(": going to /tmp instead\n");
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
+  if (!spec.prelude_out.empty())
+    (void)!::write(1, spec.prelude_out.data(), spec.prelude_out.size());
+  if (!spec.prelude_err.empty()) write_stderr(spec.prelude_err);
+  if (spec.prelude_exit >= 0) ::_exit(spec.prelude_exit);
   ::close_range(3, ~0U, 0);
   int err = ENOENT;
   for (const auto& c : candidates) {

@@ -53,6 +53,8 @@ enum Id : int {
   kTmp,
   kQuitOnInterrupt,
   kPropagate,
+  kTaskProlog,
+  kTaskEpilog,
   kRefusedBase = 1000,  // + the index in kRefused
 };
 
@@ -149,8 +151,8 @@ std::vector<LongOption> run_long_options(bool is_srun) {
       {"quit-on-interrupt", ArgKind::None, kQuitOnInterrupt},
       {"reservation", ArgKind::Required, kReservation},
       {"signal", ArgKind::Required, kSignal},
-      {"task-epilog", ArgKind::Required, kIgnored},
-      {"task-prolog", ArgKind::Required, kIgnored},
+      {"task-epilog", ArgKind::Required, kTaskEpilog},
+      {"task-prolog", ArgKind::Required, kTaskProlog},
       {"test-only", ArgKind::None, kTestOnly},
       {"time", ArgKind::Required, 't'},
       {"unbuffered", ArgKind::None, 'u'},
@@ -271,6 +273,8 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       o.jobid = *j;
     o.label = env_flag(env, "SLURM_LABELIO");
     o.kill_on_bad_exit = get("SLURM_KILL_BAD_EXIT").value_or("0") == "1";
+    if (auto v = get("SLURM_TASK_PROLOG")) o.task_prolog = *v;
+    if (auto v = get("SLURM_TASK_EPILOG")) o.task_epilog = *v;
     o.overlap = env_flag(env, "SLURM_OVERLAP");
     o.unbuffered = env_flag(env, "SLURM_UNBUFFEREDIO");
     if (auto v = get("SLURM_EXPORT_ENV")) o.export_env = *v;
@@ -495,6 +499,12 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         break;
       case kTestOnly:
         o.test_only = true;
+        break;
+      case kTaskProlog:
+        o.task_prolog = value;
+        break;
+      case kTaskEpilog:
+        o.task_epilog = value;
         break;
       case kPropagate:
         try {

@@ -356,6 +356,12 @@ int srun_main(const std::vector<std::string>& args) {
   if (o.overcommit) set("SLURM_OVERCOMMIT", "1");
 
   launch.env = task_env;
+  launch.task_prolog = o.task_prolog.value_or("");
+  launch.task_epilog = o.task_epilog.value_or("");
+  if (const auto conf = local_slurm_conf()) {
+    launch.conf_task_prolog = conf->get("TaskProlog", "");
+    launch.conf_task_epilog = conf->get("TaskEpilog", "");
+  }
   launch.label = o.label;
   launch.unbuffered = o.unbuffered;
   launch.kill_on_bad_exit = o.kill_on_bad_exit;

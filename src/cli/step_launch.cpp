@@ -202,6 +202,11 @@ class Launcher {
         if (auto it = files.find(t); it != files.end()) j[std::to_string(t)] = it->second;
       return j;
     };
+    for (const auto& [key, path] : {std::pair{"task_prolog", &req_.task_prolog},
+                                    {"task_epilog", &req_.task_epilog},
+                                    {"conf_task_prolog", &req_.conf_task_prolog},
+                                    {"conf_task_epilog", &req_.conf_task_epilog}})
+      if (!path->empty()) launch[key] = *path;
     launch["stdout_files"] = per_task(req_.stdout_files);
     launch["stderr_files"] = per_task(req_.stderr_files);
     launch["stdin_files"] = per_task(req_.stdin_files);
