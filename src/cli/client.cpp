@@ -35,8 +35,12 @@ std::string controller_socket() {
 }
 
 std::optional<core::SlurmConf> local_slurm_conf() {
+  // A local cluster's commands know it by its state directory, which holds its slurm.conf.
   const char* c = std::getenv("SLURM_CONF");
-  const std::string path = c && *c ? c : "/etc/slurm/slurm.conf";
+  const char* d = std::getenv("DROVER_STATE_DIR");
+  const std::string path = c && *c   ? c
+                           : d && *d ? std::string(d) + "/slurm.conf"
+                                     : "/etc/slurm/slurm.conf";
   std::ifstream in(path);
   if (!in) return std::nullopt;
   std::stringstream text;

@@ -13,8 +13,9 @@ using nlohmann::json;
 // else /run/drover/ctld.sock.
 std::string controller_socket();
 
-// This host's slurm.conf ($SLURM_CONF, else /etc/slurm/slurm.conf); nothing if it cannot be
-// read or parsed (the caller then uses Slurm's defaults).
+// This host's slurm.conf ($SLURM_CONF, else $DROVER_STATE_DIR/slurm.conf, else
+// /etc/slurm/slurm.conf); nothing if it cannot be read or parsed (the caller then uses
+// Slurm's defaults).
 std::optional<core::SlurmConf> local_slurm_conf();
 
 // A controller on another host, reached over TCP with a credential from this host's vouching
