@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -17,6 +18,12 @@ std::string controller_socket();
 // /etc/slurm/slurm.conf); nothing if it cannot be read or parsed (the caller then uses
 // Slurm's defaults).
 std::optional<core::SlurmConf> local_slurm_conf();
+
+// SLURM_RLIMIT_* for the job's environment: this process's soft limits that the tasks are to
+// get, those of `propagate` (--propagate; "" is ALL) or else slurm.conf's
+// PropagateResourceLimits less PropagateResourceLimitsExcept (the caller has checked `propagate`
+// with core::parse_rlimit_list).
+std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate);
 
 // A controller on another host, reached over TCP with a credential from this host's vouching
 // socket ($DROVER_AUTH_SOCKET, else /run/drover/auth.sock; docs/security.md): named by

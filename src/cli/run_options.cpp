@@ -1,13 +1,11 @@
 #include "cli/run_options.hpp"
 
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
-#include "cli/client.hpp"
 #include "cli/getopt.hpp"
 #include "cli/help.hpp"
 #include "core/duration.hpp"
@@ -639,28 +637,6 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   spec.command = o.command.empty() || program == "salloc" ? "" : o.command.front();
   spec.argv = o.command;
   return spec;
-}
-
-std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate) {
-  std::vector<int> resources;
-  if (propagate) {
-    resources = core::parse_rlimit_list(propagate->empty() ? "ALL" : *propagate);
-  } else {
-    const auto conf = local_slurm_conf();
-    try {
-      resources = core::conf_rlimits(conf ? conf->get("PropagateResourceLimits", "") : "",
-                                     conf ? conf->get("PropagateResourceLimitsExcept", "") : "");
-    } catch (const core::ParseError&) {
-      resources = core::parse_rlimit_list("ALL");  // the controller refuses such a file
-    }
-  }
-  std::map<std::string, std::string> env;
-  for (int r : resources) {
-    struct rlimit lim {};
-    if (::getrlimit(static_cast<__rlimit_resource_t>(r), &lim) != 0) continue;
-    env[core::rlimit_env_name(r)] = std::to_string(static_cast<unsigned long long>(lim.rlim_cur));
-  }
-  return env;
 }
 
 }  // namespace drover::cli

@@ -61,10 +61,4 @@ std::optional<RunOptions> parse_run_options_or_report(const std::string& program
 core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
                               const std::map<std::string, std::string>& env);
 
-// SLURM_RLIMIT_* for the job's environment: this process's soft limits that the tasks are to
-// get, those of `propagate` (--propagate; "" is ALL) or else slurm.conf's
-// PropagateResourceLimits less PropagateResourceLimitsExcept (parse_run_options has checked
-// `propagate`).
-std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate);
-
 }  // namespace drover::cli

@@ -18,7 +18,6 @@
 #include "cli/client.hpp"
 #include "cli/commands.hpp"
 #include "cli/help.hpp"
-#include "cli/run_options.hpp"
 #include "core/duration.hpp"
 #include "core/error.hpp"
 #include "core/export_env.hpp"
