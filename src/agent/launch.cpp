@@ -4,18 +4,23 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
 
 #include "agent/proctrack.hpp"
+#include "core/rlimits.hpp"
 #include "net/fd_io.hpp"
 
 namespace drover::agent {
@@ -98,6 +103,33 @@ pid_t fork_blocked(int& fork_errno) {
   fork_errno = errno;
   if (pid != 0) ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return pid;
+}
+
+// The submitter's soft limits its command sent (SLURM_RLIMIT_<NAME>, core/rlimits.hpp),
+// taken out of the environment, as Slurm's tasks never see them.
+std::vector<std::pair<int, rlim_t>> take_rlimits(std::map<std::string, std::string>& env) {
+  std::vector<std::pair<int, rlim_t>> out;
+  for (const auto& n : core::rlimit_names()) {
+    auto it = env.find(std::string("SLURM_RLIMIT_") + n.name);
+    if (it == env.end()) continue;
+    const std::string& v = it->second;
+    if (!v.empty() && v.size() <= 20 && std::all_of(v.begin(), v.end(), ::isdigit))
+      out.push_back({n.resource, static_cast<rlim_t>(std::strtoull(v.c_str(), nullptr, 10))});
+    env.erase(it);
+  }
+  return out;
+}
+
+// In the child: each soft limit as sent, but never above the node's hard limit (the value
+// comes from the client, so it may lower what the job gets, never raise it).
+void child_apply_rlimits(const std::vector<std::pair<int, rlim_t>>& limits) {
+  for (const auto& [resource, value] : limits) {
+    const auto r = static_cast<__rlimit_resource_t>(resource);
+    struct rlimit lim {};
+    if (::getrlimit(r, &lim) != 0) continue;
+    lim.rlim_cur = std::min(value, lim.rlim_max);
+    (void)::setrlimit(r, &lim);
+  }
 }
 
 void write_stderr(std::string_view text) { (void)!::write(2, text.data(), text.size()); }
@@ -196,6 +228,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   const mode_t mask = job_umask(spec.env);
   std::map<std::string, std::string> env = spec.env;
   env.erase("SLURM_UMASK");
+  const auto limits = take_rlimits(env);
   ExecVectors ev(env, spec.argv.empty() ? std::vector<std::string>{spec.script_path} : spec.argv);
 
   int exec_pipe[2];
@@ -219,6 +252,7 @@ Spawned spawn_batch(const LaunchSpec& spec) {
   // Into the job's cgroup before anything of the job runs, so none of its processes escapes.
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
+  child_apply_rlimits(limits);
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);
   // Files are opened as the job's user, so permissions are theirs.
@@ -319,13 +353,58 @@ int open_as_user(const std::string& path, int flags, const std::string& user, ui
   return n == static_cast<ssize_t>(sizeof err) && err != 0 ? -err : -EIO;
 }
 
+ScriptRun run_task_script(const std::string& path, const TaskSpec& task, bool capture) {
+  ExecVectors ev(task.env, {path});
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  int fork_errno = 0;
+  const pid_t pid = fork_blocked(fork_errno);
+  if (pid < 0) {
+    ::close(out[0]);
+    ::close(out[1]);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(fork_errno));
+  }
+  if (pid == 0) {
+    child_reset_signals();
+    ::setsid();
+    ev.set_task_pid();
+    child_become_user(task.user, task.uid, task.gid);
+    ::umask(job_umask(task.env));
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null < 0 || ::dup2(null, 0) < 0 || ::dup2(capture ? out[1] : null, 1) < 0 ||
+        ::dup2(null, 2) < 0)
+      ::_exit(127);
+    if (::chdir(task.workdir.c_str()) != 0 && ::chdir("/tmp") != 0) ::_exit(127);
+    ::close_range(3, ~0U, 0);
+    ::execve(path.c_str(), ev.argv.data(), ev.envp.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ScriptRun run;
+  char buf[4096];
+  while (true) {
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (run.out.size() < (1u << 20)) run.out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(out[0]);
+  while (::waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
+  }
+  ::kill(-pid, SIGKILL);  // whatever it left behind
+  return run;
+}
+
 pid_t spawn_task(const TaskSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("no program to run");
   const mode_t mask = job_umask(spec.env);
   auto path_it = spec.env.find("PATH");
   const std::string path_var =
       path_it != spec.env.end() ? path_it->second : "/usr/local/bin:/usr/bin:/bin";
-  ExecVectors ev(spec.env, spec.argv);
+  std::map<std::string, std::string> env = spec.env;
+  const auto limits = take_rlimits(env);
+  ExecVectors ev(env, spec.argv);
   const std::vector<std::string>& args = ev.args;
   // Where the program may be: a name with a slash as given, else each directory of PATH.
   std::vector<std::string> candidates;
@@ -357,6 +436,7 @@ pid_t spawn_task(const TaskSpec& spec) {
   child_reset_signals();
   if (!place_self(spec.cgroup_procs)) child_fail("cgroup.procs");
   ev.set_task_pid();
+  child_apply_rlimits(limits);
   child_become_user(spec.user, spec.uid, spec.gid);
   ::umask(mask);
   for (int i = 0; i < 3; ++i) {
@@ -377,6 +457,10 @@ pid_t spawn_task(const TaskSpec& spec) {
     write_stderr(": going to /tmp instead\n");
     if (::chdir("/tmp") != 0) child_fail("chdir");
   }
+  if (!spec.prelude_out.empty())
+    (void)!::write(1, spec.prelude_out.data(), spec.prelude_out.size());
+  if (!spec.prelude_err.empty()) write_stderr(spec.prelude_err);
+  if (spec.prelude_exit >= 0) ::_exit(spec.prelude_exit);
   ::close_range(3, ~0U, 0);
   int err = ENOENT;
   for (const auto& c : candidates) {

@@ -43,7 +43,21 @@ struct TaskSpec {
   bool append = false;
   std::string stepd_name = "slurmstepd";  // how the task's own error lines start
   std::vector<int> cgroup_procs;          // the child writes itself into these before exec
+  // What the task prologs said, written on the task's stdout and stderr before it runs; a
+  // prolog that failed ends the task with prelude_exit instead (-1: it runs).
+  std::string prelude_out, prelude_err;
+  int prelude_exit = -1;
 };
+
+// Runs a task prolog or epilog (executable `path`, no arguments) as the task's user, with the
+// task's environment and in its working directory, stdin and stderr /dev/null, and waits for
+// it. Returns its wait status and, when `capture`, its standard output (else discarded).
+// Throws std::runtime_error if it cannot be started.
+struct ScriptRun {
+  int status = 0;
+  std::string out;
+};
+ScriptRun run_task_script(const std::string& path, const TaskSpec& task, bool capture);
 
 // Forks a task in its own session with the user's credentials. A program that cannot be run
 // ends the task with exit code errno after `slurmstepd: error: execve(): NAME: REASON` on its

@@ -21,6 +21,7 @@
 #include "agent/proctrack.hpp"
 #include "core/hostlist.hpp"
 #include "core/task_lines.hpp"
+#include "core/task_prolog.hpp"
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "net/fd_io.hpp"
@@ -73,7 +74,54 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     // several of this node's tasks share (one open file, appended to in whole lines).
     std::shared_ptr<FileSink> sink[3];
     std::string io_error;  // why its -o/-e file could not be opened (srun says it)
+    // The task as it was before its prologs, for its epilogs (null: none to run).
+    std::shared_ptr<const TaskSpec> epilog_task;
   };
+
+  // The task prologs (slurm.conf's TaskProlog, then srun's --task-prolog), as Slurm's stepd
+  // runs them: what they export, unset and print goes to the task; a failure is the task's end.
+  void run_prologs(TaskSpec& spec) {
+    for (const auto& [path, user] : {std::pair{conf_prolog, false}, std::pair{user_prolog, true}}) {
+      if (path.empty()) continue;
+      const std::string who = user ? "user task_prolog" : "task_prolog";
+      const std::string err = spec.stepd_name + ": error: ";
+      auto failed = [&](int code, const std::string& why) {
+        if (!why.empty())
+          spec.prelude_err += err + "run_command: " + who + " " + why + "\n" + err + who +
+                              " did not exit normally. reason: Run command failed - "
+                              "configuration error\n";
+        spec.prelude_err += err + (user ? "--task-prolog" : "TaskProlog") +
+                            " failed status=" + std::to_string(code) + "\n";
+        spec.prelude_exit = code;
+      };
+      if (path.front() != '/') return failed(1, "is not fully qualified pathname (" + path + ")");
+      if (::access(path.c_str(), X_OK) != 0)
+        return failed(1, "can not be executed (" + path + ") " + std::strerror(errno));
+      ScriptRun run;
+      try {
+        run = run_task_script(path, spec, true);
+      } catch (const std::exception& e) {
+        return failed(1, std::string("can not be executed (") + path + ") " + e.what());
+      }
+      spec.prelude_out += core::apply_task_prolog_output(run.out, spec.env);
+      const int code = WIFEXITED(run.status) ? WEXITSTATUS(run.status) : 128 + WTERMSIG(run.status);
+      if (code != 0) return failed(code, "");
+    }
+  }
+
+  // The task epilogs (srun's --task-epilog, then TaskEpilog) once the task has ended; what
+  // they print is not the task's.
+  void run_epilogs(const TaskSpec& task) {
+    for (const std::string* path : {&user_epilog, &conf_epilog}) {
+      if (path->empty() || path->front() != '/') continue;
+      try {
+        (void)run_task_script(*path, task, false);
+      } catch (const std::exception& e) {
+        spdlog::warn("{}: task epilog {}: {}", step_name(), *path, e.what());
+      }
+    }
+  }
+  std::string conf_prolog, user_prolog, user_epilog, conf_epilog;
 
   Session(StepServer& s, std::shared_ptr<net::Connection> c) : server(s), conn(std::move(c)) {}
 
@@ -189,6 +237,10 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     base.argv = msg.value("argv", std::vector<std::string>{});
     base.env = msg.value("env", std::map<std::string, std::string>{});
     base.workdir = msg.value("cwd", "/");
+    conf_prolog = msg.value("conf_task_prolog", "");
+    user_prolog = msg.value("task_prolog", "");
+    user_epilog = msg.value("task_epilog", "");
+    conf_epilog = msg.value("conf_task_epilog", "");
     base.append = msg.value("open_mode", "") == "append";
     const std::string stdin_mode = msg.value("stdin", "all");
     const json out_files = msg.value("stdout_files", json::object());
@@ -281,6 +333,9 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
           ours[fd] = fd == 0 ? p[1] : p[0];
           spec.stdio_fds[fd] = child_ends[fd];
         }
+        if (!user_epilog.empty() || !conf_epilog.empty())
+          t.epilog_task = std::make_shared<const TaskSpec>(spec);
+        run_prologs(spec);
         t.pid = spawn_task(spec);
       } catch (const TaskFileError& e) {
         spdlog::warn("{} task {}: {}", step_name(), gid, e.what());
@@ -446,6 +501,7 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     for (size_t i = 0; i < tasks.size(); ++i) {
       Task& t = tasks[i];
       if (t.pid != pid) continue;
+      if (t.epilog_task) run_epilogs(*t.epilog_task);
       t.reaped = true;
       t.status = status;
       maybe_ended();

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/client.hpp"
+#include "core/duration.hpp"
 #include "proto/json.hpp"
 
 namespace drover::cli {
@@ -16,6 +17,31 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_interrupt(int) { g_interrupted = 1; }
 }  // namespace
+
+int test_only(const core::JobSpec& spec, const std::string& program) {
+  json reply;
+  try {
+    reply = call_controller({{"op", "submit"}, {"spec", spec}, {"test_only", true}});
+  } catch (const ControllerUnreachable&) {
+    std::cerr << program
+              << ": error: Unable to allocate resources: Unable to contact slurm controller "
+                 "(connect failure)\n";
+    return 1;
+  }
+  if (!reply.value("ok", false)) {
+    if (reply.contains("bad_partition"))
+      std::cerr << program
+                << ": error: invalid partition specified: " << reply.value("bad_partition", "")
+                << '\n';
+    std::cerr << "allocation failure: " << reply.value("error", "unknown error") << '\n';
+    return 1;
+  }
+  std::cerr << program << ": Job " << reply.value("job_id", uint64_t{0}) << " to start at "
+            << core::format_timestamp(reply.value("start", int64_t{0})) << " using "
+            << reply.value("cpus", 0) << " processors on nodes " << reply.value("nodes", "")
+            << " in partition " << reply.value("partition", "") << '\n';
+  return 0;
+}
 
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
                                    bool quiet, bool immediate) {

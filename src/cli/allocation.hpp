@@ -22,6 +22,11 @@ struct Allocation {
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
                                    bool quiet, bool immediate = false);
 
+// --test-only: asks when and where `spec` would start, prints Slurm's answer ("<program>: Job
+// N to start at ...", or "allocation failure: ...") and returns the exit status. No job is
+// made.
+int test_only(const core::JobSpec& spec, const std::string& program);
+
 // Whether the job still runs (false once it was cancelled, timed out or ended), and its state
 // ("RUNNING", "TIMEOUT", "CANCELLED", ...; RUNNING when the controller cannot be asked).
 bool allocation_alive(uint64_t job_id);

@@ -1,5 +1,6 @@
 #include "cli/client.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +11,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/error.hpp"
+#include "core/rlimits.hpp"
 #include "core/slurm_conf.hpp"
 #include "net/framed_client.hpp"
 #include "net/keys.hpp"
@@ -32,6 +35,46 @@ std::string controller_socket() {
     if (::access(sock.c_str(), F_OK) == 0) return sock;
   }
   return "/run/drover/ctld.sock";
+}
+
+std::optional<core::SlurmConf> local_slurm_conf() {
+  // A local cluster's commands know it by its state directory, which holds its slurm.conf.
+  const char* c = std::getenv("SLURM_CONF");
+  const char* d = std::getenv("DROVER_STATE_DIR");
+  const std::string path = c && *c   ? c
+                           : d && *d ? std::string(d) + "/slurm.conf"
+                                     : "/etc/slurm/slurm.conf";
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return core::parse_slurm_conf(text.str(), path);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate) {
+  std::vector<int> resources;
+  if (propagate) {
+    resources = core::parse_rlimit_list(propagate->empty() ? "ALL" : *propagate);
+  } else {
+    const auto conf = local_slurm_conf();
+    try {
+      resources = core::conf_rlimits(conf ? conf->get("PropagateResourceLimits", "") : "",
+                                     conf ? conf->get("PropagateResourceLimitsExcept", "") : "");
+    } catch (const core::ParseError&) {
+      resources = core::parse_rlimit_list("ALL");  // the controller refuses such a file
+    }
+  }
+  std::map<std::string, std::string> env;
+  for (int r : resources) {
+    struct rlimit lim {};
+    if (::getrlimit(static_cast<__rlimit_resource_t>(r), &lim) != 0) continue;
+    env[core::rlimit_env_name(r)] = std::to_string(static_cast<unsigned long long>(lim.rlim_cur));
+  }
+  return env;
 }
 
 namespace {

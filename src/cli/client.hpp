@@ -1,7 +1,10 @@
 #pragma once
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "core/slurm_conf.hpp"
 
 namespace drover::cli {
 
@@ -10,6 +13,17 @@ using nlohmann::json;
 // Where the controller's socket is: $DROVER_SOCKET, else $DROVER_STATE_DIR/ctld.sock,
 // else /run/drover/ctld.sock.
 std::string controller_socket();
+
+// This host's slurm.conf ($SLURM_CONF, else $DROVER_STATE_DIR/slurm.conf, else
+// /etc/slurm/slurm.conf); nothing if it cannot be read or parsed (the caller then uses
+// Slurm's defaults).
+std::optional<core::SlurmConf> local_slurm_conf();
+
+// SLURM_RLIMIT_* for the job's environment: this process's soft limits that the tasks are to
+// get, those of `propagate` (--propagate; "" is ALL) or else slurm.conf's
+// PropagateResourceLimits less PropagateResourceLimitsExcept (the caller has checked `propagate`
+// with core::parse_rlimit_list).
+std::map<std::string, std::string> propagated_limits(const std::optional<std::string>& propagate);
 
 // A controller on another host, reached over TCP with a credential from this host's vouching
 // socket ($DROVER_AUTH_SOCKET, else /run/drover/auth.sock; docs/security.md): named by

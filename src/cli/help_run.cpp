@@ -290,7 +290,7 @@ extern const CommandHelp kSrunHelp{
     "--resv-ports, --cluster-constraint, --contiguous and the socket, core and thread "
     "layout options. --mincpus and --tmp are recorded with the job (scontrol shows them as "
     "MinCPUsNode and MinTmpDiskNode), as sbatch's are; an account name is lower-cased, as "
-    "Slurm does. --task-prolog and --task-epilog are accepted and not run yet.\n\n"
+    "Slurm does.\n\n"
     "These are refused with \"not supported by drover\": --bcast, --bcast-exclude, "
     "--container, --prolog, --epilog, --het-group, -r/--relative, -Z/--no-allocate (drover "
     "starts no task outside an allocation), --licenses, --deadline,"

@@ -11,6 +11,7 @@
 #include "core/duration.hpp"
 #include "core/export_env.hpp"
 #include "core/memsize.hpp"
+#include "core/rlimits.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/text.hpp"
 
@@ -49,6 +50,9 @@ enum Id : int {
   kMinCpus,
   kTmp,
   kQuitOnInterrupt,
+  kPropagate,
+  kTaskProlog,
+  kTaskEpilog,
   kRefusedBase = 1000,  // + the index in kRefused
 };
 
@@ -138,15 +142,15 @@ std::vector<LongOption> run_long_options(bool is_srun) {
       {"overlap", ArgKind::None, kOverlap},
       {"oversubscribe", ArgKind::None, 's'},
       {"partition", ArgKind::Required, 'p'},
-      {"propagate", ArgKind::Optional, kIgnored},
+      {"propagate", ArgKind::Optional, kPropagate},
       {"pty", ArgKind::None, kPty},
       {"qos", ArgKind::Required, 'q'},
       {"quiet", ArgKind::None, 'Q'},
       {"quit-on-interrupt", ArgKind::None, kQuitOnInterrupt},
       {"reservation", ArgKind::Required, kReservation},
       {"signal", ArgKind::Required, kSignal},
-      {"task-epilog", ArgKind::Required, kIgnored},
-      {"task-prolog", ArgKind::Required, kIgnored},
+      {"task-epilog", ArgKind::Required, kTaskEpilog},
+      {"task-prolog", ArgKind::Required, kTaskProlog},
       {"test-only", ArgKind::None, kTestOnly},
       {"time", ArgKind::Required, 't'},
       {"unbuffered", ArgKind::None, 'u'},
@@ -267,6 +271,8 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       o.jobid = *j;
     o.label = env_flag(env, "SLURM_LABELIO");
     o.kill_on_bad_exit = get("SLURM_KILL_BAD_EXIT").value_or("0") == "1";
+    if (auto v = get("SLURM_TASK_PROLOG")) o.task_prolog = *v;
+    if (auto v = get("SLURM_TASK_EPILOG")) o.task_epilog = *v;
     o.overlap = env_flag(env, "SLURM_OVERLAP");
     o.unbuffered = env_flag(env, "SLURM_UNBUFFEREDIO");
     if (auto v = get("SLURM_EXPORT_ENV")) o.export_env = *v;
@@ -491,6 +497,23 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
         break;
       case kTestOnly:
         o.test_only = true;
+        break;
+      case kTaskProlog:
+        o.task_prolog = value;
+        break;
+      case kTaskEpilog:
+        o.task_epilog = value;
+        break;
+      case kPropagate:
+        try {
+          core::parse_rlimit_list(value.empty() ? "ALL" : value);
+        } catch (const core::ParseError& e) {
+          // Slurm's two lines, each "program: error: ..."; the first prefix is added when printed.
+          throw RunUsageError(std::string(e.what()) + "\n" + program +
+                                  ": error: --propagate=" + value + " is not valid.",
+                              false);
+        }
+        o.propagate = value;
         break;
       case kNoShell:
         o.no_shell = true;

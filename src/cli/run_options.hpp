@@ -19,6 +19,8 @@ struct RunOptions {
   std::optional<std::string> partition, account, qos, job_name, nodelist, exclude, constraint,
       reservation, dependency, gres, gpus, gpus_per_node, gpus_per_task, workdir, export_env, input,
       output, error, distribution, jobid, comment, begin, signal, open_mode;
+  std::optional<std::string> propagate;  // --propagate[=list] ("": every limit)
+  std::optional<std::string> task_prolog, task_epilog;
   bool exclusive = false, overlap = false, exact = false, label = false, unbuffered = false,
        kill_on_bad_exit = false, multi_prog = false, quiet = false, immediate = false,
        no_kill = false, disable_status = false, hold = false, test_only = false, pty = false,

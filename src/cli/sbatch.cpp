@@ -23,6 +23,7 @@
 #include "core/export_env.hpp"
 #include "core/job.hpp"
 #include "core/memsize.hpp"
+#include "core/rlimits.hpp"
 #include "core/sbatch_options.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
@@ -376,6 +377,19 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.environment = core::exported_environment(opts.export_env, env);
   // The agent runs the batch shell with it (and takes it out of the shell's environment).
   spec.environment["SLURM_UMASK"] = umask_string();
+  // And the resource limits it applies to the shell (--propagate, else slurm.conf's).
+  std::optional<std::string> propagate;
+  if (auto it = opts.other.find("propagate"); it != opts.other.end()) {
+    propagate = it->second;
+    try {
+      core::parse_rlimit_list(it->second.empty() ? "ALL" : it->second);
+    } catch (const core::ParseError& e) {
+      std::cerr << "sbatch: error: " << e.what() << "\nsbatch: error: --propagate=" << it->second
+                << " is not valid.\n";
+      return 1;
+    }
+  }
+  for (const auto& [name, value] : propagated_limits(propagate)) spec.environment[name] = value;
   spec.get_user_env =
       core::export_wants_user_env(opts.export_env) || opts.other.count("get-user-env");
   spec.submit_dir = cwd;
@@ -454,6 +468,9 @@ int sbatch_main(const std::vector<std::string>& args) {
   if (const auto failed = proto::Error::from_reply(reply)) {
     const std::string& error = failed->message;
     if (opts.test_only) {
+      if (failed->code == proto::Errno::kInvalidPartitionName && reply.contains("bad_partition"))
+        std::cerr << "sbatch: error: invalid partition specified: "
+                  << reply["bad_partition"].get<std::string>() << '\n';
       std::cerr << "allocation failure: " << error << '\n';
       return 1;
     }

@@ -184,6 +184,9 @@ int srun_main(const std::vector<std::string>& args) {
   if (o.pty) return error("--pty is not supported by drover yet");
 
   // Inside an allocation unless -N/-n... say otherwise? No: SLURM_JOB_ID (or --jobid) names it.
+  // A question about a new job, even inside an allocation: nothing runs.
+  if (o.test_only) return test_only(allocation_spec(o, "srun", env), "srun");
+
   std::optional<Allocation> own;
   uint64_t job_id = 0;
   std::map<std::string, std::string> job_env;
@@ -348,10 +351,17 @@ int srun_main(const std::vector<std::string>& args) {
   set("SLURM_PRIO_PROCESS", std::to_string(errno == 0 ? nice_now : 0));
   if (o.cpus_per_task) set("SLURM_CPUS_PER_TASK", std::to_string(*o.cpus_per_task));
   set("SLURM_UMASK", umask_string());
+  for (const auto& [name, value] : propagated_limits(o.propagate)) set(name, value);
   if (o.label) set("SLURM_LABELIO", "1");
   if (o.overcommit) set("SLURM_OVERCOMMIT", "1");
 
   launch.env = task_env;
+  launch.task_prolog = o.task_prolog.value_or("");
+  launch.task_epilog = o.task_epilog.value_or("");
+  if (const auto conf = local_slurm_conf()) {
+    launch.conf_task_prolog = conf->get("TaskProlog", "");
+    launch.conf_task_epilog = conf->get("TaskEpilog", "");
+  }
   launch.label = o.label;
   launch.unbuffered = o.unbuffered;
   launch.kill_on_bad_exit = o.kill_on_bad_exit;

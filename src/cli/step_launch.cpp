@@ -202,6 +202,11 @@ class Launcher {
         if (auto it = files.find(t); it != files.end()) j[std::to_string(t)] = it->second;
       return j;
     };
+    for (const auto& [key, path] : {std::pair{"task_prolog", &req_.task_prolog},
+                                    {"task_epilog", &req_.task_epilog},
+                                    {"conf_task_prolog", &req_.conf_task_prolog},
+                                    {"conf_task_epilog", &req_.conf_task_epilog}})
+      if (!path->empty()) launch[key] = *path;
     launch["stdout_files"] = per_task(req_.stdout_files);
     launch["stderr_files"] = per_task(req_.stderr_files);
     launch["stdin_files"] = per_task(req_.stdin_files);
@@ -268,6 +273,10 @@ class Launcher {
     if (forcing_) return;
     forcing_ = true;
     announce_termination();
+    cancel_step();
+  }
+
+  void cancel_step() {
     const std::string ref = std::to_string(job_id_) + "." + std::to_string(step_id_);
     try {
       call_controller(
@@ -307,8 +316,15 @@ class Launcher {
       wait_timer_ = std::make_unique<asio::steady_timer>(io_, std::chrono::seconds(req_.wait_s));
       wait_timer_->async_wait([this](boost::system::error_code ec) {
         if (ec || status_.size() >= static_cast<size_t>(ntasks_)) return;
-        say("error: First task exited " + std::to_string(req_.wait_s) + "s ago");
-        broadcast_signal(SIGKILL);
+        // As Slurm's: where the tasks stand, then the step is ended as scancel ends it.
+        say("First task exited " + std::to_string(req_.wait_s) + "s ago");
+        report_status();
+        say("launch/slurm: _step_signal: Terminating " + step_name());
+        say_aborted();
+        if (!forcing_) {
+          forcing_ = true;
+          cancel_step();
+        }
       });
     }
     check_done();
@@ -368,15 +384,23 @@ class Launcher {
   }
 
   void report_status() {
-    std::vector<uint32_t> running, done;
-    for (int t = 0; t < ntasks_; ++t)
-      (status_.count(static_cast<uint32_t>(t)) ? done : running)
-          .push_back(static_cast<uint32_t>(t));
-    if (!running.empty())
-      say(step_name() + " task" + (running.size() > 1 ? "s " : " ") + ranges(running) +
-          ": running");
-    if (!done.empty())
-      say(step_name() + " task" + (done.size() > 1 ? "s " : " ") + ranges(done) + ": exited");
+    std::vector<uint32_t> running, failed, done;
+    for (int t = 0; t < ntasks_; ++t) {
+      const auto it = status_.find(static_cast<uint32_t>(t));
+      if (it == status_.end())
+        running.push_back(static_cast<uint32_t>(t));
+      else if (WIFEXITED(it->second) && WEXITSTATUS(it->second) == 0)
+        done.push_back(static_cast<uint32_t>(t));
+      else
+        failed.push_back(static_cast<uint32_t>(t));
+    }
+    auto line = [&](const std::vector<uint32_t>& tasks, const char* what) {
+      if (!tasks.empty())
+        say(step_name() + " task" + (tasks.size() > 1 ? "s " : " ") + ranges(tasks) + ": " + what);
+    };
+    line(running, "running");
+    line(failed, "exited abnormally");
+    line(done, "exited");
   }
 
   // srun's stdin, read by a thread (it may be a terminal, a pipe or a file) and sent on. The

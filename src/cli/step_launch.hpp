@@ -18,6 +18,9 @@ struct LaunchRequest {
   std::string stdin_mode = "all";  // "all", "none" or a task id
   std::map<uint32_t, std::string> stdout_files, stderr_files, stdin_files;  // per task
   std::string open_mode;
+  // Run by each node's step supervisor around every task: srun's --task-prolog/--task-epilog
+  // and slurm.conf's TaskProlog/TaskEpilog.
+  std::string task_prolog, task_epilog, conf_task_prolog, conf_task_epilog;
   bool label = false, unbuffered = false, kill_on_bad_exit = false, quiet = false;
   // What one SIGINT does: by default a status line (a second within a second aborts the step);
   // --quit-on-interrupt aborts at once; -X/--disable-status passes it on to the tasks.

@@ -344,38 +344,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       !err.empty())
     return error_reply(err);
 
-  if (req.value("test_only", false)) {
-    // Where and when it would start: now if it fits now, else when the running jobs in its
-    // partition have all reached their time limits (an upper bound; FIFO plans no further).
-    std::vector<core::NodeAlloc> alloc;
-    int64_t start = now;
-    add_running(v);
-    if (!sched::place(spec, pv, v, false, alloc)) {
-      if (!sched::place(spec, pv, v, true, alloc))
-        return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
-      for (const core::Job* other : v.running)
-        if (other->partition == part->name)
-          start = std::max<int64_t>(start, other->time_limit_min < 0
-                                               ? now + int64_t{365} * 86400
-                                               : other->start_time + other->time_limit_min * 60);
-    }
-    std::vector<std::string> names;
-    int cpus = 0;
-    for (const auto& a : alloc) {
-      names.push_back(a.node);
-      cpus += a.cpus;
-    }
-    // Slurm uses up a job id for the answer.
-    const uint64_t test_id = jobs_.take_id();
-    fx.journal(journal::NextJobId{});
-    return {{"ok", true},
-            {"test_only", true},
-            {"job_id", test_id},
-            {"start", start},
-            {"cpus", cpus},
-            {"nodes", core::compress_hostlist(names)},
-            {"partition", part->name}};
-  }
+  if (req.value("test_only", false)) return test_only_plan(std::move(spec), *part, who, now, fx);
 
   core::Job job;
   job.id = jobs_.take_id();
@@ -856,6 +825,93 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
         fx.journal(journal::PayloadGone{erased.unreferenced_payload});
     }
   }
+}
+
+json StateMachine::test_only_plan(core::JobSpec spec, const Partition& part, const Caller& who,
+                                  int64_t now, Effects& fx) {
+  // The engine plans the job as the next pass would: the running jobs, the reservations and
+  // every pending job that pass would offer it, with this one last in the queue. As Slurm,
+  // the answer is for its first partition and ignores that partition's state and time limit
+  // (a job is not refused for them, it waits), so the job goes to a copy of the partition
+  // without them.
+  sched::ClusterView v = view();
+  static const std::string kTestPartition = "\x01test-only";
+  sched::PartitionView tp{kTestPartition,         part.nodes, "", -1, part.max_nodes,
+                          part.conf.priority_tier};
+  v.partitions.push_back(tp);
+  for (const auto& [id, other] : jobs_) {
+    if (other.state != core::JobState::Pending || other.completing || other.held != 0 ||
+        !other.dependency.empty() ||
+        (other.eligible_time != core::kNoTime && other.eligible_time > now))
+      continue;
+    v.pending.push_back(&other);
+    if (!other.array_pending.empty())
+      v.start_limit[other.id] =
+          static_cast<int>(std::min<uint64_t>(other.array_pending.size(), 1u << 16));
+  }
+  // Slurm uses up a job id for the answer.
+  core::Job job;
+  job.id = jobs_.take_id();
+  fx.journal(journal::NextJobId{});
+  job.uid = who.uid;
+  job.gid = who.gid;
+  job.user = who.user;
+  job.group = who.group;
+  job.partition = kTestPartition;
+  job.submit_time = now;
+  job.time_limit_min = spec.time_limit_min;
+  if (job.time_limit_min == core::kTimeNotSet)
+    job.time_limit_min = part.default_time_min >= 0 ? part.default_time_min : part.max_time_min;
+  job.priority = 0;  // behind every job already queued
+  const int64_t begin = spec.begin_time;
+  spec.partitions.clear();
+  job.spec = std::move(spec);
+  v.pending.push_back(&job);
+  // Reaches as far as it must: no window, budget or deadline cuts this job's plan short.
+  v.params.bf_window_s = 0;
+  v.params.bf_max_job_test = 0;
+  v.params.bf_max_job_user = 0;
+  v.params.work_budget = 0;
+  // sched/builtin plans nothing ahead; the answer is then backfill's estimate for this job.
+  if (v.params.policy == sched::Policy::Fifo) v.params.policy = sched::Policy::Easy;
+  // The engine records the plans it makes: a question must not change them.
+  sched::PlanMemory plans_before = scheduler_->plans();
+  const sched::Decisions d = scheduler_->schedule(v, now);
+  scheduler_->plans() = std::move(plans_before);
+
+  int64_t start = core::kNoTime;
+  std::vector<std::string> names;
+  int cpus = 0;
+  for (const auto& s : d.starts)
+    if (s.job_id == job.id) {
+      start = now;
+      for (const auto& a : s.alloc) {
+        names.push_back(a.node);
+        cpus += a.cpus;
+      }
+    }
+  for (const auto& p : d.planned)
+    if (p.job_id == job.id && start == core::kNoTime) {
+      start = p.start_time;
+      names = p.nodes;
+      for (const auto& share : p.shares)
+        cpus += static_cast<int>(std::max<uint32_t>(1, share.tasks)) *
+                std::max(1, job.spec.cpus_per_task);
+    }
+  if (start == core::kNoTime) {
+    // Limits say why; anything else means it can never run on these nodes.
+    for (const auto& r : d.reasons)
+      if (r.job_id == job.id && (r.reason.rfind("QOS", 0) == 0 || r.reason.rfind("Assoc", 0) == 0))
+        return error_reply(r.reason);
+    return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
+  }
+  return {{"ok", true},
+          {"test_only", true},
+          {"job_id", job.id},
+          {"start", std::max(start, begin)},
+          {"cpus", cpus},
+          {"nodes", core::compress_hostlist(names)},
+          {"partition", part.name}};
 }
 
 void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time) {

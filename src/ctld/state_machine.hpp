@@ -292,6 +292,9 @@ class StateMachine {
                    int64_t kill_wait = -1, const std::string& notice = "");
   json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
+  // submit's --test-only answer: when and where the engine would start `spec` in `part`.
+  json test_only_plan(core::JobSpec spec, const Partition& part, const Caller& who, int64_t now,
+                      Effects& fx);
   void start_job(core::Job& job, const sched::Start& start, int64_t now, Effects& fx);
   // priority/multifactor (priority.cpp).
   // The fair-share association a job charges: its (user, account) from the accounting file,

@@ -164,3 +164,70 @@ TEST(Scheduling, FairShareUsageSurvivesRestart) {
   EXPECT_DOUBLE_EQ(later["users"][0][2].get<double>(), used);
   EXPECT_EQ(later["time"], record["time"]);
 }
+
+namespace {
+json test_only(Harness& h, json spec, Effects& fx) {
+  return h.sm.submit({{"spec", spec}, {"test_only", true}}, h.alice, h.now, fx);
+}
+}  // namespace
+
+// --test-only asks the engine: now on idle nodes; behind a running job, when it ends; behind
+// a job queued before it, after that one's planned run. No job is made, an id is used up.
+TEST(Scheduling, TestOnlyAnswersWhatTheEnginePlans) {
+  Harness h;
+  Effects fx;
+  json idle = test_only(h, h.spec(3, 1), fx);
+  ASSERT_TRUE(idle.value("ok", false)) << idle.dump();
+  EXPECT_EQ(idle["start"], h.now);
+  EXPECT_EQ(idle["cpus"], 3);
+  EXPECT_EQ(idle["nodes"], "node[1-2]");
+  EXPECT_EQ(idle["partition"], "debug");
+  EXPECT_EQ(h.sm.job_count(), 0u);
+  EXPECT_TRUE(fx.next_id_dirty);
+
+  json whole = h.spec(4, 1);
+  whole["time_limit_min"] = 10;
+  const uint64_t running = h.submit(h.alice, whole, fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(running)->state, core::JobState::Running);
+  EXPECT_GT(h.sm.find_job(running)->id, idle["job_id"].get<uint64_t>());
+  json one = h.spec(1, 1);
+  one["time_limit_min"] = 5;
+  json behind_running = test_only(h, one, fx);
+  ASSERT_TRUE(behind_running.value("ok", false)) << behind_running.dump();
+  const int64_t ends = (h.now + 600 + 59) / 60 * 60;
+  EXPECT_EQ(behind_running["start"], ends);
+
+  // A job queued first that needs both nodes for 20 minutes goes first: the answer is after it.
+  json queued = h.spec(4, 1);
+  queued["time_limit_min"] = 20;
+  const uint64_t first = h.submit(h.alice, queued, fx);
+  json behind_queued = test_only(h, one, fx);
+  ASSERT_TRUE(behind_queued.value("ok", false)) << behind_queued.dump();
+  EXPECT_EQ(behind_queued["start"], ends + 20 * 60);
+  EXPECT_EQ(h.sm.find_job(first)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.job_count(), 2u);
+
+  // --begin later than the plan: the begin time.
+  json later = one;
+  later["begin_time"] = h.now + 86400;
+  json begins = test_only(h, later, fx);
+  ASSERT_TRUE(begins.value("ok", false)) << begins.dump();
+  EXPECT_EQ(begins["start"], h.now + 86400);
+}
+
+// What can never fit is refused as Slurm refuses it; a partition that is down still answers
+// (the job would wait there, not be refused).
+TEST(Scheduling, TestOnlyRefusalsAndADownPartition) {
+  Harness h;
+  Effects fx;
+  json too_big = test_only(h, h.spec(5, 1), fx);
+  EXPECT_FALSE(too_big.value("ok", true));
+  EXPECT_EQ(too_big["error"], "Requested node configuration is not available");
+  json down = h.sm.partition_update({{"name", "debug"}, {"set", {{"state", "DOWN"}}}}, h.root, fx);
+  ASSERT_TRUE(down.value("ok", false)) << down.dump();
+  json answer = test_only(h, h.spec(1, 1), fx);
+  ASSERT_TRUE(answer.value("ok", false)) << answer.dump();
+  EXPECT_EQ(answer["start"], h.now);
+  EXPECT_EQ(answer["nodes"], "node1");
+}
