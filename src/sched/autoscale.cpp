@@ -90,7 +90,6 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
       auto t = std::make_unique<core::Job>(*job);
       t->id = kTaskIdBase + tasks_.size();
       t->array_pending = {};
-      t->sched_shares.clear();
       task_of[t->id] = job->id;
       v.pending.push_back(t.get());
       tasks_.push_back(std::move(t));
@@ -129,6 +128,8 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
     core::Node shape = s.shape;
     if (shape.gres_total.empty() && !shape.gres.empty())
       shape.gres_total = core::parse_gres_list(shape.gres);
+    // A new node's features are all active, as when a node registers.
+    if (shape.active_features.empty()) shape.active_features = shape.features;
     std::vector<int> added;  // slots appended for this set
     int n_boot = 0;
     for (size_t m = 0; m < s.members.size(); ++m) {
@@ -176,6 +177,9 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
     for (int slot : slots) ready.emplace_back(slot, at);
   for (auto& r : starting_node_windows(ready, now)) v.reservations.push_back(std::move(r));
 
+  // Each decision plans afresh: its hypothetical nodes change from one decision to the next,
+  // and plans kept from an earlier one would name them by index.
+  engine_->plans().clear();
   const Decisions d = engine_->schedule(v, now);
   out.work = d.work;
 

@@ -183,7 +183,7 @@ TEST(Scheduling, TestOnlyAnswersWhatTheEnginePlans) {
   EXPECT_EQ(idle["nodes"], "node[1-2]");
   EXPECT_EQ(idle["partition"], "debug");
   EXPECT_EQ(h.sm.job_count(), 0u);
-  EXPECT_TRUE(fx.next_id_dirty);
+  EXPECT_TRUE(fx.any<journal::NextJobId>());
 
   json whole = h.spec(4, 1);
   whole["time_limit_min"] = 10;
