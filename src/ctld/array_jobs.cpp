@@ -88,12 +88,12 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
   if (out.empty() && !t.remainder) t.error = "Invalid job id specified";
 }
 
-std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bool split,
-                                                            Effects& fx) {
+std::vector<StateMachine::Target> StateMachine::resolve_all(const std::vector<std::string>& refs,
+                                                            bool split, Effects& fx) {
   std::vector<Target> out;
   for (const auto& r : refs) {
     Target t;
-    t.ref = r.is_string() ? r.get<std::string>() : std::to_string(r.get<uint64_t>());
+    t.ref = r;
     try {
       resolve(core::parse_job_ref(t.ref), split, fx, t);
     } catch (const core::ParseError&) {

@@ -80,12 +80,13 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
   full_pass_needed_ = true;
 }
 
-json StateMachine::control(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  const std::string action = req.value("action", "");
+json StateMachine::control(const proto::ControlRequest& req, const Caller& who, int64_t now,
+                           Effects& fx) {
+  const std::string& action = req.action;
   const bool op = is_operator(who);
   json errors = json::array();
   // A task named alone is split off the array's remainder first, as Slurm does.
-  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
+  for (auto& t : resolve_all(req.jobs, true, fx)) {
     if (!t.error.empty()) {
       errors.push_back(job_error(t.ref, t.error));
       continue;
@@ -150,10 +151,11 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
   return {{"ok", errors.empty()}, {"errors", errors}};
 }
 
-json StateMachine::update(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  const json& set = req.at("set");
+json StateMachine::update(const proto::JobUpdateRequest& req, const Caller& who, int64_t now,
+                          Effects& fx) {
+  const json set = req.set;
   json errors = json::array();
-  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
+  for (auto& t : resolve_all(req.jobs, true, fx)) {
     if (!t.error.empty()) {
       errors.push_back(job_error(t.ref, t.error));
       continue;

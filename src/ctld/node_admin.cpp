@@ -6,11 +6,12 @@
 
 namespace drover::ctld {
 
-json StateMachine::node_update(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::node_update(const proto::NodeUpdateRequest& req, const Caller& who, int64_t now,
+                               Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   std::vector<std::string> names;
   try {
-    names = core::expand_hostlist(req.value("nodes", ""));
+    names = core::expand_hostlist(req.nodes.value_or(""));
   } catch (const std::exception&) {
     return error_reply(proto::Errno::kInvalidNodeName);
   }
@@ -21,8 +22,8 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     if (n == nullptr) return error_reply(proto::Errno::kInvalidNodeName);
     targets.push_back(n);
   }
-  const std::string state = req.value("state", "");
-  const std::string reason = req.value("reason", "");
+  const std::string state = req.state.value_or("");
+  const std::string reason = req.reason.value_or("");
   // Checked for every node before any changes, so a refused request changes nothing.
   for (const core::Node* n : targets) {
     if ((state == "RESUME" || state == "IDLE") && !n->drain && !n->down)

@@ -41,7 +41,8 @@ bool StateMachine::apply_partition_settings(Partition& p, const json& set) {
   return true;
 }
 
-json StateMachine::partition_update(const json& req, const Caller& who, Effects& fx) {
+json StateMachine::partition_update(const proto::PartitionUpdateRequest& req, const Caller& who,
+                                    Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   Partition* part = nullptr;
   Partition next;
@@ -50,10 +51,10 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   // well-typed values, anything else (a raw client's) is refused, never thrown.
   try {
     for (auto& p : partitions_)
-      if (p.name == req.value("name", "")) part = &p;
+      if (p.name == req.name) part = &p;
     if (part == nullptr) return error_reply(proto::Errno::kInvalidPartitionName);
-    set = req.value("set", json::object());
-    if (!set.is_object()) return error_reply("Invalid request");
+    // The settings as the partition's admin record keeps them.
+    set = req.set.to_json();
     if (set.contains("nodes")) {
       if (!set["nodes"].is_array()) return error_reply(proto::Errno::kInvalidNodeName);
       for (const auto& n : set["nodes"])

@@ -143,12 +143,13 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
   return "";
 }
 
-json StateMachine::reservation(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::reservation(const proto::ReservationRequest& req, const Caller& who, int64_t now,
+                               Effects& fx) {
   // Slurm answers a user who may not manage reservations this way.
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
-  const std::string action = req.value("action", "");
+  const std::string& action = req.action;
   if (action == "delete") {
-    const std::string name = req.value("name", "");
+    const std::string name = req.name.value_or("");
     auto it = reservations_.find(name);
     if (it == reservations_.end()) return error_reply(proto::Errno::kReservationInvalid);
     for (const auto& [id, job] : jobs_)
@@ -162,7 +163,10 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     full_pass_needed_ = true;
     return {{"ok", true}};
   }
-  core::ResvRequest rq = req.at("request").get<core::ResvRequest>();
+  if (!req.request)
+    return proto::Error(proto::Errno::kError, "Invalid request: field \"request\" is missing")
+        .reply();
+  core::ResvRequest rq = *req.request;
   core::Reservation r;
   bool pick_nodes = true;
   if (action == "create") {

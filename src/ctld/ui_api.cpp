@@ -277,7 +277,7 @@ std::optional<json> ui_job_detail(const StateMachine& m, uint64_t id, const UiVi
                                   int64_t now) {
   const core::Job* job = m.find_job(id);
   if (job == nullptr || !v.may_see(*job)) return std::nullopt;
-  json view = m.query({{"what", "jobs"}, {"detail", true}, {"job_id", id}}, now);
+  json view = m.query(proto::QueryRequest{.what = "jobs", .job_id = id, .detail = true}, now);
   json j;
   for (const auto& one : view.value("jobs", json::array()))
     if (one.value("id", uint64_t{0}) == id) j = one;
@@ -302,7 +302,8 @@ std::optional<json> ui_job_detail(const StateMachine& m, uint64_t id, const UiVi
 json ui_nodes(const StateMachine& m) {
   std::map<std::string, json> parts_of;
   json partitions = json::array();
-  for (const auto& p : m.query({{"what", "partitions"}}, 0).value("partitions", json::array())) {
+  for (const auto& p :
+       m.query(proto::QueryRequest{.what = "partitions"}, 0).value("partitions", json::array())) {
     partitions.push_back({{"name", p.value("name", "")},
                           {"state", p.value("state", "")},
                           {"total_nodes", p.value("total_nodes", 0)},

@@ -52,6 +52,22 @@ std::optional<std::vector<T>> opt_uints(const json& j, const char* key) {
   }
   return out;
 }
+// Jobs named by Slurm's references ("36", "36_5"); a bare number is taken as its text.
+std::vector<std::string> job_refs(const json& j, const char* key) {
+  std::vector<std::string> out;
+  if (!has(j, key)) return out;
+  const json& a = j.at(key);
+  if (!a.is_array()) throw BadMessage(std::string("field \"") + key + "\" is not an array");
+  for (const json& v : a) {
+    if (v.is_string())
+      out.push_back(v.get<std::string>());
+    else if (v.is_number_unsigned())
+      out.push_back(std::to_string(v.get<uint64_t>()));
+    else
+      throw BadMessage(std::string("field \"") + key + "\" is not an array of job references");
+  }
+  return out;
+}
 const json& need_object(const json& j, const char* key) {
   if (!has(j, key)) throw BadMessage(std::string("field \"") + key + "\" is missing");
   const json& o = j.at(key);
@@ -117,7 +133,7 @@ json CancelRequest::to_json() const {
 }
 CancelRequest CancelRequest::from_json(const json& j) {
   CancelRequest r;
-  r.jobs = opt_strings(j, "jobs");
+  if (has(j, "jobs")) r.jobs = job_refs(j, "jobs");
   if (has(j, "steps")) {
     const json& a = j.at("steps");
     if (!a.is_array()) throw BadMessage("field \"steps\" is not an array");
@@ -146,7 +162,7 @@ json ControlRequest::to_json() const {
   return j;
 }
 ControlRequest ControlRequest::from_json(const json& j) {
-  return {get_string(j, "action"), get_strings(j, "jobs")};
+  return {get_string(j, "action"), job_refs(j, "jobs")};
 }
 
 json JobUpdateRequest::to_json() const {
@@ -157,7 +173,7 @@ json JobUpdateRequest::to_json() const {
 }
 JobUpdateRequest JobUpdateRequest::from_json(const json& j) {
   need_object(j, "set");
-  return {get_strings(j, "jobs"), get_string_map(j, "set")};
+  return {job_refs(j, "jobs"), get_string_map(j, "set")};
 }
 
 // nodes

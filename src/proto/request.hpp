@@ -31,16 +31,16 @@ struct BadRequest : BadMessage {
 // idempotent (cli/client.hpp submit_to_controller).
 struct SubmitRequest {
   static constexpr const char* kOp = "submit";
-  core::JobSpec spec;
-  std::optional<bool> test_only;
-  std::optional<std::string> request_id;
+  core::JobSpec spec = {};
+  std::optional<bool> test_only = {};
+  std::optional<std::string> request_id = {};
   nlohmann::json to_json() const;
   static SubmitRequest from_json(const nlohmann::json& j);
 };
 
 // One step named by scancel ("36.0").
 struct StepRef {
-  std::string ref;
+  std::string ref = {};
   uint64_t job_id = 0;
   uint32_t step_id = 0;
   bool operator==(const StepRef&) const = default;
@@ -50,13 +50,13 @@ struct StepRef {
 // matches the filters; a signal other than 0 (cancel) or 9 signals instead.
 struct CancelRequest {
   static constexpr const char* kOp = "cancel";
-  std::optional<std::vector<std::string>> jobs;
-  std::optional<std::vector<StepRef>> steps;
-  std::optional<int32_t> signal;
-  std::optional<bool> batch, full;
-  std::optional<uint32_t> uid;
-  std::optional<std::string> name, partition;
-  std::optional<std::vector<std::string>> states;
+  std::optional<std::vector<std::string>> jobs = {};
+  std::optional<std::vector<StepRef>> steps = {};
+  std::optional<int32_t> signal = {};
+  std::optional<bool> batch = {}, full = {};
+  std::optional<uint32_t> uid = {};
+  std::optional<std::string> name = {}, partition = {};
+  std::optional<std::vector<std::string>> states = {};
   nlohmann::json to_json() const;
   static CancelRequest from_json(const nlohmann::json& j);
 };
@@ -64,8 +64,8 @@ struct CancelRequest {
 // scontrol hold|uhold|release|requeue|requeuehold|suspend|resume ... on jobs.
 struct ControlRequest {
   static constexpr const char* kOp = "control";
-  std::string action;
-  std::vector<std::string> jobs;
+  std::string action = {};
+  std::vector<std::string> jobs = {};
   nlohmann::json to_json() const;
   static ControlRequest from_json(const nlohmann::json& j);
 };
@@ -73,8 +73,8 @@ struct ControlRequest {
 // scontrol update JobId=... Key=Value...: the keys as typed (any case), the values as text.
 struct JobUpdateRequest {
   static constexpr const char* kOp = "update";
-  std::vector<std::string> jobs;
-  std::map<std::string, std::string> set;
+  std::vector<std::string> jobs = {};
+  std::map<std::string, std::string> set = {};
   nlohmann::json to_json() const;
   static JobUpdateRequest from_json(const nlohmann::json& j);
 };
@@ -82,7 +82,7 @@ struct JobUpdateRequest {
 // scontrol update NodeName=... State=... Reason=...; the Kubernetes operator's features.
 struct NodeUpdateRequest {
   static constexpr const char* kOp = "node_update";
-  std::optional<std::string> nodes, state, reason, features;
+  std::optional<std::string> nodes = {}, state = {}, reason = {}, features = {};
   nlohmann::json to_json() const;
   static NodeUpdateRequest from_json(const nlohmann::json& j);
 };
@@ -90,7 +90,7 @@ struct NodeUpdateRequest {
 // scontrol create NodeName=...: the words as a slurm.conf line.
 struct NodeCreateRequest {
   static constexpr const char* kOp = "node_create";
-  std::string line;
+  std::string line = {};
   nlohmann::json to_json() const;
   static NodeCreateRequest from_json(const nlohmann::json& j);
 };
@@ -98,18 +98,18 @@ struct NodeCreateRequest {
 // scontrol delete NodeName=LIST.
 struct NodeDeleteRequest {
   static constexpr const char* kOp = "node_delete";
-  std::string nodes;
+  std::string nodes = {};
   nlohmann::json to_json() const;
   static NodeDeleteRequest from_json(const nlohmann::json& j);
 };
 
 // What scontrol update PartitionName= changes (each member: set when given).
 struct PartitionSettings {
-  std::optional<std::string> state;
-  std::optional<int64_t> max_time_min, default_time_min, max_nodes, min_nodes;
-  std::optional<int64_t> priority_tier, priority_job_factor;
-  std::optional<bool> is_default, hidden;
-  std::optional<std::vector<std::string>> nodes;
+  std::optional<std::string> state = {};
+  std::optional<int64_t> max_time_min = {}, default_time_min = {}, max_nodes = {}, min_nodes = {};
+  std::optional<int64_t> priority_tier = {}, priority_job_factor = {};
+  std::optional<bool> is_default = {}, hidden = {};
+  std::optional<std::vector<std::string>> nodes = {};
   bool operator==(const PartitionSettings&) const = default;
   nlohmann::json to_json() const;
   static PartitionSettings from_json(const nlohmann::json& j);
@@ -117,8 +117,8 @@ struct PartitionSettings {
 
 struct PartitionUpdateRequest {
   static constexpr const char* kOp = "partition_update";
-  std::string name;
-  PartitionSettings set;
+  std::string name = {};
+  PartitionSettings set = {};
   nlohmann::json to_json() const;
   static PartitionUpdateRequest from_json(const nlohmann::json& j);
 };
@@ -127,9 +127,9 @@ struct PartitionUpdateRequest {
 // delete.
 struct ReservationRequest {
   static constexpr const char* kOp = "reservation";
-  std::string action;
-  std::optional<std::string> name;
-  std::optional<core::ResvRequest> request;
+  std::string action = {};
+  std::optional<std::string> name = {};
+  std::optional<core::ResvRequest> request = {};
   nlohmann::json to_json() const;
   static ReservationRequest from_json(const nlohmann::json& j);
 };
@@ -144,8 +144,8 @@ struct ReconfigureRequest {
 // scontrol token [username=] [lifespan=].
 struct TokenRequest {
   static constexpr const char* kOp = "token";
-  std::optional<std::string> username;
-  std::optional<int64_t> lifespan;
+  std::optional<std::string> username = {};
+  std::optional<int64_t> lifespan = {};
   nlohmann::json to_json() const;
   static TokenRequest from_json(const nlohmann::json& j);
 };
@@ -155,23 +155,24 @@ struct TokenRequest {
 // query parameters of those that take them (left out when not given).
 struct QueryRequest {
   static constexpr const char* kOp = "query";
-  std::string what;
+  std::string what = {};
   // jobs: one job (or array), the detailed view, active jobs only, only these fields.
-  std::optional<uint64_t> job_id;
-  std::optional<bool> detail, active_only;
-  std::optional<std::vector<std::string>> keys, spec_keys;
+  std::optional<uint64_t> job_id = {};
+  std::optional<bool> detail = {}, active_only = {};
+  std::optional<std::vector<std::string>> keys = {}, spec_keys = {};
   // jobs (squeue -u -p -n -A -q), shares (users, accounts), sacct (partitions, accounts).
-  std::optional<std::vector<std::string>> users, partitions, names, accounts, qos;
+  std::optional<std::vector<std::string>> users = {}, partitions = {}, names = {}, accounts = {},
+                                          qos = {};
   // nodes: FUTURE nodes too.
-  std::optional<bool> future;
+  std::optional<bool> future = {};
   // priority_factors, acct_jobs.
-  std::optional<std::vector<uint64_t>> job_ids;
-  std::optional<std::vector<uint32_t>> uids;
+  std::optional<std::vector<uint64_t>> job_ids = {};
+  std::optional<std::vector<uint32_t>> uids = {};
   // acct_jobs (sacct), usage (sreport: start and end).
-  std::optional<std::vector<uint32_t>> gids;
-  std::optional<std::vector<std::string>> states, nodes;
-  std::optional<int64_t> start, end;
-  std::optional<bool> include_ineligible, all_users;
+  std::optional<std::vector<uint32_t>> gids = {};
+  std::optional<std::vector<std::string>> states = {}, nodes = {};
+  std::optional<int64_t> start = {}, end = {};
+  std::optional<bool> include_ineligible = {}, all_users = {};
   nlohmann::json to_json() const;
   static QueryRequest from_json(const nlohmann::json& j);
 };
@@ -180,12 +181,13 @@ struct QueryRequest {
 struct StepCreateRequest {
   static constexpr const char* kOp = "step_create";
   uint64_t job_id = 0;
-  std::optional<int32_t> ntasks, nodes_min, nodes_max, cpus_per_task, ntasks_per_node;
-  std::optional<bool> exact, overcommit, overlap;
-  std::optional<std::string> nodelist, exclude, distribution;
-  std::optional<int64_t> mem_mb;
-  std::optional<std::string> name, command, srun_host;
-  std::optional<int64_t> srun_pid, time_limit_min;
+  std::optional<int32_t> ntasks = {}, nodes_min = {}, nodes_max = {}, cpus_per_task = {},
+                         ntasks_per_node = {};
+  std::optional<bool> exact = {}, overcommit = {}, overlap = {};
+  std::optional<std::string> nodelist = {}, exclude = {}, distribution = {};
+  std::optional<int64_t> mem_mb = {};
+  std::optional<std::string> name = {}, command = {}, srun_host = {};
+  std::optional<int64_t> srun_pid = {}, time_limit_min = {};
   nlohmann::json to_json() const;
   static StepCreateRequest from_json(const nlohmann::json& j);
 };
@@ -195,8 +197,8 @@ struct StepCompleteRequest {
   static constexpr const char* kOp = "step_complete";
   uint64_t job_id = 0;
   uint32_t step_id = 0;
-  std::optional<int32_t> exit_code, exit_signal;
-  std::optional<bool> cancelled, timeout;
+  std::optional<int32_t> exit_code = {}, exit_signal = {};
+  std::optional<bool> cancelled = {}, timeout = {};
   nlohmann::json to_json() const;
   static StepCompleteRequest from_json(const nlohmann::json& j);
 };
@@ -213,7 +215,7 @@ struct AllocationInfoRequest {
 struct AllocationCompleteRequest {
   static constexpr const char* kOp = "allocation_complete";
   uint64_t job_id = 0;
-  std::optional<int32_t> status;
+  std::optional<int32_t> status = {};
   nlohmann::json to_json() const;
   static AllocationCompleteRequest from_json(const nlohmann::json& j);
 };
@@ -229,9 +231,9 @@ struct AcctShowRequest {
 // preview (`generation`).
 struct AcctChangeRequest {
   static constexpr const char* kOp = "acct_change";
-  core::AcctRequest request;
-  std::optional<bool> commit;
-  std::optional<uint64_t> generation;
+  core::AcctRequest request = {};
+  std::optional<bool> commit = {};
+  std::optional<uint64_t> generation = {};
   nlohmann::json to_json() const;
   static AcctChangeRequest from_json(const nlohmann::json& j);
 };

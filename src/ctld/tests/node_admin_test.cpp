@@ -13,7 +13,7 @@ json update(Harness& h, const Caller& who, const std::string& nodes, const std::
             const std::string& reason, Effects& fx) {
   json req = {{"op", "node_update"}, {"nodes", nodes}, {"state", state}};
   if (!reason.empty()) req["reason"] = reason;
-  return h.sm.node_update(req, who, h.now, fx);
+  return h.sm.node_update(proto::NodeUpdateRequest::from_json(req), who, h.now, fx);
 }
 
 TEST(NodeAdmin, OnlyOperatorsAndKnownNodes) {

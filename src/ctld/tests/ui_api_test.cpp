@@ -229,7 +229,8 @@ TEST(UiApi, DISABLED_PageOfAHundredThousandJobs) {
   s["hold"] = true;
   for (int i = 0; i < 100000; ++i) {
     Effects one;
-    h.sm.submit({{"spec", s}}, i % 10 == 0 ? h.bob : h.alice, h.now, one);
+    h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), i % 10 == 0 ? h.bob : h.alice,
+                h.now, one);
   }
   std::printf("jobs: %zu\n", h.sm.job_count());
   const UiViewer v = ui_viewer(h.sm, h.root);

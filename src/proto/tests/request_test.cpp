@@ -141,10 +141,16 @@ TEST(Request, UnknownOpAndMissingOpAreRefused) {
   EXPECT_NE(refusal(R"({"op":7})"), "");
 }
 
+TEST(Request, JobsNamedByNumberAreReadAsTheirText) {
+  const auto r = std::get<proto::CancelRequest>(decode(R"({"op":"cancel","jobs":[36,"37_2"]})"));
+  EXPECT_EQ(*r.jobs, (std::vector<std::string>{"36", "37_2"}));
+}
+
 TEST(Request, MembersOfTheWrongTypeAreRefused) {
   for (const char* bad : {
            R"({"op":"cancel","jobs":"36"})",
-           R"({"op":"cancel","jobs":[36]})",
+           R"({"op":"cancel","jobs":[-36]})",
+           R"({"op":"control","action":"hold","jobs":[{"id":1}]})",
            R"({"op":"cancel","signal":"TERM"})",
            R"({"op":"cancel","uid":-1})",
            R"({"op":"cancel","steps":[{"job_id":"4"}]})",
