@@ -96,10 +96,11 @@ int reservation_create_or_update(bool create, const std::vector<std::string>& wo
   json r = call_controller(
       proto::ReservationRequest{.action = create ? "create" : "update", .request = req});
   if (!r.value("ok", false)) {
-    const std::string err = r.value("error", "");
+    const proto::Error error = *proto::Error::from_reply(r);
+    const std::string& err = error.message;
     if (create) {
       std::cerr << "Error creating the reservation: " << err << '\n';
-      if (err == "Requested nodes are busy")
+      if (error.code == proto::Errno::kNodesBusy)
         std::cerr << "Note, unless nodes are directly requested a reservation must exist in a "
                      "single partition.\nIf no partition is requested the default partition is "
                      "assumed.\n";

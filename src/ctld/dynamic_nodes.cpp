@@ -96,7 +96,8 @@ json StateMachine::node_create(const proto::NodeCreateRequest& req, const Caller
       return r;
     }
     if (++count > max_node_count()) {
-      return error_reply("Unable to add node '" + nc.name + "', node table is full");
+      return error_reply(proto::Errno::kError,
+                         "Unable to add node '" + nc.name + "', node table is full");
     }
   }
   for (const auto& nc : confs) add_dynamic_node(nc, true, fx);

@@ -87,8 +87,8 @@ json StateMachine::control(const proto::ControlRequest& req, const Caller& who, 
   json errors = json::array();
   // A task named alone is split off the array's remainder first, as Slurm does.
   for (auto& t : resolve_all(req.jobs, true, fx)) {
-    if (!t.error.empty()) {
-      errors.push_back(job_error(t.ref, t.error));
+    if (t.error) {
+      errors.push_back(job_error(t.ref, *t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
@@ -134,14 +134,15 @@ json StateMachine::control(const proto::ControlRequest& req, const Caller& who, 
           continue;
         }
         if (job.completing) {
-          errors.push_back(job_error(t.ref, "Job is current completing"));
+          errors.push_back(
+              job_error(t.ref, proto::Error(proto::Errno::kError, "Job is current completing")));
           continue;
         }
         uint8_t hold = 0;
         if (action == "requeuehold") hold = op ? core::kHeldAdmin : core::kHeldUser;
         requeue_job(job, now, hold, true, fx);
       } else {
-        return error_reply("Invalid request");
+        return error_reply(proto::Errno::kError, "Invalid request");
       }
       fx.dirty_jobs.insert(job.id);
       fx.reschedule = true;
@@ -156,14 +157,15 @@ json StateMachine::update(const proto::JobUpdateRequest& req, const Caller& who,
   const json set = req.set;
   json errors = json::array();
   for (auto& t : resolve_all(req.jobs, true, fx)) {
-    if (!t.error.empty()) {
-      errors.push_back(job_error(t.ref, t.error));
+    if (t.error) {
+      errors.push_back(job_error(t.ref, *t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
       json r = update_one(*jp, set, who, now, fx);
       if (!r.is_null()) {
-        errors.push_back(job_error(t.ref, r.get<std::string>()));
+        // update_one's refusals are Slurm's texts (or drover's own): the number is looked up.
+        errors.push_back(job_error(t.ref, proto::Error::from_message(r.get<std::string>())));
         break;
       }
     }

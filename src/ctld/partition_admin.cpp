@@ -64,7 +64,7 @@ json StateMachine::partition_update(const proto::PartitionUpdateRequest& req, co
     if (set.contains("state")) {
       const std::string st = set["state"].get<std::string>();
       if (st != "UP" && st != "DOWN" && st != "DRAIN" && st != "INACTIVE")
-        return error_reply("Invalid request");
+        return error_reply(proto::Errno::kError, "Invalid request");
     }
     // As Slurm: a DefaultTime beyond the (new) MaxTime is ignored, the rest applies.
     if (set.contains("default_time_min")) {
@@ -75,7 +75,7 @@ json StateMachine::partition_update(const proto::PartitionUpdateRequest& req, co
     next = *part;
     apply_partition_settings(next, set);
   } catch (const json::exception&) {
-    return error_reply("Invalid request");
+    return error_reply(proto::Errno::kError, "Invalid request");
   }
   next.admin.update(set);
   *part = std::move(next);

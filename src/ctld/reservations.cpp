@@ -170,14 +170,15 @@ json StateMachine::reservation(const proto::ReservationRequest& req, const Calle
   core::Reservation r;
   bool pick_nodes = true;
   if (action == "create") {
-    if (!rq.start) return error_reply("A start time must be given");
+    if (!rq.start)
+      return error_reply(proto::Errno::kInvalidTimeValue, "A start time must be given");
     r.start = *rq.start;
     if (rq.end)
       r.end = *rq.end;
     else if (rq.duration_min)
       r.end = r.start + (*rq.duration_min < 0 ? kUnlimitedResvSeconds : *rq.duration_min * 60);
     else
-      return error_reply("An end time or duration must be given");
+      return error_reply(proto::Errno::kInvalidTimeValue, "An end time or duration must be given");
     if (rq.users) set_users(r, *rq.users);
     if (rq.accounts) r.accounts = core::split_list(*rq.accounts, ',');
     add_names(r.users, rq.users_add, rq.users_remove);
@@ -219,10 +220,11 @@ json StateMachine::reservation(const proto::ReservationRequest& req, const Calle
     if (rq.node_cnt && !rq.nodes && !rq.partition && !r.partition.empty())
       rq.partition = r.partition;
   } else {
-    return error_reply("Unknown reservation request");
+    return error_reply(proto::Errno::kError, "Unknown reservation request");
   }
+  // settle_reservation's refusals are Slurm's texts (or drover's own): their number is looked up.
   if (std::string err = settle_reservation(r, rq, pick_nodes, now); !err.empty())
-    return error_reply(err);
+    return error_reply(proto::Error::from_message(err));
   const bool created = action == "create";
   if (created) {
     reservations_.count_created();

@@ -55,7 +55,7 @@ json issue_token(const proto::TokenRequest& req, const Caller& who, bool operato
   if (!username.empty() && username != who.user && !operator_caller)
     return error_reply(proto::Errno::kUserIdMissing);
   int64_t lifespan = req.lifespan.value_or(0);
-  if (lifespan < 0) return error_reply("Invalid lifespan");
+  if (lifespan < 0) return error_reply(proto::Errno::kError, "Invalid lifespan");
   if (lifespan == 0) lifespan = kDefaultTokenLifespan;
   const std::string user = username.empty() ? who.user : username;
   return {{"ok", true},

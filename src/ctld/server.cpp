@@ -567,7 +567,7 @@ json Server::reconfigure(const Caller* who, Effects& fx) {
   }
   if (!why.empty()) {
     spdlog::error("reconfigure refused, the configuration in force is kept: {}", why);
-    return error_reply(why);
+    return error_reply(proto::Errno::kError, why);
   }
   for (const auto& w : warnings) spdlog::warn("{}", w);
   spdlog::info("reconfigure: {} is now the configuration in force", config_.source_path);
@@ -625,7 +625,7 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       try {
         r = machine_.agent_register(ev.node, std::get<proto::Register>(*ev.from_agent), now, fx);
       } catch (const std::exception& e) {
-        r = error_reply(std::string("bad registration: ") + e.what());
+        r = error_reply(proto::Errno::kError, std::string("bad registration: ") + e.what());
       }
       if (!r.value("ok", false)) {
         spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
@@ -974,7 +974,8 @@ void Server::usage_query(const proto::QueryRequest& req, std::shared_ptr<net::Co
       reply = usage_reply(cluster, jobs, tres, events, *data, start, end, wall_now());
     } catch (const std::exception& e) {
       spdlog::error("sreport: {}", e.what());
-      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
+      reply = error_reply(proto::Errno::kDbConnection,
+                          std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });
@@ -991,7 +992,8 @@ void Server::acct_query(const proto::QueryRequest& req, const Caller& who,
       reply = {{"ok", true}, {"cluster_name", cluster}, {"jobs", std::move(jobs)}};
     } catch (const std::exception& e) {
       spdlog::error("sacct: {}", e.what());
-      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
+      reply = error_reply(proto::Errno::kDbConnection,
+                          std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });

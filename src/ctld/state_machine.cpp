@@ -156,18 +156,18 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   if (spec.interactive)
     spec.script.clear();  // salloc / srun: an allocation, nothing to launch
   else if (spec.script.rfind("#!", 0) != 0)
-    return error_reply("Batch script is empty or lacks #!");
+    return error_reply(proto::Errno::kJobScriptMissing, "Batch script is empty or lacks #!");
   // Slurm's limit (and errno) for scripts; sbatch refuses a NUL byte itself, checked again here.
   if (static_cast<int64_t>(spec.script.size()) > config_.max_script_size)
-    return error_reply(kTooLong);
+    return error_reply(proto::Errno::kPathnameTooLong, kTooLong);
   if (spec.script.find('\0') != std::string::npos)
-    return error_reply("Batch script contains a NULL character");
+    return error_reply(proto::Errno::kError, "Batch script contains a NULL character");
   for (const core::IString* text : {&spec.name, &spec.comment, &spec.mail_user})
-    if (text->size() > kMaxTextField) return error_reply(kTooLong);
+    if (text->size() > kMaxTextField) return error_reply(proto::Errno::kPathnameTooLong, kTooLong);
   if (spec.workdir.empty() || spec.workdir.front() != '/')
-    return error_reply("Invalid working directory");
-  if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
-  if (spec.cpus_per_task < 1) return error_reply("Invalid --cpus-per-task");
+    return error_reply(proto::Errno::kError, "Invalid working directory");
+  if (spec.ntasks < 1) return error_reply(proto::Errno::kError, "Invalid number of tasks");
+  if (spec.cpus_per_task < 1) return error_reply(proto::Errno::kError, "Invalid --cpus-per-task");
   if (spec.nodes_min < 1 || (spec.nodes_max > 0 && spec.nodes_max < spec.nodes_min))
     return error_reply(proto::Errno::kInvalidNodeCount);
   if (spec.name.empty()) spec.name = "sbatch";
@@ -247,7 +247,8 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply(proto::Errno::kPartitionNotAvail);
-  if (auto e = part_limits_error(spec, *part); !e.empty()) return error_reply(e);
+  if (auto e = part_limits_error(spec, *part); !e.empty())
+    return error_reply(proto::Error::from_message(e));  // Slurm's texts
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
   if (spec.tmp_disk_mb > 0) {
@@ -291,7 +292,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
     try {
       array = core::parse_array_spec(spec.array, config_.max_array_size);
     } catch (const core::ParseError& e) {
-      return error_reply(e.what());
+      return error_reply(proto::Error::from_message(e.what()));  // the parser's: Slurm's texts
     }
   }
   core::Dependency dependency;
@@ -300,7 +301,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
     try {
       dependency = core::parse_dependency(spec.dependency, config_.max_array_size);
     } catch (const core::ParseError& e) {
-      return error_reply(e.what());
+      return error_reply(proto::Error::from_message(e.what()));  // the parser's: Slurm's texts
     }
   }
   for (const auto* list : {&spec.nodelist, &spec.exclude}) {
@@ -325,18 +326,19 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
       return error_reply(proto::Errno::kInvalidFeature);
     }
   }
-  if (std::string err = reservation_access(spec, who.user); !err.empty()) return error_reply(err);
+  if (std::string err = reservation_access(spec, who.user); !err.empty())
+    return error_reply(proto::Error::from_message(err));  // Slurm's texts
   // No licenses can exist yet, so any named one is invalid, as in Slurm.
   if (!spec.licenses.empty()) return error_reply(proto::Errno::kInvalidLicenses);
   if (spec.deadline != 0 && spec.deadline <= now)
     return error_reply(proto::Errno::kInvalidTimeLimit);
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
-    return error_reply("Incompatible begin and deadline time specification");
+    return error_reply(proto::Errno::kError, "Incompatible begin and deadline time specification");
 
   if (std::string err =
           admit(spec, who, *part, array.tasks.empty() ? 1 : array.tasks.size(), test_only);
       !err.empty())
-    return error_reply(err);
+    return error_reply(proto::Error::from_message(err));  // the limits' refusals: Slurm's texts
 
   if (test_only) {
     // Where and when it would start: now if it fits now, else when the running jobs in its
@@ -483,7 +485,7 @@ json StateMachine::cancel(const proto::CancelRequest& req, const Caller& who, in
                 .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
   }
   for (auto& t : targets) {
-    if (!t.error.empty()) errors.push_back(job_error(t.ref, t.error));
+    if (t.error) errors.push_back(job_error(t.ref, *t.error));
     if (t.remainder) {
       // Pending tasks cancelled alone simply leave the array (Slurm keeps no record of them);
       // the last one left takes the remainder record with it.
@@ -631,7 +633,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
   NodeId id = nodes_.find(node_name);
   if (id == kNoNode) {
     if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
-      return error_reply(why);
+      return error_reply(proto::Error::from_message(why));  // Slurm's texts, or drover's own
     id = nodes_.find(node_name);
   }
   core::Node& node = *nodes_.get(id);
@@ -1342,7 +1344,7 @@ json StateMachine::query(const proto::QueryRequest& req, int64_t now) const {
     reply["dynamic_nodes_registered"] = dynamic_registered;
     reply["dynamic_nodes_total"] = nodes_.dynamic_count();
   } else {
-    return error_reply("Unknown query");
+    return error_reply(proto::Errno::kError, "Unknown query");
   }
   return reply;
 }

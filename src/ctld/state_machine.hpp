@@ -47,13 +47,13 @@ inline Caller k8s_operator_caller() {
 }
 
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
-// A request refused: {"ok": false, "error", "errno"} (proto/error.hpp). With Slurm's number
-// and wording, or a message alone (drover's own, or one built elsewhere), which carries
-// Slurm's number when it is Slurm's text.
+// A request refused: {"ok": false, "error", "errno"} (proto/error.hpp), always with its
+// number: Slurm's wording for it, or a message of drover's own (kError where Slurm has no
+// number for the check).
 inline json error_reply(const proto::Error& e) { return e.reply(); }
 inline json error_reply(proto::Errno code) { return proto::Error(code).reply(); }
-inline json error_reply(const std::string& message) {
-  return proto::Error::from_message(message).reply();
+inline json error_reply(proto::Errno code, std::string message) {
+  return proto::Error(code, std::move(message)).reply();
 }
 // One job's entry of a reply's "errors" list (scancel, scontrol on several jobs).
 inline json job_error(const std::string& ref, const proto::Error& e) {
@@ -61,9 +61,6 @@ inline json job_error(const std::string& ref, const proto::Error& e) {
 }
 inline json job_error(const std::string& ref, proto::Errno code) {
   return job_error(ref, proto::Error(code));
-}
-inline json job_error(const std::string& ref, const std::string& message) {
-  return job_error(ref, proto::Error::from_message(message));
 }
 
 inline bool holds_resources(const core::Job& job) {
@@ -300,7 +297,7 @@ class StateMachine {
   struct Target {
     std::string ref;
     std::vector<core::Job*> jobs;
-    std::string error;
+    std::optional<proto::Errno> error;  // set when the reference names no job
     core::Job* remainder = nullptr;
     core::IndexSet remainder_tasks;
   };

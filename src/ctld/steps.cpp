@@ -54,7 +54,8 @@ json StateMachine::step_create(const proto::StepCreateRequest& req, const Caller
   sr.overcommit = req.overcommit.value_or(false);
   StepLayout layout = layout_step(job->alloc, job->steps, sr);
   if (!layout.error.empty()) {
-    json r = error_reply(layout.error);
+    // The layout's refusals are Slurm's texts: their number is looked up.
+    json r = error_reply(proto::Error::from_message(layout.error));
     r["busy"] = layout.busy;
     r["plain"] = layout.plain;
     return r;
@@ -210,7 +211,7 @@ json StateMachine::allocation_complete(const proto::AllocationCompleteRequest& r
   json error;
   core::Job* job = caller_job(req.job_id, who, error);
   if (!job) return error;
-  if (!job->spec.interactive) return error_reply("Job has a batch script");
+  if (!job->spec.interactive) return error_reply(proto::Errno::kError, "Job has a batch script");
   if (job->state == core::JobState::Pending) {
     job->cancelled_by = who.uid;
     end_job(*job, core::JobState::Cancelled, job->reason, now, false, fx);
