@@ -104,11 +104,14 @@ int main(int argc, char** argv) {
   const ctld::Caller root{0, 0, "root", "root"};
   std::optional<core::AcctData> to_store;
   t = Clock::now();
-  const auto preview = sm.acct_change({{"request", r}, {"commit", false}}, root, to_store);
+  const auto preview =
+      sm.acct_change(proto::AcctChangeRequest{.request = r, .commit = false}, root, to_store);
   const double preview_ms = ms_since(t);
   t = Clock::now();
-  sm.acct_change({{"request", r}, {"commit", true}, {"generation", preview["generation"]}}, root,
-                 to_store);
+  sm.acct_change(
+      proto::AcctChangeRequest{
+          .request = r, .commit = true, .generation = preview["generation"].get<uint64_t>()},
+      root, to_store);
   const double commit_ms = ms_since(t);
   t = Clock::now();
   store->store_assoc_data({*to_store, ""});

@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
                     static_cast<unsigned>(i), 0x5eed1234u, ~static_cast<unsigned>(i));
       req["request_id"] = id;
     }
-    sm.submit(req, who, 1000 + i / 100, fx);
+    sm.submit(proto::SubmitRequest::from_json(req), who, 1000 + i / 100, fx);
   }
   if (std::getenv("NO_TRIM") == nullptr) malloc_trim(0);
   const long submitted = rss_kb();

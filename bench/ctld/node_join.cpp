@@ -70,14 +70,14 @@ int main(int argc, char** argv) {
   };
   for (int i = 0; i < pending; ++i) {
     ctld::Effects fx;
-    sm.submit(job(i), who, now, fx);
+    sm.submit(proto::SubmitRequest::from_json(job(i)), who, now, fx);
   }
   double worst_before = 0, worst_after = 0;
   auto step = [&](double& worst) {
     // One submission, then the pass the server runs after its batch.
     const auto t = Clock::now();
     ctld::Effects fx;
-    sm.submit(job(1), who, now, fx);
+    sm.submit(proto::SubmitRequest::from_json(job(1)), who, now, fx);
     sm.tick(now, fx);
     sm.schedule(now, fx);
     worst = std::max(worst, ms_since(t));

@@ -11,6 +11,7 @@
 #include "cli/client.hpp"
 #include "core/duration.hpp"
 #include "proto/json.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -47,7 +48,7 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
                                    bool quiet, bool immediate) {
   json reply;
   try {
-    reply = submit_to_controller({{"op", "submit"}, {"spec", spec}});
+    reply = submit_to_controller(proto::SubmitRequest{.spec = spec});
   } catch (const SubmitUnanswered& e) {
     std::cerr << program << ": error: Unable to allocate resources: " << unanswered_submission(e)
               << '\n';
@@ -90,7 +91,7 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
     }
     json info;
     try {
-      info = call_controller({{"op", "allocation_info"}, {"job_id", a.job_id}});
+      info = call_controller(proto::AllocationInfoRequest{a.job_id});
     } catch (const ControllerUnreachable&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
@@ -133,7 +134,7 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
 
 std::string allocation_state(uint64_t job_id) {
   try {
-    json info = call_controller({{"op", "allocation_info"}, {"job_id", job_id}});
+    json info = call_controller(proto::AllocationInfoRequest{job_id});
     return info.value("state", "UNKNOWN");
   } catch (const ControllerUnreachable&) {
     return "RUNNING";  // not known to be gone
@@ -144,7 +145,7 @@ bool allocation_alive(uint64_t job_id) { return allocation_state(job_id) == "RUN
 
 void release_allocation(uint64_t job_id, int status) {
   try {
-    call_controller({{"op", "allocation_complete"}, {"job_id", job_id}, {"status", status}});
+    call_controller(proto::AllocationCompleteRequest{job_id, status});
   } catch (const ControllerUnreachable&) {
   }
 }

@@ -18,6 +18,8 @@
 #include "net/keys.hpp"
 #include "net/protocol.hpp"
 #include "net/unix_client.hpp"
+#include "proto/agent_msg.hpp"
+#include "proto/decode.hpp"
 #include "proto/error.hpp"
 
 namespace drover::cli {
@@ -106,6 +108,21 @@ std::string auth_socket() {
   return "/run/drover/auth.sock";
 }
 
+// The controller's refusal of the connection (proto::Refusal) as a failed reply: its number,
+// or, from a controller that sent none (the previous release), the number its text is.
+std::string refusal_reply(const json& frame) {
+  proto::Refusal r;
+  try {
+    r = proto::Refusal::from_json(frame);
+  } catch (const proto::BadMessage&) {
+    r.error = "refused";
+  }
+  if (r.error.empty()) r.error = "refused";
+  const proto::Error e = r.code ? proto::Error(static_cast<proto::Errno>(*r.code), r.error)
+                                : proto::Error::from_message(r.error);
+  return e.reply().dump();
+}
+
 // One request over TCP (docs/security.md): a credential from this host's vouching socket, then
 // the request and its reply under the session key that came with it.
 std::string call_remote(const RemoteController& ctl, const std::string& request) {
@@ -137,8 +154,7 @@ std::string call_remote(const RemoteController& ctl, const std::string& request)
   try {
     // The controller greets every connection (an agent's challenge), before anything is sent.
     const json hello = json::parse(client.recv());
-    if (hello.value("type", "") == "error")
-      return proto::Error::from_message(hello.value("error", "refused")).reply().dump();
+    if (hello.value("type", "") == "error") return refusal_reply(hello);
     client.send(json{{"type", "command"},
                      {"version", net::kProtocolVersion},
                      {"cred", cred.at("cred")},
@@ -154,7 +170,7 @@ std::string call_remote(const RemoteController& ctl, const std::string& request)
       // The controller refuses a credential before any key is in use, in the clear.
       const json refusal = json::parse(client.unauthenticated, nullptr, false);
       if (refusal.is_object() && refusal.value("type", "") == "error")
-        return proto::Error::from_message(refusal.value("error", "refused")).reply().dump();
+        return refusal_reply(refusal);
       throw;
     }
     sent = true;
@@ -203,6 +219,14 @@ std::string call_controller_text(const json& request) {
   }
 }
 
+json call_controller(const proto::Request& request) {
+  return call_controller(proto::to_json(request));
+}
+
+std::string call_controller_text(const proto::Request& request) {
+  return call_controller_text(proto::to_json(request));
+}
+
 json call_controller(const json& request) {
   const std::string reply = call_controller_text(request);
   try {
@@ -221,9 +245,10 @@ std::string new_request_id() {
 }
 }  // namespace
 
-json submit_to_controller(json request, std::string id) {
+json submit_to_controller(proto::SubmitRequest submission, std::string id) {
   if (id.empty()) id = new_request_id();
-  request["request_id"] = id;
+  submission.request_id = id;
+  const json request = submission.to_json();
   double limit_s = 60;
   if (const char* r = std::getenv("DROVER_SUBMIT_RETRY_S"); r && *r) limit_s = std::atof(r);
   const auto deadline =

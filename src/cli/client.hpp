@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/slurm_conf.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 
@@ -44,9 +45,12 @@ struct ControllerUnreachable : std::runtime_error {
   bool maybe_received = false;
 };
 json call_controller(const json& request);
+// A typed request (proto/request.hpp), the way every command builds one.
+json call_controller(const proto::Request& request);
 // The same, the reply as the controller wrote it (for a reader that does not build a tree:
 // squeue over 100,000 jobs).
 std::string call_controller_text(const json& request);
+std::string call_controller_text(const proto::Request& request);
 
 // A submission (sbatch, salloc, srun): sent with a request id (`request_id`, else a new
 // random one) and sent again with the same id while the controller cannot be reached or the
@@ -59,7 +63,7 @@ struct SubmitUnanswered : ControllerUnreachable {
       : ControllerUnreachable(what, maybe_received), request_id(std::move(request_id)) {}
   std::string request_id;
 };
-json submit_to_controller(json request, std::string request_id = "");
+json submit_to_controller(proto::SubmitRequest request, std::string request_id = "");
 // The line a command prints after `prefix` ("Batch job submission failed: ") when a submission
 // went unanswered: Slurm's connect failure when it never reached the controller, else that
 // the job may exist, with the request id that finds it.

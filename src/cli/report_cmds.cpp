@@ -64,7 +64,7 @@ std::optional<json> query_controller(const CommandEnv& env, const json& req,
 
 CommandEnv system_env() {
   CommandEnv e;
-  e.call = call_controller;
+  e.call = [](const json& request) { return call_controller(request); };
   e.uid_of = user_id;
   e.name_of = user_name;
   e.full_name_of = [](const std::string& name) -> std::optional<std::string> {

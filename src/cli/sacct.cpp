@@ -25,6 +25,7 @@
 #include "core/memsize.hpp"
 #include "core/text.hpp"
 #include "core/time_spec.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -724,7 +725,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
   PrintOptions print;
   std::string format;
   std::optional<int64_t> start, end;
-  json req = {{"op", "query"}, {"what", "acct_jobs"}};
+  proto::QueryRequest req{.what = "acct_jobs"};
   std::vector<uint64_t> job_ids;
   std::vector<std::pair<uint64_t, uint32_t>> tasks;  // -j N_M
   struct Selected {
@@ -743,7 +744,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         all_users = true;
         break;
       case 'A':
-        req["accounts"] = core::split_list(v, ',');
+        req.accounts = core::split_list(v, ',');
         break;
       case 'b':
         brief = true;
@@ -770,7 +771,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
             return fail(std::move(res), "sacct: error: Invalid group id: " + g + "\n");
           gids.push_back(static_cast<uint32_t>(std::stoul(g)));
         }
-        req["gids"] = gids;
+        req.gids = gids;
         break;
       }
       case kHelpOpt:
@@ -816,7 +817,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         break;
       case 'N': {
         try {
-          req["nodes"] = core::expand_hostlist(v);
+          req.nodes = core::expand_hostlist(v);
         } catch (const std::exception&) {
           return fail(std::move(res), "sacct: error: Invalid node list: " + v + "\n");
         }
@@ -833,7 +834,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
         print.parsable2 = true;
         break;
       case 'r':
-        req["partitions"] = core::split_list(v, ',');
+        req.partitions = core::split_list(v, ',');
         break;
       case 's': {
         states_given = true;
@@ -844,7 +845,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
             return fail(std::move(res), "sacct: fatal: unrecognized job state value '" + s + "'\n");
           states.emplace_back(core::job_state_name(*st));
         }
-        req["states"] = states;
+        req.states = states;
         break;
       }
       case 'u': {
@@ -858,7 +859,7 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
           if (!uid) return fail(std::move(res), "sacct: error: Invalid user id: " + name + "\n");
           uids.push_back(*uid);
         }
-        if (!uids.empty()) req["uids"] = uids;
+        if (!uids.empty()) req.uids = uids;
         break;
       }
       case 'V':
@@ -912,21 +913,22 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
     return fail(std::move(res), "sacct: error: Start time (" + core::format_timestamp(*start) +
                                     ") requested is after end time (" +
                                     core::format_timestamp(*end) + ").\n");
-  req["start"] = *start;
-  req["end"] = *end;
+  req.start = *start;
+  req.end = *end;
   if (jobs_given) {
-    req["job_ids"] = job_ids;
-    if (!states_given) req["include_ineligible"] = true;
+    req.job_ids = job_ids;
+    if (!states_given) req.include_ineligible = true;
   }
   // Users see their own jobs unless -a or -u; root sees everyone's.
   const std::optional<uint32_t> me = env.uid_of(env.user);
   if (all_users || (me && *me == 0)) {
-    if (!req.contains("uids")) req["all_users"] = true;
-  } else if (!req.contains("uids") && me) {
-    req["uids"] = std::vector<uint32_t>{*me};
+    if (!req.uids) req.all_users = true;
+  } else if (!req.uids && me) {
+    req.uids = std::vector<uint32_t>{*me};
   }
 
-  const std::optional<json> answer = query_controller(env, req, "job accounting data", res);
+  const std::optional<json> answer =
+      query_controller(env, req.to_json(), "job accounting data", res);
   if (!answer) return res;
   json jobs = json::array();
   for (const auto& j : answer->value("jobs", json::array())) {
@@ -949,8 +951,8 @@ CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& 
     }
     jobs.push_back(j);
     // -N: of the job's steps only those that ran on one of the nodes.
-    if (req.contains("nodes")) {
-      const auto wanted = req["nodes"].get<std::vector<std::string>>();
+    if (req.nodes) {
+      const std::vector<std::string>& wanted = *req.nodes;
       json steps = json::array();
       for (const auto& s : jobs.back().value("steps", json::array())) {
         std::vector<std::string> ran;

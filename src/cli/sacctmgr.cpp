@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "proto/acct_json.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -239,7 +240,7 @@ int talk_failure(CommandResult& res) {
 int change(const CommandEnv& env, const Options& opt, const AcctRequest& req, CommandResult& res) {
   json preview;
   try {
-    preview = env.call({{"op", "acct_change"}, {"request", req}, {"commit", false}});
+    preview = env.call(proto::AcctChangeRequest{.request = req, .commit = false}.to_json());
   } catch (const ControllerUnreachable&) {
     return talk_failure(res);
   }
@@ -257,10 +258,9 @@ int change(const CommandEnv& env, const Options& opt, const AcctRequest& req, Co
   }
   json done;
   try {
-    done = env.call({{"op", "acct_change"},
-                     {"request", req},
-                     {"commit", true},
-                     {"generation", preview.value("generation", uint64_t{0})}});
+    done = env.call(proto::AcctChangeRequest{
+        .request = req, .commit = true, .generation = preview.value("generation", uint64_t{0})}
+                        .to_json());
   } catch (const ControllerUnreachable&) {
     return talk_failure(res);
   }
@@ -328,7 +328,7 @@ int show(const CommandEnv& env, const Options& opt, Entity e, const std::vector<
   }
   json reply;
   try {
-    reply = env.call({{"op", "acct_show"}});
+    reply = env.call(proto::AcctShowRequest{}.to_json());
   } catch (const ControllerUnreachable&) {
     return talk_failure(res);
   }

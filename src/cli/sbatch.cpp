@@ -29,6 +29,7 @@
 #include "core/time_spec.hpp"
 #include "proto/error.hpp"
 #include "proto/json.hpp"
+#include "proto/request.hpp"
 
 extern char** environ;
 
@@ -213,8 +214,7 @@ int wait_for_job(uint64_t id) {
   while (true) {
     json reply;
     try {
-      reply =
-          call_controller({{"op", "query"}, {"what", "jobs"}, {"job_id", id}, {"detail", false}});
+      reply = call_controller(proto::QueryRequest{.what = "jobs", .job_id = id, .detail = false});
     } catch (const ControllerUnreachable&) {
       ::usleep(500 * 1000);
       continue;
@@ -448,7 +448,7 @@ int sbatch_main(const std::vector<std::string>& args) {
 
   json reply;
   try {
-    json request = {{"op", "submit"}, {"spec", spec}, {"test_only", opts.test_only}};
+    proto::SubmitRequest request{.spec = spec, .test_only = opts.test_only};
     // $DROVER_REQUEST_ID names the submission, so running sbatch again with it after a lost
     // reply gets the job already made (it is kept out of the job's environment above).
     const char* id = std::getenv("DROVER_REQUEST_ID");

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "proto/error.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -127,9 +128,9 @@ extern const CommandHelp kScancelHelp{
     "that no job is cancelled by a filter drover would not apply. -M/--clusters needs slurmdbd."};
 
 int scancel_main(const std::vector<std::string>& args) {
-  json req = {{"op", "cancel"}};
-  json ids = json::array();
-  json steps = json::array();
+  proto::CancelRequest req;
+  std::vector<std::string> ids;
+  std::vector<proto::StepRef> steps;
   bool verbose = false, quiet = false;
   int unsupported = 0;  // the first option given that drover does not act on yet
   const ParsedArgs parsed =
@@ -144,13 +145,13 @@ int scancel_main(const std::vector<std::string>& args) {
         quiet = true;
         break;
       case 'b':
-        req["batch"] = true;
+        req.batch = true;
         break;
       case 'f':
-        req["full"] = true;
+        req.full = true;
         break;
       case kMe:
-        req["uid"] = ::getuid();
+        req.uid = ::getuid();
         break;
       case 'u': {
         struct passwd* pw = ::getpwnam(value.c_str());
@@ -158,7 +159,7 @@ int scancel_main(const std::vector<std::string>& args) {
           std::cerr << "scancel: error: Invalid user name: " << value << '\n';
           return 1;
         }
-        req["uid"] = pw->pw_uid;
+        req.uid = pw->pw_uid;
         break;
       }
       case 's': {
@@ -167,17 +168,17 @@ int scancel_main(const std::vector<std::string>& args) {
           std::cerr << "scancel: error: Unknown job signal: " << value << '\n';
           return 1;
         }
-        req["signal"] = sig;
+        req.signal = sig;
         break;
       }
       case 'n':
-        req["name"] = value;
+        req.name = value;
         break;
       case 'p':
-        req["partition"] = value;
+        req.partition = value;
         break;
       case 't': {
-        json states = json::array();
+        std::vector<std::string> states;
         std::stringstream in(value);
         std::string st;
         while (std::getline(in, st, ',')) {
@@ -190,7 +191,7 @@ int scancel_main(const std::vector<std::string>& args) {
           }
           states.push_back(st);
         }
-        req["states"] = states;
+        req.states = states;
         break;
       }
       case 'M':
@@ -243,8 +244,7 @@ int scancel_main(const std::vector<std::string>& args) {
             return std::min<unsigned long long>(std::strtoull(digits.c_str(), nullptr, 10),
                                                 0xffffffffULL);
           };
-          steps.push_back(
-              {{"ref", std::string(item)}, {"job_id", id32(job)}, {"step_id", id32(step)}});
+          steps.push_back({std::string(item), id32(job), static_cast<uint32_t>(id32(step))});
           continue;
         }
         // A job id too large for 32 bits names no job: Slurm's scancel asks, and says so
@@ -259,16 +259,14 @@ int scancel_main(const std::vector<std::string>& args) {
       return 1;
     }
   }
-  if (ids.empty() && steps.empty() && !req.contains("uid") && !req.contains("name") &&
-      !req.contains("partition") && !req.contains("states")) {
+  if (ids.empty() && steps.empty() && !req.uid && !req.name && !req.partition && !req.states) {
     std::cerr << "scancel: error: No job identification provided\n";
     return 1;
   }
-  req["jobs"] = ids;
-  if (!steps.empty()) req["steps"] = steps;
+  req.jobs = ids;
+  if (!steps.empty()) req.steps = steps;
   if (verbose)
-    for (const auto& id : ids)
-      std::cerr << "scancel: Terminating job " << id.get<std::string>() << '\n';
+    for (const auto& id : ids) std::cerr << "scancel: Terminating job " << id << '\n';
   json reply;
   try {
     reply = call_controller(req);

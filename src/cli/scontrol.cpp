@@ -30,6 +30,7 @@
 #include "core/job.hpp"
 #include "core/memsize.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -474,10 +475,10 @@ int job_control(const std::string& action, const std::vector<std::string>& args)
     std::cerr << "too few arguments for keyword:" << action << '\n';
     return 1;
   }
-  json jobs = json::array();
+  proto::ControlRequest req{action, {}};
   for (const auto& a : args)
-    for (const auto& id : core::split_list(a, ',')) jobs.push_back(id);
-  json r = call_controller({{"op", "control"}, {"action", action}, {"jobs", jobs}});
+    for (const auto& id : core::split_list(a, ',')) req.jobs.push_back(id);
+  json r = call_controller(req);
   int rc = 0;
   for (const auto& e : r.value("errors", json::array())) {
     const std::string ref = e.value("job", ""), error = e.value("error", "");
@@ -496,8 +497,9 @@ int job_control(const std::string& action, const std::vector<std::string>& args)
 
 // update JobId=LIST Key=Value ...
 int job_update(const std::vector<std::string>& args) {
-  json jobs = json::array();
-  json set = json::object();
+  proto::JobUpdateRequest req;
+  std::vector<std::string>& jobs = req.jobs;
+  std::map<std::string, std::string>& set = req.set;
   for (const auto& a : args) {
     auto eq = a.find('=');
     if (eq == std::string::npos) {
@@ -530,7 +532,7 @@ int job_update(const std::vector<std::string>& args) {
     std::cerr << "No job identification provided\nRequest aborted\n";
     return 1;
   }
-  json r = call_controller({{"op", "update"}, {"jobs", jobs}, {"set", set}});
+  json r = call_controller(req);
   int rc = 0;
   for (const auto& e : r.value("errors", json::array())) {
     const std::string error = e.value("error", "");
@@ -546,7 +548,7 @@ int job_update(const std::vector<std::string>& args) {
 // update NodeName=LIST State=... Reason=... AvailableFeatures=... ActiveFeatures=...: an operator
 // drains, downs or resumes nodes, or sets their features.
 int node_update(const std::vector<std::string>& args) {
-  json req = {{"op", "node_update"}};
+  proto::NodeUpdateRequest req;
   for (const auto& a : args) {
     auto eq = a.find('=');
     if (eq == std::string::npos) {
@@ -555,7 +557,7 @@ int node_update(const std::vector<std::string>& args) {
     }
     const std::string key = a.substr(0, eq), value = a.substr(eq + 1);
     if (core::iequals(key, "NodeName")) {
-      req["nodes"] = value;
+      req.nodes = value;
     } else if (core::iequals(key, "State")) {
       const std::string state = core::to_upper(value);
       static const std::set<std::string> known = {"DOWN",       "DRAIN",   "FAIL",   "RESUME",
@@ -568,21 +570,21 @@ int node_update(const std::vector<std::string>& args) {
                   << "Not all states are valid given a node's prior state\n";
         return 1;
       }
-      req["state"] = state;
+      req.state = state;
     } else if (core::iequals(key, "Reason")) {
-      req["reason"] = value;
+      req.reason = value;
     } else if (core::iequals(key, "AvailableFeatures") || core::iequals(key, "Features") ||
                core::iequals(key, "Feature")) {
-      req["features"] = value;
+      req.features = value;
     } else if (core::iequals(key, "ActiveFeatures")) {
-      req["features_act"] = value;
+      req.features_act = value;
     } else {
       std::cerr << "Update of this parameter is not supported: " << a << "\nRequest aborted\n";
       return 1;
     }
   }
-  const std::string state = req.value("state", "");
-  if ((state == "DOWN" || state == "DRAIN" || state == "FAIL") && req.value("reason", "").empty()) {
+  const std::string state = req.state.value_or("");
+  if ((state == "DOWN" || state == "DRAIN" || state == "FAIL") && req.reason.value_or("").empty()) {
     std::cerr << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
     return 1;
   }
@@ -598,7 +600,7 @@ int node_update(const std::vector<std::string>& args) {
 int node_create(const std::vector<std::string>& args) {
   std::string line;
   for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
-  json r = call_controller({{"op", "node_create"}, {"line", line}});
+  json r = call_controller(proto::NodeCreateRequest{line});
   if (r.value("ok", false)) return 0;
   if (!r.value("detail", "").empty())
     std::cerr << "scontrol: error: " << r.value("detail", "") << '\n';
@@ -608,7 +610,7 @@ int node_create(const std::vector<std::string>& args) {
 
 // delete NodeName=LIST.
 int node_delete(const std::string& nodes) {
-  json r = call_controller({{"op", "node_delete"}, {"nodes", nodes}});
+  json r = call_controller(proto::NodeDeleteRequest{nodes});
   if (r.value("ok", false)) return 0;
   std::cerr << "scontrol: error: failed to delete nodes " << nodes << '\n'
             << "delete_node NodeName=" << nodes << ": " << r.value("error", "Unknown error")
@@ -621,7 +623,7 @@ int node_delete(const std::string& nodes) {
 int reconfigure() {
   json r;
   try {
-    r = call_controller({{"op", "reconfigure"}});
+    r = call_controller(proto::ReconfigureRequest{});
   } catch (const ControllerUnreachable&) {
     std::cerr << "slurm_reconfigure error: Unable to contact slurm controller (connect failure)\n";
     return 1;
@@ -721,7 +723,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       json r;
       bool up = true;
       try {
-        r = call_controller({{"op", "query"}, {"what", "ping"}});
+        r = call_controller(proto::QueryRequest{.what = "ping"});
       } catch (const ControllerUnreachable&) {
         up = false;
       }
@@ -783,12 +785,12 @@ int scontrol_main(const std::vector<std::string>& all_args) {
     std::string what = args[1];
     std::string id = args.size() > 2 ? args[2] : "";
     if (what == "job" || what == "jobs" || what == "jobid") {
-      json req = {{"op", "query"}, {"what", "jobs"}};
+      proto::QueryRequest req{.what = "jobs"};
       std::optional<core::JobRef> ref;
       if (!id.empty()) {
         try {
           ref = core::parse_job_ref(id);
-          req["job_id"] = ref->job_id;
+          req.job_id = ref->job_id;
         } catch (const core::ParseError&) {
           // Slurm asks the controller about any number (too large ones too); other text it
           // refuses itself.
@@ -825,16 +827,16 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         std::cerr << "too many arguments for keyword:show\n";
         return 1;
       }
-      json req = {{"op", "query"}, {"what", "jobs"}, {"detail", false}};
-      if (const uint64_t job = step_query_job_id(id); job != 0) req["job_id"] = job;
+      proto::QueryRequest req{.what = "jobs", .detail = false};
+      if (const uint64_t job = step_query_job_id(id); job != 0) req.job_id = job;
       const CommandResult r = scontrol_show_steps(id, call_controller(req), one_liner);
       std::cerr << r.err;
       std::cout << r.out;
       return r.rc;
     }
     if (what == "node" || what == "nodes") {
-      json req = {{"op", "query"}, {"what", "nodes"}};
-      if (future) req["future"] = true;  // FUTURE nodes too
+      proto::QueryRequest req{.what = "nodes"};
+      if (future) req.future = true;  // FUTURE nodes too
       json r = call_controller(req);
       bool found = false;
       for (const auto& n : r.at("nodes")) {
@@ -849,7 +851,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
       return 0;
     }
     if (what == "partition" || what == "partitions") {
-      json r = call_controller({{"op", "query"}, {"what", "partitions"}});
+      json r = call_controller(proto::QueryRequest{.what = "partitions"});
       bool found = false;
       for (const auto& p : r.at("partitions")) {
         if (!id.empty() && p.value("name", "") != id) continue;
@@ -870,7 +872,7 @@ int scontrol_main(const std::vector<std::string>& all_args) {
         return 1;
       }
       const CommandResult r =
-          scontrol_show_config(call_controller({{"op", "query"}, {"what", "config"}}));
+          scontrol_show_config(call_controller(proto::QueryRequest{.what = "config"}));
       std::cerr << r.err;
       std::cout << r.out;
       return r.rc;

@@ -7,6 +7,7 @@
 #include "cli/json_output.hpp"
 #include "core/error.hpp"
 #include "core/hostlist.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -59,7 +60,7 @@ bool scontrol_shows_json(const std::string& what) {
 CommandResult scontrol_show_json(const std::string& what, const std::string& id,
                                  const std::vector<std::string>& argv, const CommandEnv& env) {
   if (is_job(what)) {
-    json req = {{"op", "query"}, {"what", "jobs"}, {"detail", true}};
+    proto::QueryRequest req{.what = "jobs", .detail = true};
     std::optional<core::JobRef> ref;
     if (!id.empty()) {
       try {
@@ -67,9 +68,9 @@ CommandResult scontrol_show_json(const std::string& what, const std::string& id,
       } catch (const core::ParseError&) {
         return {"", "Invalid job id specified\n", 1};
       }
-      req["job_id"] = ref->job_id;
+      req.job_id = ref->job_id;
     }
-    const json reply = env.call(req);
+    const json reply = env.call(req.to_json());
     std::vector<json> jobs;
     for (const auto& j : reply.value("jobs", json::array()))
       if (!ref || job_matches_ref(j, *ref)) jobs.push_back(j);
@@ -83,7 +84,7 @@ CommandResult scontrol_show_json(const std::string& what, const std::string& id,
   std::vector<std::string> names;
   if (!id.empty()) names = is_node(what) ? core::expand_hostlist(id) : std::vector{id};
   const char* key = is_node(what) ? "nodes" : is_partition(what) ? "partitions" : "reservations";
-  const json reply = env.call({{"op", "query"}, {"what", key}});
+  const json reply = env.call(proto::QueryRequest{.what = key}.to_json());
   const dp::Meta meta = command_meta("scontrol", argv, reply.value("cluster_name", ""));
   const bool node = is_node(what), partition = is_partition(what);
   const Named n = named(reply, key, names,

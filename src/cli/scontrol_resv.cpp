@@ -9,6 +9,7 @@
 #include "core/duration.hpp"
 #include "core/reservation.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -45,7 +46,7 @@ std::string format_reservation(const json& r, bool one_liner) {
 }  // namespace
 
 int reservation_show(const std::string& name, bool one_liner) {
-  json r = call_controller({{"op", "query"}, {"what", "reservations"}});
+  json r = call_controller(proto::QueryRequest{.what = "reservations"});
   const auto& list = r.at("reservations");
   if (list.empty()) {
     std::cout << "No reservations in the system\n";
@@ -93,12 +94,13 @@ int reservation_create_or_update(bool create, const std::vector<std::string>& wo
     return 1;
   }
   json r = call_controller(
-      {{"op", "reservation"}, {"action", create ? "create" : "update"}, {"request", req}});
+      proto::ReservationRequest{.action = create ? "create" : "update", .request = req});
   if (!r.value("ok", false)) {
-    const std::string err = r.value("error", "");
+    const proto::Error error = *proto::Error::from_reply(r);
+    const std::string& err = error.message;
     if (create) {
       std::cerr << "Error creating the reservation: " << err << '\n';
-      if (err == "Requested nodes are busy")
+      if (error.code == proto::Errno::kNodesBusy)
         std::cerr << "Note, unless nodes are directly requested a reservation must exist in a "
                      "single partition.\nIf no partition is requested the default partition is "
                      "assumed.\n";
@@ -116,7 +118,7 @@ int reservation_create_or_update(bool create, const std::vector<std::string>& wo
 }
 
 int reservation_delete(const std::string& tag, const std::string& name) {
-  json r = call_controller({{"op", "reservation"}, {"action", "delete"}, {"name", name}});
+  json r = call_controller(proto::ReservationRequest{.action = "delete", .name = name});
   if (!r.value("ok", false)) {
     // Slurm names the word the reservation was given by, as typed.
     std::cerr << "delete_reservation " << tag << ": " << r.value("error", "") << '\n';

@@ -5,18 +5,19 @@
 
 #include "cli/client.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 
 int scontrol_token(const std::vector<std::string>& args) {
-  json req = {{"op", "token"}};
+  proto::TokenRequest req;
   for (const auto& a : args) {
     const std::string key = core::to_lower(a.substr(0, a.find('=') + 1));
     const std::string value = a.substr(a.find('=') + 1);
     if (key == "lifespan=") {
       const std::string v = core::to_lower(value);
       if (v == "infinite" || v == "unlimited") {
-        req["lifespan"] = INT_MAX - 1;  // as Slurm: the largest lifespan it issues
+        req.lifespan = INT_MAX - 1;  // as Slurm: the largest lifespan it issues
         continue;
       }
       std::size_t used = 0;
@@ -29,9 +30,9 @@ int scontrol_token(const std::vector<std::string>& args) {
         std::cerr << "Invalid numeric value \"" << value << "\" for lifespan.\n";
         return 1;
       }
-      req["lifespan"] = n;
+      req.lifespan = n;
     } else if (key == "username=") {
-      req["username"] = value;
+      req.username = value;
     } else {
       std::cerr << "Invalid option: `" << a << "`\n";
       return 1;

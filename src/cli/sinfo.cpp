@@ -23,6 +23,7 @@
 #include "core/text.hpp"
 #include "proto/data_parser/cluster.hpp"
 #include "proto/data_parser/sinfo.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -327,8 +328,8 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
     CommandResult out;
     json parts, nodes;
     try {
-      parts = env.call({{"op", "query"}, {"what", "partitions"}});
-      nodes = env.call({{"op", "query"}, {"what", "nodes"}});
+      parts = env.call(proto::QueryRequest{.what = "partitions"}.to_json());
+      nodes = env.call(proto::QueryRequest{.what = "nodes"}.to_json());
     } catch (const ControllerUnreachable&) {
       out.err = "slurm_load_partitions: Unable to contact slurm controller (connect failure)\n";
       out.rc = 1;

@@ -10,6 +10,7 @@
 #include "cli/report_cmds.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 #include "sched/priority.hpp"
 
 namespace drover::cli {
@@ -319,11 +320,11 @@ CommandResult run_sprio(const std::vector<std::string>& args, const CommandEnv& 
     res.out += "-----------------------------\n\n\n";
   }
 
-  json req = {{"op", "query"}, {"what", "priority_factors"}};
-  if (jobs_text && !job_ids.empty()) req["job_ids"] = job_ids;
-  if (users_text) req["uids"] = uids;
-  if (parts_text) req["partitions"] = partitions;
-  const std::optional<json> answer = query_controller(env, req, "priority factors", res);
+  proto::QueryRequest req{.what = "priority_factors"};
+  if (jobs_text && !job_ids.empty()) req.job_ids.emplace(job_ids.begin(), job_ids.end());
+  if (users_text) req.uids = uids;
+  if (parts_text) req.partitions = partitions;
+  const std::optional<json> answer = query_controller(env, req.to_json(), "priority factors", res);
   if (!answer) return res;
   const json& reply = *answer;
   const std::string type = reply.value("priority_type", "priority/basic");

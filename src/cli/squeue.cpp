@@ -31,6 +31,7 @@
 #include "core/job.hpp"
 #include "core/memsize.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -389,7 +390,7 @@ const std::vector<std::string_view> kListingKeys = {
 
 // Adds "keys"/"spec_keys" to a job query when every field to print is one of kCommon's
 // (nullptr: a field squeue has no definition of; it gets the whole record too); true then.
-bool ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
+bool ask_only_for(proto::QueryRequest& req, const std::vector<const FieldDef*>& fields) {
   std::set<std::string> keys, spec_keys;
   auto add = [&](std::string_view k) {
     if (k.rfind("spec.", 0) == 0)
@@ -404,8 +405,8 @@ bool ask_only_for(json& req, const std::vector<const FieldDef*>& fields) {
     for (auto k : it->second.keys) add(k);
   }
   for (auto k : kListingKeys) add(k);
-  req["keys"] = keys;
-  req["spec_keys"] = spec_keys;
+  req.keys.emplace(keys.begin(), keys.end());
+  req.spec_keys.emplace(spec_keys.begin(), spec_keys.end());
   return true;
 }
 
@@ -884,7 +885,7 @@ int squeue_main(const std::vector<std::string>& args) {
       json reply;
       try {
         reply = call_controller(
-            {{"op", "query"}, {"what", "jobs"}, {"detail", false}, {"active_only", true}});
+            proto::QueryRequest{.what = "jobs", .detail = false, .active_only = true});
       } catch (const ControllerUnreachable&) {
         out.err =
             "slurm_get_job_steps error: Unable to contact slurm controller (connect failure)\n";
@@ -927,21 +928,20 @@ int squeue_main(const std::vector<std::string>& args) {
     std::string text;
     bool typed = false;
     // --json needs the detailed view (output paths), as Slurm's squeue asks for it.
-    json req = {{"op", "query"},
-                {"what", "jobs"},
-                {"detail", json_req.json},
-                {"active_only", filter.states.empty()}};
-    if (filter.jobs.size() == 1) req["job_id"] = filter.jobs.front().job_id;
+    proto::QueryRequest req{
+        .what = "jobs", .detail = json_req.json, .active_only = filter.states.empty()};
+    if (filter.jobs.size() == 1) req.job_id = filter.jobs.front().job_id;
     // The controller leaves out other users' (partitions', ...) jobs: `squeue -u` over a
     // million jobs gets only that user's. squeue still applies its whole filter to what comes.
-    auto narrow = [&](const char* key, const std::set<std::string>& values) {
-      if (!values.empty()) req[key] = values;
+    auto narrow = [&](std::optional<std::vector<std::string>>& field,
+                      const std::set<std::string>& values) {
+      if (!values.empty()) field.emplace(values.begin(), values.end());
     };
-    narrow("users", filter.users);
-    narrow("partitions", filter.partitions);
-    narrow("names", filter.names);
-    narrow("accounts", filter.accounts);
-    narrow("qos", filter.qos);
+    narrow(req.users, filter.users);
+    narrow(req.partitions, filter.partitions);
+    narrow(req.names, filter.names);
+    narrow(req.accounts, filter.accounts);
+    narrow(req.qos, filter.qos);
     if (!json_req.json) {
       std::vector<const FieldDef*> shown;
       for (const Column& c : columns)

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/text.hpp"
 #include "proto/acct_json.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -544,7 +545,7 @@ CommandResult run_sreport(const std::vector<std::string>& args, const CommandEnv
 
   json reply;
   try {
-    reply = env.call({{"op", "query"}, {"what", "usage"}, {"start", start}, {"end", end}});
+    reply = env.call(proto::QueryRequest{.what = "usage", .start = start, .end = end}.to_json());
   } catch (const ControllerUnreachable&) {
     res.err +=
         "sreport: error: Problem talking to the database: Unable to contact slurm "

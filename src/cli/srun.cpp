@@ -22,6 +22,7 @@
 #include "core/hostlist.hpp"
 #include "core/output_pattern.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 namespace {
@@ -206,7 +207,7 @@ int srun_main(const std::vector<std::string>& args) {
   }
 
   // What the step asks for: the command line, else the allocation's (input variables).
-  json req = {{"op", "step_create"}, {"job_id", job_id}};
+  proto::StepCreateRequest req{.job_id = job_id};
   int ntasks = o.ntasks.value_or(0);
   int nodes = o.nodes_min.value_or(0);
   if (!own) {
@@ -218,29 +219,29 @@ int srun_main(const std::vector<std::string>& args) {
       nodes = ntasks;
     }
   }
-  if (ntasks > 0) req["ntasks"] = ntasks;
-  if (nodes > 0) req["nodes_min"] = nodes;
-  if (o.nodes_max && o.nodes_cli) req["nodes_max"] = *o.nodes_max;
-  if (o.cpus_per_task) req["cpus_per_task"] = *o.cpus_per_task;
-  req["exact"] = o.exact || o.exclusive;
-  req["overcommit"] = o.overcommit;
-  if (o.ntasks_per_node) req["ntasks_per_node"] = *o.ntasks_per_node;
-  if (o.nodelist) req["nodelist"] = *o.nodelist;
-  if (o.exclude) req["exclude"] = *o.exclude;
-  req["overlap"] = o.overlap;
+  if (ntasks > 0) req.ntasks = ntasks;
+  if (nodes > 0) req.nodes_min = nodes;
+  if (o.nodes_max && o.nodes_cli) req.nodes_max = *o.nodes_max;
+  if (o.cpus_per_task) req.cpus_per_task = *o.cpus_per_task;
+  req.exact = o.exact || o.exclusive;
+  req.overcommit = o.overcommit;
+  if (o.ntasks_per_node) req.ntasks_per_node = *o.ntasks_per_node;
+  if (o.nodelist) req.nodelist = *o.nodelist;
+  if (o.exclude) req.exclude = *o.exclude;
+  req.overlap = o.overlap;
   const std::string dist =
       o.distribution ? o.distribution->substr(0, o.distribution->find_first_of(":,")) : "block";
-  req["distribution"] = dist == "cyclic" ? "cyclic" : "block";
-  if (o.mem_mb) req["mem_mb"] = *o.mem_mb;
+  req.distribution = dist == "cyclic" ? "cyclic" : "block";
+  if (o.mem_mb) req.mem_mb = *o.mem_mb;
   std::string base = o.command.front();
   if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
-  req["name"] = o.job_name.value_or(base);
+  req.name = o.job_name.value_or(base);
   std::string line = "srun";
   for (const auto& a : args) line += " " + a;
-  req["command"] = line;
-  req["srun_host"] = local_hostname();
-  req["srun_pid"] = ::getpid();
-  if (o.time_limit_min) req["time_limit_min"] = *o.time_limit_min;
+  req.command = line;
+  req.srun_host = local_hostname();
+  req.srun_pid = ::getpid();
+  if (o.time_limit_min) req.time_limit_min = *o.time_limit_min;
 
   auto give_back = [&](int status) {
     if (own) release_allocation(own->job_id, status);
@@ -281,7 +282,7 @@ int srun_main(const std::vector<std::string>& args) {
   auto fail_step = [&] {
     try {
       call_controller(
-          {{"op", "step_complete"}, {"job_id", job_id}, {"step_id", step_id}, {"exit_code", 1}});
+          proto::StepCompleteRequest{.job_id = job_id, .step_id = step_id, .exit_code = 1});
     } catch (const ControllerUnreachable&) {
     }
   };
@@ -393,7 +394,7 @@ int srun_main(const std::vector<std::string>& args) {
         core::PatternContext ctx;
         ctx.job_id = job_id;
         ctx.array_job_id = job_id;
-        ctx.job_name = req.value("name", "");
+        ctx.job_name = req.name.value_or("");
         ctx.user = env.count("USER") ? env.at("USER") : "";
         ctx.first_node = n.at("name").get<std::string>();
         ctx.node_index = static_cast<uint32_t>(node_index);
@@ -432,7 +433,11 @@ int srun_main(const std::vector<std::string>& args) {
     // Slurm ends the step and, when srun made the allocation, cancels the job.
     fail_step();
     try {
-      if (own) call_controller({{"op", "cancel"}, {"jobs", json::array({std::to_string(job_id)})}});
+      if (own) {
+        proto::CancelRequest cancel;
+        cancel.jobs = std::vector<std::string>{std::to_string(job_id)};
+        call_controller(cancel);
+      }
     } catch (const ControllerUnreachable&) {
     }
     return error(unopened);
@@ -443,12 +448,11 @@ int srun_main(const std::vector<std::string>& args) {
 
   StepOutcome outcome = run_step(launch);
 
-  json done = {{"op", "step_complete"},
-               {"job_id", job_id},
-               {"step_id", step_id},
-               {"exit_code", outcome.max_exit},
-               {"exit_signal", outcome.term_signal},
-               {"cancelled", outcome.cancelled}};
+  const proto::StepCompleteRequest done{.job_id = job_id,
+                                        .step_id = step_id,
+                                        .exit_code = outcome.max_exit,
+                                        .exit_signal = outcome.term_signal,
+                                        .cancelled = outcome.cancelled};
   try {
     call_controller(done);
   } catch (const ControllerUnreachable&) {

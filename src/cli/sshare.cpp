@@ -11,6 +11,7 @@
 #include "cli/report_cmds.hpp"
 #include "core/error.hpp"
 #include "core/text.hpp"
+#include "proto/request.hpp"
 #include "sched/fairshare.hpp"
 
 namespace drover::cli {
@@ -236,10 +237,10 @@ CommandResult run_sshare(const std::vector<std::string>& args, const CommandEnv&
     res.err += "Accounts requested:\n\t: all\n";
   }
 
-  json req = {{"op", "query"}, {"what", "shares"}};
-  if (!users.empty()) req["users"] = users;
-  if (!accounts.empty()) req["accounts"] = accounts;
-  const std::optional<json> answer = query_controller(env, req, "shares", res);
+  proto::QueryRequest req{.what = "shares"};
+  if (!users.empty()) req.users = users;
+  if (!accounts.empty()) req.accounts = accounts;
+  const std::optional<json> answer = query_controller(env, req.to_json(), "shares", res);
   if (!answer) return res;
   const json& reply = *answer;
 

@@ -24,6 +24,7 @@
 #include "net/auth.hpp"
 #include "net/connection.hpp"
 #include "net/fd_io.hpp"
+#include "proto/request.hpp"
 #include "proto/step_io.hpp"
 
 namespace drover::cli {
@@ -279,9 +280,9 @@ class Launcher {
   void cancel_step() {
     const std::string ref = std::to_string(job_id_) + "." + std::to_string(step_id_);
     try {
-      call_controller(
-          {{"op", "cancel"},
-           {"steps", json::array({{{"ref", ref}, {"job_id", job_id_}, {"step_id", step_id_}}})}});
+      proto::CancelRequest cancel;
+      cancel.steps = std::vector<proto::StepRef>{{ref, job_id_, step_id_}};
+      call_controller(cancel);
     } catch (const ControllerUnreachable&) {
       broadcast_signal(SIGKILL);
     }

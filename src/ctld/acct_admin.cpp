@@ -22,11 +22,11 @@ std::string StateMachine::check_accounting(const core::AcctData& data) const {
   return "";
 }
 
-json StateMachine::acct_change(const json& req, const Caller& who,
+json StateMachine::acct_change(const proto::AcctChangeRequest& req, const Caller& who,
                                std::optional<core::AcctData>& to_store) {
-  const auto request = req.at("request").get<core::AcctRequest>();
-  const bool commit = req.value("commit", false);
-  if (commit && req.value("generation", acct_.generation()) != acct_.generation())
+  const core::AcctRequest& request = req.request;
+  const bool commit = req.commit.value_or(false);
+  if (commit && req.generation.value_or(acct_.generation()) != acct_.generation())
     return {
         {"ok", true},
         {"out", ""},

@@ -171,20 +171,19 @@ int64_t step_mem_mb(const core::Job& job, const core::NodeAlloc& step_node) {
   return 0;
 }
 
-store::JobFilter acct_filter(const nlohmann::json& req, uint32_t caller_uid) {
+store::JobFilter acct_filter(const proto::QueryRequest& req, uint32_t caller_uid) {
   store::JobFilter f;
-  f.job_ids = req.value("job_ids", std::vector<uint64_t>{});
-  f.uids = req.value("uids", std::vector<uint32_t>{});
-  if (f.uids.empty() && !req.contains("uids") && !req.value("all_users", false))
-    f.uids.push_back(caller_uid);
-  f.gids = req.value("gids", std::vector<uint32_t>{});
-  f.states = req.value("states", std::vector<std::string>{});
-  f.partitions = req.value("partitions", std::vector<std::string>{});
-  f.accounts = req.value("accounts", std::vector<std::string>{});
-  f.nodes = req.value("nodes", std::vector<std::string>{});
-  if (req.contains("start")) f.window_start = req["start"].get<int64_t>();
-  if (req.contains("end")) f.window_end = req["end"].get<int64_t>();
-  f.include_ineligible = req.value("include_ineligible", false);
+  f.job_ids = req.job_ids.value_or(std::vector<uint64_t>{});
+  f.uids = req.uids.value_or(std::vector<uint32_t>{});
+  if (!req.uids && !req.all_users.value_or(false)) f.uids.push_back(caller_uid);
+  f.gids = req.gids.value_or(std::vector<uint32_t>{});
+  f.states = req.states.value_or(std::vector<std::string>{});
+  f.partitions = req.partitions.value_or(std::vector<std::string>{});
+  f.accounts = req.accounts.value_or(std::vector<std::string>{});
+  f.nodes = req.nodes.value_or(std::vector<std::string>{});
+  if (req.start) f.window_start = *req.start;
+  if (req.end) f.window_end = *req.end;
+  f.include_ineligible = req.include_ineligible.value_or(false);
   return f;
 }
 

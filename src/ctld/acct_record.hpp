@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/job.hpp"
+#include "proto/request.hpp"
 #include "store/accounting.hpp"
 #include "store/acct_record_json.hpp"
 
@@ -34,7 +35,7 @@ std::string acct_tres(int cpus, int64_t mem_mb, int nodes, int64_t gpus);
 // store filter. Without "uids" and "all_users" a caller sees only their own jobs (sacct sends
 // the caller's uid unless -a or -u is given); PrivateData is not set, as in Slurm's default,
 // so anyone may ask for all users.
-store::JobFilter acct_filter(const nlohmann::json& req, uint32_t caller_uid);
+store::JobFilter acct_filter(const proto::QueryRequest& req, uint32_t caller_uid);
 
 // A record as sent to sacct (and as the journal keeps records not yet in the accounting store),
 // and back (store/acct_record_json.hpp).

@@ -46,11 +46,11 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
     } else if (auto it = jobs_.find(ref.job_id); it != jobs_.end()) {
       out.push_back(&it->second);
     }
-    if (out.empty()) t.error = "Invalid job id specified";
+    if (out.empty()) t.error = proto::Errno::kInvalidJobId;
     return;
   }
   if (!is_array) {
-    t.error = "Invalid job id specified";
+    t.error = proto::Errno::kInvalidJobId;
     return;
   }
   // The remainder record, if any tasks are still unsplit.
@@ -86,19 +86,19 @@ void StateMachine::resolve(const core::JobRef& ref, bool split, Effects& fx, Tar
     if (found) out.push_back(found);
   }
   if (covers_remainder && remainder) out.push_back(remainder);
-  if (out.empty() && !t.remainder) t.error = "Invalid job id specified";
+  if (out.empty() && !t.remainder) t.error = proto::Errno::kInvalidJobId;
 }
 
-std::vector<StateMachine::Target> StateMachine::resolve_all(const json& refs, bool split,
-                                                            Effects& fx) {
+std::vector<StateMachine::Target> StateMachine::resolve_all(const std::vector<std::string>& refs,
+                                                            bool split, Effects& fx) {
   std::vector<Target> out;
   for (const auto& r : refs) {
     Target t;
-    t.ref = r.is_string() ? r.get<std::string>() : std::to_string(r.get<uint64_t>());
+    t.ref = r;
     try {
       resolve(core::parse_job_ref(t.ref), split, fx, t);
     } catch (const core::ParseError&) {
-      t.error = "Invalid job id specified";
+      t.error = proto::Errno::kInvalidJobId;
     }
     out.push_back(std::move(t));
   }

@@ -1,29 +1,50 @@
 #include "ctld/client_request.hpp"
 
+#include <type_traits>
+
 namespace drover::ctld {
 
-std::optional<json> apply_client_request(StateMachine& m, const std::string& op, const json& req,
+std::optional<json> apply_client_request(StateMachine& m, const proto::Request& req,
                                          const Caller& who, int64_t now, Effects& fx,
                                          std::string& text, const json& job_list_extras) {
-  if (op == "submit") return m.submit(req, who, now, fx);
-  if (op == "cancel") return m.cancel(req, who, now, fx);
-  if (op == "query") {
-    text = m.query_text(req, now, job_list_extras);
-    return json();
-  }
-  if (op == "control") return m.control(req, who, now, fx);
-  if (op == "update") return m.update(req, who, now, fx);
-  if (op == "reservation") return m.reservation(req, who, now, fx);
-  if (op == "node_update") return m.node_update(req, who, now, fx);
-  if (op == "node_create") return m.node_create(req, who, fx);
-  if (op == "node_delete") return m.node_delete(req, who, fx);
-  if (op == "partition_update") return m.partition_update(req, who, fx);
-  if (op == "step_create") return m.step_create(req, who, now, fx);
-  if (op == "step_complete") return m.step_complete(req, who, now, fx);
-  if (op == "allocation_info") return m.allocation_info(req, who, now);
-  if (op == "allocation_complete") return m.allocation_complete(req, who, now, fx);
-  if (op == "acct_show") return m.acct_show();
-  return std::nullopt;
+  return std::visit(
+      [&](const auto& r) -> std::optional<json> {
+        using T = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<T, proto::SubmitRequest>)
+          return m.submit(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::CancelRequest>)
+          return m.cancel(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::QueryRequest>) {
+          text = m.query_text(r, now, job_list_extras);
+          return json();
+        } else if constexpr (std::is_same_v<T, proto::ControlRequest>)
+          return m.control(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::JobUpdateRequest>)
+          return m.update(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::ReservationRequest>)
+          return m.reservation(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::NodeUpdateRequest>)
+          return m.node_update(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::NodeCreateRequest>)
+          return m.node_create(r, who, fx);
+        else if constexpr (std::is_same_v<T, proto::NodeDeleteRequest>)
+          return m.node_delete(r, who, fx);
+        else if constexpr (std::is_same_v<T, proto::PartitionUpdateRequest>)
+          return m.partition_update(r, who, fx);
+        else if constexpr (std::is_same_v<T, proto::StepCreateRequest>)
+          return m.step_create(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::StepCompleteRequest>)
+          return m.step_complete(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::AllocationInfoRequest>)
+          return m.allocation_info(r, who, now);
+        else if constexpr (std::is_same_v<T, proto::AllocationCompleteRequest>)
+          return m.allocation_complete(r, who, now, fx);
+        else if constexpr (std::is_same_v<T, proto::AcctShowRequest>)
+          return m.acct_show();
+        else  // reconfigure, token, acct_change: the server's own
+          return std::nullopt;
+      },
+      req);
 }
 
 }  // namespace drover::ctld

@@ -70,9 +70,10 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
   return id;
 }
 
-json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) {
+json StateMachine::node_create(const proto::NodeCreateRequest& req, const Caller& who,
+                               Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
-  const std::string line = req.value("line", "");
+  const std::string& line = req.line;
   std::vector<core::NodeConf> confs;
   if (std::string e = parse_node_line(line, confs); !e.empty()) {
     json r = error_reply(proto::Errno::kError);
@@ -95,7 +96,8 @@ json StateMachine::node_create(const json& req, const Caller& who, Effects& fx) 
       return r;
     }
     if (++count > max_node_count()) {
-      return error_reply("Unable to add node '" + nc.name + "', node table is full");
+      return error_reply(proto::Errno::kError,
+                         "Unable to add node '" + nc.name + "', node table is full");
     }
   }
   for (const auto& nc : confs) add_dynamic_node(nc, true, fx);
@@ -120,11 +122,12 @@ std::string StateMachine::node_definition(const core::NodeConf& nc) {
   return s;
 }
 
-json StateMachine::node_delete(const json& req, const Caller& who, Effects& fx) {
+json StateMachine::node_delete(const proto::NodeDeleteRequest& req, const Caller& who,
+                               Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   std::vector<std::string> names;
   try {
-    names = core::expand_hostlist(req.value("nodes", ""));
+    names = core::expand_hostlist(req.nodes);
   } catch (const std::exception&) {
     return error_reply(proto::Errno::kInvalidNodeName);
   }

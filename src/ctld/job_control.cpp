@@ -79,14 +79,15 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
   full_pass_needed_ = true;
 }
 
-json StateMachine::control(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  const std::string action = req.value("action", "");
+json StateMachine::control(const proto::ControlRequest& req, const Caller& who, int64_t now,
+                           Effects& fx) {
+  const std::string& action = req.action;
   const bool op = is_operator(who);
   json errors = json::array();
   // A task named alone is split off the array's remainder first, as Slurm does.
-  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
-    if (!t.error.empty()) {
-      errors.push_back(job_error(t.ref, t.error));
+  for (auto& t : resolve_all(req.jobs, true, fx)) {
+    if (t.error) {
+      errors.push_back(job_error(t.ref, *t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
@@ -132,14 +133,15 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
           continue;
         }
         if (job.completing) {
-          errors.push_back(job_error(t.ref, "Job is current completing"));
+          errors.push_back(
+              job_error(t.ref, proto::Error(proto::Errno::kError, "Job is current completing")));
           continue;
         }
         uint8_t hold = 0;
         if (action == "requeuehold") hold = op ? core::kHeldAdmin : core::kHeldUser;
         requeue_job(job, now, hold, true, fx);
       } else {
-        return error_reply("Invalid request");
+        return error_reply(proto::Errno::kError, "Invalid request");
       }
       fx.job_changed(job.id);
       fx.notify(notice::Reschedule{});
@@ -149,18 +151,20 @@ json StateMachine::control(const json& req, const Caller& who, int64_t now, Effe
   return {{"ok", errors.empty()}, {"errors", errors}};
 }
 
-json StateMachine::update(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  const json& set = req.at("set");
+json StateMachine::update(const proto::JobUpdateRequest& req, const Caller& who, int64_t now,
+                          Effects& fx) {
+  const json set = req.set;
   json errors = json::array();
-  for (auto& t : resolve_all(req.value("jobs", json::array()), true, fx)) {
-    if (!t.error.empty()) {
-      errors.push_back(job_error(t.ref, t.error));
+  for (auto& t : resolve_all(req.jobs, true, fx)) {
+    if (t.error) {
+      errors.push_back(job_error(t.ref, *t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
       json r = update_one(*jp, set, who, now, fx);
       if (!r.is_null()) {
-        errors.push_back(job_error(t.ref, r.get<std::string>()));
+        // update_one's refusals are Slurm's texts (or drover's own): the number is looked up.
+        errors.push_back(job_error(t.ref, proto::Error::from_message(r.get<std::string>())));
         break;
       }
     }

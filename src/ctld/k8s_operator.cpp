@@ -39,33 +39,30 @@ std::optional<K8sOperatorConfig> k8s_operator_config(const core::SlurmConf& conf
   return c;
 }
 
-std::optional<json> drover_command(const op::Action& a) {
+std::optional<proto::Request> drover_command(const op::Action& a) {
   return std::visit(
-      [](const auto& x) -> std::optional<json> {
+      [](const auto& x) -> std::optional<proto::Request> {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, op::DrainNode>)
-          return json{
-              {"op", "node_update"}, {"nodes", x.node}, {"state", "DRAIN"}, {"reason", x.reason}};
+          return proto::NodeUpdateRequest{.nodes = x.node, .state = "DRAIN", .reason = x.reason};
         else if constexpr (std::is_same_v<T, op::ResumeNode>)
-          return json{{"op", "node_update"}, {"nodes", x.node}, {"state", "RESUME"}};
+          return proto::NodeUpdateRequest{.nodes = x.node, .state = "RESUME"};
         else if constexpr (std::is_same_v<T, op::DownNode>)
-          return json{
-              {"op", "node_update"}, {"nodes", x.node}, {"state", "DOWN"}, {"reason", x.reason}};
+          return proto::NodeUpdateRequest{.nodes = x.node, .state = "DOWN", .reason = x.reason};
         else if constexpr (std::is_same_v<T, op::DeleteDroverNode>)
-          return json{{"op", "node_delete"}, {"nodes", x.node}};
+          return proto::NodeDeleteRequest{x.node};
         else if constexpr (std::is_same_v<T, op::SetNodeFeatures>) {
           std::string list;
           for (const auto& f : x.features) list += (list.empty() ? "" : ",") + f;
           // scontrol update AvailableFeatures= ActiveFeatures=: all of them active.
-          return json{
-              {"op", "node_update"}, {"nodes", x.node}, {"features", list}, {"features_act", list}};
+          return proto::NodeUpdateRequest{.nodes = x.node, .features = list, .features_act = list};
         } else if constexpr (std::is_same_v<T, op::RequeueJob>)
-          return json{{"op", "control"},
-                      {"action", "requeue"},
-                      {"jobs", json::array({std::to_string(x.job)})}};
-        else if constexpr (std::is_same_v<T, op::CancelJob>)
-          return json{{"op", "cancel"}, {"jobs", json::array({std::to_string(x.job)})}};
-        else
+          return proto::ControlRequest{"requeue", {std::to_string(x.job)}};
+        else if constexpr (std::is_same_v<T, op::CancelJob>) {
+          proto::CancelRequest c;
+          c.jobs = std::vector<std::string>{std::to_string(x.job)};
+          return c;
+        } else
           return std::nullopt;
       },
       a);

@@ -21,6 +21,7 @@
 #include "k8s/operator/actions.hpp"
 #include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/observed.hpp"
+#include "proto/request.hpp"
 
 namespace drover::ctld {
 
@@ -42,12 +43,12 @@ class K8sOperatorHost {
   virtual k8s::op::ControllerSnapshot snapshot() = 0;
   // One of the controller's requests (as scontrol sends it) run as the operator, committed to
   // the journal before the reply comes back.
-  virtual nlohmann::json command(const nlohmann::json& req) = 0;
+  virtual nlohmann::json command(const proto::Request& req) = 0;
 };
 
-// The controller request that carries out a drover action ({"op": "node_update", ...});
-// nullopt for a Kubernetes action.
-std::optional<nlohmann::json> drover_command(const k8s::op::Action& a);
+// The controller request that carries out a drover action (a node_update, ...); nullopt for a
+// Kubernetes action.
+std::optional<proto::Request> drover_command(const k8s::op::Action& a);
 
 // The Secret holding an agent pod's node key ("<pod>-key", key "key"), owned by the NodeSet so
 // it goes with it; and the pod with DROVER_NODE_KEY taken from it (secretKeyRef) in its first

@@ -8,11 +8,12 @@
 
 namespace drover::ctld {
 
-json StateMachine::node_update(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::node_update(const proto::NodeUpdateRequest& req, const Caller& who, int64_t now,
+                               Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   std::vector<std::string> names;
   try {
-    names = core::expand_hostlist(req.value("nodes", ""));
+    names = core::expand_hostlist(req.nodes.value_or(""));
   } catch (const std::exception&) {
     return error_reply(proto::Errno::kInvalidNodeName);
   }
@@ -23,15 +24,15 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     if (n == nullptr) return error_reply(proto::Errno::kInvalidNodeName);
     targets.push_back(n);
   }
-  const std::string state = req.value("state", "");
-  const std::string reason = req.value("reason", "");
+  const std::string state = req.state.value_or("");
+  const std::string reason = req.reason.value_or("");
   // Features: present (even empty) means "set"; a comma-separated list as scontrol takes it.
-  auto feature_list = [&](const char* key) -> std::optional<std::vector<std::string>> {
-    auto it = req.find(key);
-    if (it == req.end() || !it->is_string()) return std::nullopt;
+  auto feature_list =
+      [&](const std::optional<std::string>& given) -> std::optional<std::vector<std::string>> {
+    if (!given) return std::nullopt;
     std::vector<std::string> out;
     std::string item;
-    for (char ch : it->get<std::string>() + ",") {
+    for (char ch : *given + ",") {
       if (ch != ',') {
         item += ch;
       } else if (!item.empty()) {
@@ -41,7 +42,7 @@ json StateMachine::node_update(const json& req, const Caller& who, int64_t now, 
     }
     return out;
   };
-  const auto avail = feature_list("features"), active = feature_list("features_act");
+  const auto avail = feature_list(req.features), active = feature_list(req.features_act);
   // Without a node-features plugin, as Slurm 22.05: new available features become the active
   // ones too, once the active ones so far are among them; new active features must be among the
   // available ones.

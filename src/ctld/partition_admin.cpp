@@ -41,7 +41,8 @@ bool StateMachine::apply_partition_settings(Partition& p, const json& set) {
   return true;
 }
 
-json StateMachine::partition_update(const json& req, const Caller& who, Effects& fx) {
+json StateMachine::partition_update(const proto::PartitionUpdateRequest& req, const Caller& who,
+                                    Effects& fx) {
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
   Partition* part = nullptr;
   Partition next;
@@ -49,10 +50,10 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
   // Checked before any change, so a refused request changes nothing; scontrol sends only
   // well-typed values, anything else (a raw client's) is refused, never thrown.
   try {
-    part = partitions_.find(req.value("name", ""));
+    part = partitions_.find(req.name);
     if (part == nullptr) return error_reply(proto::Errno::kInvalidPartitionName);
-    set = req.value("set", json::object());
-    if (!set.is_object()) return error_reply("Invalid request");
+    // The settings as the partition's admin record keeps them.
+    set = req.set.to_json();
     if (set.contains("nodes")) {
       if (!set["nodes"].is_array()) return error_reply(proto::Errno::kInvalidNodeName);
       for (const auto& n : set["nodes"])
@@ -62,7 +63,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
     if (set.contains("state")) {
       const std::string st = set["state"].get<std::string>();
       if (st != "UP" && st != "DOWN" && st != "DRAIN" && st != "INACTIVE")
-        return error_reply("Invalid request");
+        return error_reply(proto::Errno::kError, "Invalid request");
     }
     // As Slurm: a DefaultTime beyond the (new) MaxTime is ignored, the rest applies.
     if (set.contains("default_time_min")) {
@@ -73,7 +74,7 @@ json StateMachine::partition_update(const json& req, const Caller& who, Effects&
     next = *part;
     apply_partition_settings(next, set);
   } catch (const json::exception&) {
-    return error_reply("Invalid request");
+    return error_reply(proto::Errno::kError, "Invalid request");
   }
   next.admin.update(set);
   *part = std::move(next);

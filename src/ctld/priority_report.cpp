@@ -38,23 +38,25 @@ json wire_double(double v) {
 
 json wire_double(const std::optional<double>& v) { return v ? wire_double(*v) : json(nullptr); }
 
-bool listed(const json& req, const char* key, const json& value) {
-  if (!req.contains(key) || !req[key].is_array()) return true;  // no filter
-  for (const auto& v : req[key])
-    if (v == value) return true;
-  return false;
+// A filter given (even empty) lets only its values through; none given lets everything.
+template <class T, class V>
+bool listed(const std::optional<std::vector<T>>& filter, const V& value) {
+  if (!filter) return true;
+  return std::find(filter->begin(), filter->end(), value) != filter->end();
 }
 
-bool listed_nocase(const json& req, const char* key, const std::string& value) {
-  if (!req.contains(key) || !req[key].is_array() || req[key].empty()) return true;
-  for (const auto& v : req[key])
-    if (v.is_string() && core::iequals(v.get<std::string>(), value)) return true;
+// Names any case; an empty filter is none.
+bool listed_nocase(const std::optional<std::vector<std::string>>& filter,
+                   const std::string& value) {
+  if (!filter || filter->empty()) return true;
+  for (const auto& v : *filter)
+    if (core::iequals(v, value)) return true;
   return false;
 }
 
 }  // namespace
 
-json StateMachine::priority_factors_report(const json& req, int64_t now) const {
+json StateMachine::priority_factors_report(const proto::QueryRequest& req, int64_t now) const {
   const sched::PriorityConfig& conf = config_.priority;
   json reply = {{"priority_type", conf.multifactor() ? "priority/multifactor" : "priority/basic"},
                 {"weights",
@@ -83,7 +85,7 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
         (!job.dependency.empty() ||
          (job.eligible_time != core::kNoTime && job.eligible_time > now)))
       continue;
-    if (!listed(req, "job_ids", id) || !listed(req, "uids", job.uid)) continue;
+    if (!listed(req.job_ids, id) || !listed(req.uids, job.uid)) continue;
 
     double fairshare = 0;
     if (auto assoc = job_association(tree, job))
@@ -95,7 +97,7 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
     if (parts.empty())
       if (const Partition* p = find_partition(job.partition)) parts.push_back(p);
     for (const Partition* part : parts) {
-      if (!listed(req, "partitions", part->name)) continue;
+      if (!listed(req.partitions, part->name)) continue;
       const sched::JobPriorityInput in = priority_input(job, part, now, fairshare, totals);
       const sched::PriorityFactors f = sched::compute_priority_factors(in, conf);
       json tres = json::object();
@@ -119,7 +121,7 @@ json StateMachine::priority_factors_report(const json& req, int64_t now) const {
   return reply;
 }
 
-json StateMachine::shares_report(const json& req, int64_t now) const {
+json StateMachine::shares_report(const proto::QueryRequest& req, int64_t now) const {
   const sched::PriorityConfig& conf = config_.priority;
   json reply = {{"priority_type", conf.multifactor() ? "priority/multifactor" : "priority/basic"},
                 {"fair_tree", conf.fair_tree()},
@@ -158,8 +160,8 @@ json StateMachine::shares_report(const json& req, int64_t now) const {
   for (const sched::SshareRow& r : sched::sshare_rows(tree, shares)) {
     // As Slurm's controller filters: users by name (accounts pass), accounts by name (users
     // by their account).
-    if (!r.user.empty() && !listed_nocase(req, "users", r.user)) continue;
-    if (!listed_nocase(req, "accounts", r.account)) continue;
+    if (!r.user.empty() && !listed_nocase(req.users, r.user)) continue;
+    if (!listed_nocase(req.accounts, r.account)) continue;
     json raw_shares = nullptr;
     if (r.raw_shares)
       raw_shares = r.raw_shares->parent ? json("parent") : json(r.raw_shares->value);

@@ -143,12 +143,13 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
   return "";
 }
 
-json StateMachine::reservation(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::reservation(const proto::ReservationRequest& req, const Caller& who, int64_t now,
+                               Effects& fx) {
   // Slurm answers a user who may not manage reservations this way.
   if (!is_operator(who)) return error_reply(proto::Errno::kUserIdMissing);
-  const std::string action = req.value("action", "");
+  const std::string& action = req.action;
   if (action == "delete") {
-    const std::string name = req.value("name", "");
+    const std::string name = req.name.value_or("");
     auto it = reservations_.find(name);
     if (it == reservations_.end()) return error_reply(proto::Errno::kReservationInvalid);
     for (const auto& [id, job] : jobs_)
@@ -161,18 +162,22 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     full_pass_needed_ = true;
     return {{"ok", true}};
   }
-  core::ResvRequest rq = req.at("request").get<core::ResvRequest>();
+  if (!req.request)
+    return proto::Error(proto::Errno::kError, "Invalid request: field \"request\" is missing")
+        .reply();
+  core::ResvRequest rq = *req.request;
   core::Reservation r;
   bool pick_nodes = true;
   if (action == "create") {
-    if (!rq.start) return error_reply("A start time must be given");
+    if (!rq.start)
+      return error_reply(proto::Errno::kInvalidTimeValue, "A start time must be given");
     r.start = *rq.start;
     if (rq.end)
       r.end = *rq.end;
     else if (rq.duration_min)
       r.end = r.start + (*rq.duration_min < 0 ? kUnlimitedResvSeconds : *rq.duration_min * 60);
     else
-      return error_reply("An end time or duration must be given");
+      return error_reply(proto::Errno::kInvalidTimeValue, "An end time or duration must be given");
     if (rq.users) set_users(r, *rq.users);
     if (rq.accounts) r.accounts = core::split_list(*rq.accounts, ',');
     add_names(r.users, rq.users_add, rq.users_remove);
@@ -214,10 +219,11 @@ json StateMachine::reservation(const json& req, const Caller& who, int64_t now, 
     if (rq.node_cnt && !rq.nodes && !rq.partition && !r.partition.empty())
       rq.partition = r.partition;
   } else {
-    return error_reply("Unknown reservation request");
+    return error_reply(proto::Errno::kError, "Unknown reservation request");
   }
+  // settle_reservation's refusals are Slurm's texts (or drover's own): their number is looked up.
   if (std::string err = settle_reservation(r, rq, pick_nodes, now); !err.empty())
-    return error_reply(err);
+    return error_reply(proto::Error::from_message(err));
   const bool created = action == "create";
   if (created) {
     reservations_.count_created();

@@ -49,13 +49,13 @@ RestAuth rest_authenticate(const std::string& key, const std::string& user_name,
   return r;
 }
 
-json issue_token(const json& req, const Caller& who, bool operator_caller, const std::string& key,
-                 int64_t now) {
-  const std::string username = req.value("username", "");
+json issue_token(const proto::TokenRequest& req, const Caller& who, bool operator_caller,
+                 const std::string& key, int64_t now) {
+  const std::string username = req.username.value_or("");
   if (!username.empty() && username != who.user && !operator_caller)
     return error_reply(proto::Errno::kUserIdMissing);
-  int64_t lifespan = req.value("lifespan", int64_t{0});
-  if (lifespan < 0) return error_reply("Invalid lifespan");
+  int64_t lifespan = req.lifespan.value_or(0);
+  if (lifespan < 0) return error_reply(proto::Errno::kError, "Invalid lifespan");
   if (lifespan == 0) lifespan = kDefaultTokenLifespan;
   const std::string user = username.empty() ? who.user : username;
   return {{"ok", true},

@@ -31,8 +31,8 @@ RestAuth rest_authenticate(const std::string& key, const std::string& user_name,
 // for the caller, or for `username` when the caller is an operator (root, SlurmUser); others
 // naming someone else get Slurm's "Invalid user id". Reply {"ok", "token"} or {"ok": false,
 // "error"}.
-json issue_token(const json& req, const Caller& who, bool operator_caller, const std::string& key,
-                 int64_t now);
+json issue_token(const proto::TokenRequest& req, const Caller& who, bool operator_caller,
+                 const std::string& key, int64_t now);
 
 inline constexpr int64_t kDefaultTokenLifespan = 1800;  // Slurm's DEFAULT_AUTH_TOKEN_LIFESPAN
 

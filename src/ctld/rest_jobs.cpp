@@ -115,8 +115,9 @@ void delete_job(Call& call, const std::string& id) {
   json req = {{"jobs", json::array({id})}, {"signal", signal}, {"full", true}};
   const json reply = call.ctx.backend.cancel(req, call.ctx.who);
   for (const auto& e : reply.value("errors", json::array())) {
-    const std::string text = e.value("error", "");
-    const int code = errno_for(text);
+    const proto::Error error = proto::Error::from_entry(e);
+    const std::string& text = error.message;
+    const int code = static_cast<int>(error.code);
     if (code == rest_errno::kAlreadyDone) {  // slurmrestd counts this as done
       call.warning("Job was already sent signal " + signal_name(signal), "delete_job");
       continue;
@@ -282,8 +283,9 @@ void submit_job(Call& call) {
   if (body.contains("request_id")) request["request_id"] = body["request_id"];
   const json reply = call.ctx.backend.submit(request, call.ctx.who);
   if (!reply.value("ok", false)) {
-    std::string text = reply.value("error", "Batch job submission failed");
-    const int number = errno_for(text);
+    const proto::Error error = *proto::Error::from_reply(reply);
+    std::string text = error.message.empty() ? "Batch job submission failed" : error.message;
+    const int number = static_cast<int>(error.code);
     if (reply.contains("detail")) text += ": " + reply.value("detail", "");
     return call.error(status_for(number), number, text, "slurm_submit_batch_job()");
   }

@@ -245,14 +245,15 @@ std::optional<json> Server::acct_change(Event& ev, Effects&) {
     return std::nullopt;
   }
   std::optional<core::AcctData> to_store;
-  json reply = machine_.acct_change(ev.msg, ev.caller, to_store);
+  const auto& change = std::get<proto::AcctChangeRequest>(*ev.request);
+  json reply = machine_.acct_change(change, ev.caller, to_store);
   if (!to_store) return reply;
   acct_change_busy_ = true;
   // Stored on the worker; installed and answered back on this thread, after which the
   // requests parked meanwhile are handled again, in their order.
   auto data = std::make_shared<core::AcctData>(std::move(*to_store));
   acct_->post_query([this, data, seeded = acct_seeded_from_, reply = std::move(reply),
-                     request = ev.msg["request"], who = ev.caller,
+                     request = json(change.request), who = ev.caller,
                      conn = ev.conn](store::AccountingStore& store) mutable {
     std::string error;
     try {
@@ -338,38 +339,44 @@ int Server::run() {
   return 0;
 }
 
+std::variant<proto::Request, std::string> Server::decode_command(const std::string& payload) {
+  try {
+    return proto::decode_request(proto::decode_object(payload));
+  } catch (const proto::BadRequest& e) {
+    return proto::dump(e.error.reply());
+  } catch (const proto::BadMessage& e) {
+    return proto::dump(
+        proto::Error(proto::Errno::kError, std::string("Invalid request: ") + e.what()).reply());
+  }
+}
+
 void Server::accept_unix() {
-  impl_->unix_acceptor.async_accept(
-      [this](boost::system::error_code ec, asio::local::stream_protocol::socket sock) {
-        if (!ec) {
-          auto cred = net::peer_credentials(sock.native_handle());
-          std::shared_ptr<void> ticket;
-          if (cred) ticket = impl_->unix_admission.admit(cred->uid);
-          if (ticket) {
-            auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
-            conn->set_limits(command_limits());
-            Caller caller{cred->uid, cred->gid, user_name(cred->uid), group_name(cred->gid)};
-            std::weak_ptr<net::Connection> weak = conn;
-            conn->start(
-                [this, weak, caller](std::string payload) {
-                  auto c = weak.lock();
-                  if (!c) return;
-                  // The one decode step: what reaches handle() is an object with a string op.
-                  json msg;
-                  try {
-                    msg = proto::decode_object(payload);
-                    proto::get_string(msg, "op");
-                  } catch (const proto::BadMessage& e) {
-                    c->send(proto::dump(error_reply(std::string("Invalid request: ") + e.what())));
-                    return;
-                  }
-                  post({Event::Client, c, std::move(msg), caller, {}});
-                },
-                [ticket](const std::string&) {});
-          }
-        }
-        if (impl_->unix_acceptor.is_open()) accept_unix();
-      });
+  impl_->unix_acceptor.async_accept([this](boost::system::error_code ec,
+                                           asio::local::stream_protocol::socket sock) {
+    if (!ec) {
+      auto cred = net::peer_credentials(sock.native_handle());
+      std::shared_ptr<void> ticket;
+      if (cred) ticket = impl_->unix_admission.admit(cred->uid);
+      if (ticket) {
+        auto conn = std::make_shared<net::Connection>(net::Connection::Socket(std::move(sock)));
+        conn->set_limits(command_limits());
+        Caller caller{cred->uid, cred->gid, user_name(cred->uid), group_name(cred->gid)};
+        std::weak_ptr<net::Connection> weak = conn;
+        conn->start(
+            [this, weak, caller](std::string payload) {
+              auto c = weak.lock();
+              if (!c) return;
+              // The one decode step: what reaches handle() is a typed request.
+              auto decoded = decode_command(payload);
+              if (auto* refusal = std::get_if<std::string>(&decoded))
+                return c->send(std::move(*refusal));
+              post({Event::Client, c, std::move(std::get<proto::Request>(decoded)), caller, {}});
+            },
+            [ticket](const std::string&) {});
+      }
+    }
+    if (impl_->unix_acceptor.is_open()) accept_unix();
+  });
 }
 
 void Server::accept_tcp() {
@@ -412,25 +419,21 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
       [this, weak, link](std::string payload) {
         auto c = weak.lock();
         if (!c) return;
-        auto refuse = [&](const std::string& why, const std::string& log) {
+        auto refuse = [&](const std::string& why, const std::string& log, proto::Errno code) {
           if (uint64_t more = 0; impl_->handshake_log.allow(more))
             spdlog::warn("{} from {}: {}{}", log, c->peer(), why,
                          net::LogLimiter::held_back_suffix(more));
-          c->send(proto::Refusal{why}.to_json().dump(), false);
+          c->send(proto::Refusal{why, static_cast<int32_t>(code)}.to_json().dump(), false);
           c->close();
         };
         if (link->command) {
           // A request on a command's link (authenticated by the session key): the caller is
           // the one its credential named.
-          json msg;
-          try {
-            msg = proto::decode_object(payload);
-            proto::get_string(msg, "op");
-          } catch (const proto::BadMessage& e) {
-            c->send(proto::dump(error_reply(std::string("Invalid request: ") + e.what())));
-            return;
-          }
-          Event ev{Event::Client, c, std::move(msg), *link->command, {}};
+          auto decoded = decode_command(payload);
+          if (auto* refusal = std::get_if<std::string>(&decoded))
+            return c->send(std::move(*refusal));
+          Event ev{
+              Event::Client, c, std::move(std::get<proto::Request>(decoded)), *link->command, {}};
           ev.via_host = link->via_host;
           post(std::move(ev));
           return;
@@ -463,7 +466,8 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           const int version =
               type == "command" ? static_cast<int>(proto::get_int(msg, "version", 0)) : reg.version;
           if (const std::string why = net::protocol_refusal(version); !why.empty())
-            return refuse(why, type == "command" ? "command" : "agent " + node);
+            return refuse(why, type == "command" ? "command" : "agent " + node,
+                          proto::Errno::kProtocolVersion);
           if (type == "command") {
             // A command from another host: the host's credential names the caller; its node
             // key (derived here from the host's name) signed it, once, shortly before.
@@ -475,11 +479,14 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
             } catch (const proto::BadMessage& e) {
               check.error = e.what();
             }
-            if (!check.cred) return refuse("Authentication failure: " + check.error, "command");
+            if (!check.cred)
+              return refuse("Authentication failure: " + check.error, "command",
+                            proto::Errno::kAuthCredInvalid);
             const net::UserCred& u = *check.cred;
             std::shared_ptr<void> slot = impl_->remote_admission.admit(u.uid);
             if (!slot)
-              return refuse("too many connections from uid " + std::to_string(u.uid), "command");
+              return refuse("too many connections from uid " + std::to_string(u.uid), "command",
+                            proto::Errno::kError);
             link->command_slot = std::move(slot);
             link->command = Caller{u.uid, u.gid, user_name(u.uid), group_name(u.gid)};
             link->via_host = u.host;
@@ -498,7 +505,7 @@ void Server::on_agent_connection(std::shared_ptr<net::Connection> conn,
           if (type != "register" || nonce_a.size() < 16 ||
               !net::constant_time_equal(reg.mac,
                                         net::agent_proof(node_key, link->nonce_c, nonce_a, node)))
-            return refuse("authentication failed", "agent");
+            return refuse("authentication failed", "agent", proto::Errno::kAuthentication);
           link->authenticated = true;
           link->handshake.reset();
           link->node = node;
@@ -560,7 +567,7 @@ json Server::reconfigure(const Caller* who, Effects& fx) {
   }
   if (!why.empty()) {
     spdlog::error("reconfigure refused, the configuration in force is kept: {}", why);
-    return error_reply(why);
+    return error_reply(proto::Errno::kError, why);
   }
   for (const auto& w : warnings) spdlog::warn("{}", w);
   spdlog::info("reconfigure: {} is now the configuration in force", config_.source_path);
@@ -573,39 +580,42 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
     case Event::Client: {
       json reply;
       std::string text;  // the reply already as text (job lists)
+      const proto::Request& req = *ev.request;
+      const auto* query = std::get_if<proto::QueryRequest>(&req);
       try {
-        const std::string op = proto::get_string(ev.msg, "op");
-        const std::string what = op == "query" ? proto::get_string(ev.msg, "what") : "";
-        if (what == "acct_jobs") {
-          acct_query(ev.msg, ev.caller, ev.conn);
+        if (query && query->what == "acct_jobs") {
+          acct_query(*query, ev.caller, ev.conn);
           break;  // answered by the accounting worker
-        } else if (what == "usage") {
-          usage_query(ev.msg, ev.conn);
+        } else if (query && query->what == "usage") {
+          usage_query(*query, ev.conn);
           break;
-        } else if (op == "reconfigure") {
+        } else if (std::holds_alternative<proto::ReconfigureRequest>(req)) {
           reply = reconfigure(&ev.caller, fx);
-        } else if (op == "acct_change") {
+        } else if (std::holds_alternative<proto::AcctChangeRequest>(req)) {
           auto r = acct_change(ev, fx);
           if (!r) break;  // answered once stored
           reply = std::move(*r);
         }
         // A token is a bearer credential for anywhere: from another host, only the caller's own
         // (a host's key vouches for its users there, and should not reach further).
-        else if (op == "token")
+        else if (const auto* token = std::get_if<proto::TokenRequest>(&req))
           reply =
-              issue_token(ev.msg, ev.caller, ev.via_host.empty() && machine_.is_operator(ev.caller),
+              issue_token(*token, ev.caller, ev.via_host.empty() && machine_.is_operator(ev.caller),
                           token_key(key_), now);
         // Job lists also say when the queue was last planned whole and when a job last changed
         // (squeue --json's last_backfill and last_update, as the REST API's).
         else if (auto r = apply_client_request(
-                     machine_, op, ev.msg, ev.caller, now, fx, text,
+                     machine_, req, ev.caller, now, fx, text,
                      {{"last_backfill", last_full_pass_at_}, {"last_update", last_job_change_}})) {
           reply = std::move(*r);
-          if (op == "submit" && reply.value("ok", false)) ++sched_stats_.jobs_submitted;
+          if (std::holds_alternative<proto::SubmitRequest>(req) && reply.value("ok", false))
+            ++sched_stats_.jobs_submitted;
         } else
-          reply = error_reply("Unknown request");
+          reply = proto::Error(proto::Errno::kError, "Unknown request").reply();
       } catch (const std::exception& e) {
-        reply = error_reply(std::string("Invalid request: ") + e.what());
+        // The handlers refuse with a reply; an exception is a bug, answered rather than fatal.
+        reply = proto::Error(proto::Errno::kInternal, std::string("Invalid request: ") + e.what())
+                    .reply();
       }
       replies.emplace_back(ev.conn, text.empty() ? proto::dump(reply) : std::move(text));
       break;
@@ -615,11 +625,13 @@ void Server::handle(Event& ev, Effects& fx, Replies& replies) {
       try {
         r = machine_.agent_register(ev.node, std::get<proto::Register>(*ev.from_agent), now, fx);
       } catch (const std::exception& e) {
-        r = error_reply(std::string("bad registration: ") + e.what());
+        r = error_reply(proto::Errno::kError, std::string("bad registration: ") + e.what());
       }
       if (!r.value("ok", false)) {
         spdlog::warn("agent {} rejected: {}", ev.node, r.value("error", ""));
-        ev.conn->send(proto::dump(proto::Refusal{r.value("error", "")}.to_json()));
+        const proto::Error refused = *proto::Error::from_reply(r);
+        ev.conn->send(proto::dump(
+            proto::Refusal{refused.message, static_cast<int32_t>(refused.code)}.to_json()));
         ev.conn->close();
         break;
       }
@@ -983,8 +995,8 @@ void Server::record_node_events(int64_t now) {
   acct_->post_node_events(std::move(events));
 }
 
-void Server::usage_query(const json& req, std::shared_ptr<net::Connection> conn) {
-  const int64_t start = req.at("start"), end = req.at("end");
+void Server::usage_query(const proto::QueryRequest& req, std::shared_ptr<net::Connection> conn) {
+  const int64_t start = req.start.value_or(0), end = req.end.value_or(0);
   store::JobFilter filter;
   filter.window_start = start;
   filter.window_end = end;
@@ -1000,13 +1012,15 @@ void Server::usage_query(const json& req, std::shared_ptr<net::Connection> conn)
       reply = usage_reply(cluster, jobs, tres, events, *data, start, end, wall_now());
     } catch (const std::exception& e) {
       spdlog::error("sreport: {}", e.what());
-      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
+      reply = error_reply(proto::Errno::kDbConnection,
+                          std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });
 }
 
-void Server::acct_query(const json& req, const Caller& who, std::shared_ptr<net::Connection> conn) {
+void Server::acct_query(const proto::QueryRequest& req, const Caller& who,
+                        std::shared_ptr<net::Connection> conn) {
   const store::JobFilter filter = acct_filter(req, who.uid);
   acct_->post_query([cluster = config_.cluster_name, filter, conn](store::AccountingStore& store) {
     json reply;
@@ -1016,7 +1030,8 @@ void Server::acct_query(const json& req, const Caller& who, std::shared_ptr<net:
       reply = {{"ok", true}, {"cluster_name", cluster}, {"jobs", std::move(jobs)}};
     } catch (const std::exception& e) {
       spdlog::error("sacct: {}", e.what());
-      reply = error_reply(std::string("Problem talking to the database: ") + e.what());
+      reply = error_reply(proto::Errno::kDbConnection,
+                          std::string("Problem talking to the database: ") + e.what());
     }
     conn->send(proto::dump(reply));
   });

@@ -18,6 +18,7 @@
 #include "net/connection.hpp"
 #include "net/http_server.hpp"
 #include "proto/agent_msg.hpp"
+#include "proto/request.hpp"
 #include "store/accounting.hpp"
 #include "store/journal.hpp"
 
@@ -42,7 +43,8 @@ class Server {
     // Task: work handed back to the state thread (the accounting worker's results).
     enum Kind { Client, AgentRegister, AgentMessage, AgentClosed, Rest, Task } kind;
     std::shared_ptr<net::Connection> conn;
-    json msg;
+    // Client: the command's request, decoded where it arrived (proto/request.hpp).
+    std::optional<proto::Request> request;
     Caller caller;
     std::string node;
     // Client: the host that vouched for the caller of a command that came over TCP (empty:
@@ -51,8 +53,7 @@ class Server {
     // Rest, Task: runs in the batch; what it returns (if anything) runs after the batch is
     // committed (the answer).
     std::function<std::function<void()>(Effects&)> apply = {};
-    // AgentRegister, AgentMessage: the agent's message, decoded where it arrived (`msg` is
-    // then empty).
+    // AgentRegister, AgentMessage: the agent's message, decoded where it arrived.
     std::optional<proto::FromAgent> from_agent = {};
   };
   void post(Event ev);
@@ -67,20 +68,24 @@ class Server {
   // The worker has written every record up to `seq` (a Task).
   void accounting_written(uint64_t seq);
   // sacct: answered on the accounting worker.
-  void acct_query(const json& req, const Caller& who, std::shared_ptr<net::Connection> conn);
+  void acct_query(const proto::QueryRequest& req, const Caller& who,
+                  std::shared_ptr<net::Connection> conn);
   // The accounts, users, associations and QOS at startup: the store's; accounts.cfg's when
   // the store has none yet or the file changed since it was last loaded (then stored); the
   // journal's copy when the store cannot be reached; a new cluster's when accounts are
   // enforced and there are none anywhere.
   // Returns whether the store could be read.
   bool load_accounting_data(std::optional<AccountsFile> file, const store::Journal::Loaded& loaded);
-  // sacctmgr's changes: previewed by the state machine, stored by the accounting worker, then
-  // installed (on the state thread again) and answered. Returns the reply when there is one
-  // now (previews, refusals), nullopt when the answer comes later.
+  // sacctmgr's changes (`ev` holds an AcctChangeRequest): previewed by the state machine,
+  // stored by the accounting worker, then installed (on the state thread again) and answered.
+  // Returns the reply when there is one now (previews, refusals), nullopt when the answer
+  // comes later.
   std::optional<json> acct_change(Event& ev, Effects& fx);
+  // A command's frame decoded once, at the boundary: its request, or the error reply to send.
+  static std::variant<proto::Request, std::string> decode_command(const std::string& payload);
   // sreport: usage in a window from the job records and the cluster's registered TRES,
   // answered on the accounting worker.
-  void usage_query(const json& req, std::shared_ptr<net::Connection> conn);
+  void usage_query(const proto::QueryRequest& req, std::shared_ptr<net::Connection> conn);
   // Nodes out of service as sreport counts them (ctld/usage.hpp node_service_state): an event
   // opens in the accounting store when one goes out and is closed when it comes back. Checked
   // once a second; writes the store could not take are tried again.

@@ -30,7 +30,7 @@ class Server::K8sHost : public K8sOperatorHost {
     return wait(f);
   }
 
-  json command(const json& req) override {
+  json command(const proto::Request& req) override {
     auto p = std::make_shared<std::promise<json>>();
     auto f = p->get_future();
     Event ev{Event::Task, nullptr, {}, k8s_operator_caller(), {}};
@@ -38,11 +38,12 @@ class Server::K8sHost : public K8sOperatorHost {
       json reply;
       try {
         std::string text;
-        auto r = apply_client_request(s_.machine_, req.value("op", ""), req, k8s_operator_caller(),
-                                      std::time(nullptr), fx, text);
-        reply = r ? std::move(*r) : error_reply("Unknown request");
+        auto r = apply_client_request(s_.machine_, req, k8s_operator_caller(), std::time(nullptr),
+                                      fx, text);
+        reply = r ? std::move(*r) : proto::Error(proto::Errno::kError, "Unknown request").reply();
       } catch (const std::exception& e) {
-        reply = error_reply(std::string("Invalid request: ") + e.what());
+        reply = proto::Error(proto::Errno::kInternal, std::string("Invalid request: ") + e.what())
+                    .reply();
       }
       return [p, reply = std::move(reply)] { p->set_value(reply); };
     };

@@ -60,19 +60,40 @@ void Server::answer_from_accounting(const RestRequest& req, const Caller& caller
   });
 }
 
+namespace {
+// A REST handler's request in the commands' form, decoded as the command socket decodes it,
+// then answered; a refusal is the error reply the socket would send.
+template <class T, class F>
+json decoded(const json& req, F&& answer) {
+  try {
+    return answer(T::from_json(req));
+  } catch (const proto::BadRequest& e) {
+    return e.error.reply();
+  } catch (const proto::BadMessage& e) {
+    return proto::Error(proto::Errno::kError, std::string("Invalid request: ") + e.what()).reply();
+  }
+}
+}  // namespace
+
 void Server::start_rest(net::HttpServer& http) {
   // The controller's own requests, run on the state thread within one batch.
   class Backend : public RestBackend {
    public:
     Backend(Server& s, Effects& fx, int64_t now) : s_(s), fx_(fx), now_(now) {}
-    json query(const json& req) override { return s_.machine_.query(req, now_); }
+    json query(const json& req) override {
+      return decoded<proto::QueryRequest>(
+          req, [&](const auto& r) { return s_.machine_.query(r, now_); });
+    }
     json submit(const json& req, const Caller& who) override {
-      json r = s_.machine_.submit(req, who, now_, fx_);
-      if (r.value("ok", false)) ++s_.sched_stats_.jobs_submitted;
-      return r;
+      return decoded<proto::SubmitRequest>(req, [&](const auto& r) {
+        json reply = s_.machine_.submit(r, who, now_, fx_);
+        if (reply.value("ok", false)) ++s_.sched_stats_.jobs_submitted;
+        return reply;
+      });
     }
     json cancel(const json& req, const Caller& who) override {
-      return s_.machine_.cancel(req, who, now_, fx_);
+      return decoded<proto::CancelRequest>(
+          req, [&](const auto& r) { return s_.machine_.cancel(r, who, now_, fx_); });
     }
     // Never on this thread: requests that read job records go to answer_from_accounting.
     std::vector<store::JobRecord> acct_jobs(const store::JobFilter&) override {
@@ -340,14 +361,13 @@ void Server::start_ui(net::HttpServer& http) {
         return on_state(
             [this, id, action, now](Effects& fx, const UiViewer& v) {
               const json reply = machine_.control(
-                  {{"action", action}, {"jobs", json::array({std::to_string(id)})}}, v.who, now,
-                  fx);
+                  proto::ControlRequest{action, {std::to_string(id)}}, v.who, now, fx);
               if (reply.value("ok", false)) return ui_json(200, {{"ok", true}});
-              std::string err = "Invalid request";
+              proto::Error err(proto::Errno::kError, "Invalid request");
               for (const auto& e : reply.value("errors", json::array()))
-                err = e.value("error", err);
-              if (reply.contains("error")) err = reply.value("error", err);
-              return ui_error(err == "Invalid job id specified" ? 404 : 403, err);
+                err = proto::Error::from_entry(e);
+              if (reply.contains("error")) err = proto::Error::from_entry(reply);
+              return ui_error(err.code == proto::Errno::kInvalidJobId ? 404 : 403, err.message);
             },
             std::move(respond));
       }
@@ -465,15 +485,14 @@ void Server::start_ui(net::HttpServer& http) {
         return respond(ui_error(
             400, "You must specify a reason when DOWNING or DRAINING a node. Request denied"));
       // scontrol update NodeName=... State=DRAIN Reason=...: operators only, as there.
-      json req = {{"nodes", parts[1]},
-                  {"state", parts[2] == "drain" ? "DRAIN" : "RESUME"},
-                  {"reason", reason}};
+      const proto::NodeUpdateRequest req{
+          .nodes = parts[1], .state = parts[2] == "drain" ? "DRAIN" : "RESUME", .reason = reason};
       return on_state(
           [this, req, now](Effects& fx, const UiViewer& v) {
             const json reply = machine_.node_update(req, v.who, now, fx);
             if (reply.value("ok", false)) return ui_json(200, {{"ok", true}});
-            const std::string err = reply.value("error", "Invalid request");
-            return ui_error(err == "Invalid user id" ? 403 : 400, err);
+            const proto::Error err = *proto::Error::from_reply(reply);
+            return ui_error(err.code == proto::Errno::kUserIdMissing ? 403 : 400, err.message);
           },
           std::move(respond));
     }

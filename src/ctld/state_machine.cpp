@@ -142,39 +142,32 @@ sched::ClusterView StateMachine::view(bool with_running) const {
   return v;
 }
 
-json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, int64_t now,
+                          Effects& fx) {
+  const bool test_only = req.test_only.value_or(false);
   // A retry of a submission already made (its reply was lost) gets the same job back.
   std::string request_id;
-  if (req.contains("request_id") && !req.value("test_only", false)) {
-    const json& rid = req["request_id"];
-    if (!rid.is_string() || rid.get_ref<const std::string&>().empty() ||
-        rid.get_ref<const std::string&>().size() > 128)
-      return error_reply("Invalid job request");
-    request_id = rid.get<std::string>();
+  if (req.request_id && !test_only) {
+    request_id = *req.request_id;
     if (auto first = jobs_.submit_ids().find(who.uid, request_id))
       return {{"ok", true}, {"job_id", first->job_id}, {"retried", true}};
   }
-  core::JobSpec spec;
-  try {
-    spec = req.at("spec").get<core::JobSpec>();
-  } catch (const std::exception&) {
-    return error_reply("Invalid job request");
-  }
+  core::JobSpec spec = req.spec;
   if (spec.interactive)
     spec.script.clear();  // salloc / srun: an allocation, nothing to launch
   else if (spec.script.rfind("#!", 0) != 0)
-    return error_reply("Batch script is empty or lacks #!");
+    return error_reply(proto::Errno::kJobScriptMissing, "Batch script is empty or lacks #!");
   // Slurm's limit (and errno) for scripts; sbatch refuses a NUL byte itself, checked again here.
   if (static_cast<int64_t>(spec.script.size()) > config_.max_script_size)
-    return error_reply(kTooLong);
+    return error_reply(proto::Errno::kPathnameTooLong, kTooLong);
   if (spec.script.find('\0') != std::string::npos)
-    return error_reply("Batch script contains a NULL character");
+    return error_reply(proto::Errno::kError, "Batch script contains a NULL character");
   for (const core::IString* text : {&spec.name, &spec.comment, &spec.mail_user})
-    if (text->size() > kMaxTextField) return error_reply(kTooLong);
+    if (text->size() > kMaxTextField) return error_reply(proto::Errno::kPathnameTooLong, kTooLong);
   if (spec.workdir.empty() || spec.workdir.front() != '/')
-    return error_reply("Invalid working directory");
-  if (spec.ntasks < 1) return error_reply("Invalid number of tasks");
-  if (spec.cpus_per_task < 1) return error_reply("Invalid --cpus-per-task");
+    return error_reply(proto::Errno::kError, "Invalid working directory");
+  if (spec.ntasks < 1) return error_reply(proto::Errno::kError, "Invalid number of tasks");
+  if (spec.cpus_per_task < 1) return error_reply(proto::Errno::kError, "Invalid --cpus-per-task");
   if (spec.nodes_min < 1 || (spec.nodes_max > 0 && spec.nodes_max < spec.nodes_min))
     return error_reply(proto::Errno::kInvalidNodeCount);
   if (spec.name.empty()) spec.name = "sbatch";
@@ -253,7 +246,8 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply(proto::Errno::kPartitionNotAvail);
-  if (auto e = part_limits_error(spec, *part); !e.empty()) return error_reply(e);
+  if (auto e = part_limits_error(spec, *part); !e.empty())
+    return error_reply(proto::Error::from_message(e));  // Slurm's texts
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
   if (spec.tmp_disk_mb > 0) {
@@ -297,7 +291,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     try {
       array = core::parse_array_spec(spec.array, config_.max_array_size);
     } catch (const core::ParseError& e) {
-      return error_reply(e.what());
+      return error_reply(proto::Error::from_message(e.what()));  // the parser's: Slurm's texts
     }
   }
   core::Dependency dependency;
@@ -306,7 +300,7 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
     try {
       dependency = core::parse_dependency(spec.dependency, config_.max_array_size);
     } catch (const core::ParseError& e) {
-      return error_reply(e.what());
+      return error_reply(proto::Error::from_message(e.what()));  // the parser's: Slurm's texts
     }
   }
   for (const auto* list : {&spec.nodelist, &spec.exclude}) {
@@ -331,20 +325,21 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
       return error_reply(proto::Errno::kInvalidFeature);
     }
   }
-  if (std::string err = reservation_access(spec, who.user); !err.empty()) return error_reply(err);
+  if (std::string err = reservation_access(spec, who.user); !err.empty())
+    return error_reply(proto::Error::from_message(err));  // Slurm's texts
   // No licenses can exist yet, so any named one is invalid, as in Slurm.
   if (!spec.licenses.empty()) return error_reply(proto::Errno::kInvalidLicenses);
   if (spec.deadline != 0 && spec.deadline <= now)
     return error_reply(proto::Errno::kInvalidTimeLimit);
   if (spec.deadline != 0 && spec.begin_time != 0 && spec.deadline < spec.begin_time)
-    return error_reply("Incompatible begin and deadline time specification");
+    return error_reply(proto::Errno::kError, "Incompatible begin and deadline time specification");
 
-  if (std::string err = admit(spec, who, *part, array.tasks.empty() ? 1 : array.tasks.size(),
-                              req.value("test_only", false));
+  if (std::string err =
+          admit(spec, who, *part, array.tasks.empty() ? 1 : array.tasks.size(), test_only);
       !err.empty())
-    return error_reply(err);
+    return error_reply(proto::Error::from_message(err));  // the limits' refusals: Slurm's texts
 
-  if (req.value("test_only", false)) return test_only_plan(std::move(spec), *part, who, now, fx);
+  if (test_only) return test_only_plan(std::move(spec), *part, who, now, fx);
 
   core::Job job;
   job.id = jobs_.take_id();
@@ -391,26 +386,26 @@ json StateMachine::submit(const json& req, const Caller& who, int64_t now, Effec
   return {{"ok", true}, {"job_id", id}};
 }
 
-json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effects& fx) {
-  const int signal = req.value("signal", 0);
+json StateMachine::cancel(const proto::CancelRequest& req, const Caller& who, int64_t now,
+                          Effects& fx) {
+  const int signal = req.signal.value_or(0);
   std::vector<Target> targets;
-  if (req.contains("jobs") && !req["jobs"].empty()) {
-    targets = resolve_all(req["jobs"], false, fx);
-  } else if (req.contains("steps") && !req["steps"].empty()) {
+  if (req.jobs && !req.jobs->empty()) {
+    targets = resolve_all(*req.jobs, false, fx);
+  } else if (req.steps && !req.steps->empty()) {
     // Steps only.
   } else {
     // Filters only: every active job that matches all of them.
     Target all;
     for (auto& [id, job] : jobs_) {
       if (is_finished(job.state)) continue;
-      if (req.contains("uid") && job.uid != req["uid"].get<uint32_t>()) continue;
-      if (req.contains("name") && job.spec.name != req["name"].get<std::string>()) continue;
-      if (req.contains("partition") && job.partition != req["partition"].get<std::string>())
-        continue;
-      if (req.contains("states")) {
+      if (req.uid && job.uid != *req.uid) continue;
+      if (req.name && job.spec.name != *req.name) continue;
+      if (req.partition && job.partition != *req.partition) continue;
+      if (req.states) {
         bool match = false;
-        for (const auto& st : req["states"])
-          if (core::parse_job_state(st.get<std::string>()) == job.state) match = true;
+        for (const auto& st : *req.states)
+          if (core::parse_job_state(st) == job.state) match = true;
         if (!match) continue;
       }
       all.jobs.push_back(&job);
@@ -420,13 +415,13 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
   json errors = json::array();
   size_t matched = 0;
   // Steps ("36.0"): their tasks are stopped; the job goes on.
-  for (const auto& ref : req.value("steps", json::array())) {
-    const std::string text = ref.value("ref", "");
-    auto it = jobs_.find(ref.value("job_id", uint64_t{0}));
+  for (const auto& ref : req.steps.value_or(std::vector<proto::StepRef>{})) {
+    const std::string& text = ref.ref;
+    auto it = jobs_.find(ref.job_id);
     core::Step* step = nullptr;
     if (it != jobs_.end())
       for (auto& st : it->second.steps)
-        if (st.id == ref.value("step_id", uint32_t{0})) step = &st;
+        if (st.id == ref.step_id) step = &st;
     if (!step) {
       errors.push_back(job_error(text, proto::Errno::kInvalidJobId));
       continue;
@@ -459,7 +454,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
                    .step_notice = kill ? "CANCELLED AT " + core::format_timestamp(now) : ""});
   }
   for (auto& t : targets) {
-    if (!t.error.empty()) errors.push_back(job_error(t.ref, t.error));
+    if (t.error) errors.push_back(job_error(t.ref, *t.error));
     if (t.remainder) {
       // Pending tasks cancelled alone simply leave the array (Slurm keeps no record of them);
       // the last one left takes the remainder record with it.
@@ -505,7 +500,7 @@ json StateMachine::cancel(const json& req, const Caller& who, int64_t now, Effec
         }
         // As Slurm's scancel: the job's steps by default, the batch shell alone with --batch,
         // the batch shell's processes and the steps with --full.
-        const bool batch = req.value("batch", false), full = req.value("full", false);
+        const bool batch = req.batch.value_or(false), full = req.full.value_or(false);
         if ((batch || full) && !job.batch_host.empty() && !job.spec.interactive)
           fx.order(job.batch_host, proto::Signal{job.id, signal, batch && !full});
         if (!batch || full) signal_steps(job, signal, fx);
@@ -609,7 +604,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
   NodeId id = nodes_.find(node_name);
   if (id == kNoNode) {
     if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
-      return error_reply(why);
+      return error_reply(proto::Error::from_message(why));  // Slurm's texts, or drover's own
     id = nodes_.find(node_name);
   }
   core::Node& node = *nodes_.get(id);
@@ -902,7 +897,7 @@ json StateMachine::test_only_plan(core::JobSpec spec, const Partition& part, con
     // Limits say why; anything else means it can never run on these nodes.
     for (const auto& r : d.reasons)
       if (r.job_id == job.id && (r.reason.rfind("QOS", 0) == 0 || r.reason.rfind("Assoc", 0) == 0))
-        return error_reply(r.reason);
+        return error_reply(proto::Error::from_message(r.reason));
     return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
   }
   return {{"ok", true},
@@ -1300,39 +1295,38 @@ json StateMachine::partition_view(const Partition& p) const {
           {"total_nodes", names.size()}};
 }
 
-std::string StateMachine::query_text(const json& req, int64_t now,
+std::string StateMachine::query_text(const proto::QueryRequest& req, int64_t now,
                                      const json& job_list_extras) const {
-  const bool jobs_list = req.value("what", "") == "jobs";
-  if (!jobs_list || req.contains("job_id")) {
+  const bool jobs_list = req.what == "jobs";
+  if (!jobs_list || req.job_id) {
     json reply = query(req, now);
     if (jobs_list && reply.value("ok", false) && job_list_extras.is_object())
       reply.update(job_list_extras);
     return reply.dump();
   }
-  const bool detail = req.value("detail", true);
-  const bool active_only = req.value("active_only", false);
+  const bool detail = req.detail.value_or(true);
+  const bool active_only = req.active_only.value_or(false);
   // "keys" / "spec_keys": a client that reads only some fields of each job (squeue's common
   // formats) gets only those; "spec" and "id" are always there.
   KeyFilter only;
-  auto wanted = [&](const char* name, std::initializer_list<const char*> always) {
+  auto wanted = [&](const std::optional<std::vector<std::string>>& given,
+                    std::initializer_list<const char*> always) {
     std::optional<std::vector<std::string>> keys;
-    if (auto it = req.find(name); it != req.end() && it->is_array()) {
-      keys.emplace();
-      for (const auto& k : *it)
-        if (k.is_string()) keys->push_back(k.get<std::string>());
+    if (given) {
+      keys = *given;
       for (const char* k : always) keys->push_back(k);
       std::sort(keys->begin(), keys->end());
     }
     return keys;
   };
-  only.keys = wanted("keys", {"id", "spec"});
-  only.spec_keys = wanted("spec_keys", {});
+  only.keys = wanted(req.keys, {"id", "spec"});
+  only.spec_keys = wanted(req.spec_keys, {});
   // "users", "partitions", "names", "accounts", "qos": only the jobs whose field is one of
   // these (squeue -u, -p, -n, -A, -q), so that `squeue -u` over a million jobs is answered with
   // that user's alone.
-  const auto users = wanted("users", {}), partitions = wanted("partitions", {}),
-             names = wanted("names", {}), accounts = wanted("accounts", {}),
-             qos = wanted("qos", {});
+  const auto users = wanted(req.users, {}), partitions = wanted(req.partitions, {}),
+             names = wanted(req.names, {}), accounts = wanted(req.accounts, {}),
+             qos = wanted(req.qos, {});
   auto in = [](const std::optional<std::vector<std::string>>& set, std::string_view value) {
     return !set || std::binary_search(set->begin(), set->end(), value);
   };
@@ -1365,18 +1359,18 @@ std::string StateMachine::query_text(const json& req, int64_t now,
   return out;
 }
 
-json StateMachine::query(const json& req, int64_t now) const {
-  const std::string what = req.value("what", "");
+json StateMachine::query(const proto::QueryRequest& req, int64_t now) const {
+  const std::string& what = req.what;
   json reply = {{"ok", true},
                 {"now", now},
                 {"cluster_name", config_.cluster_name},
                 {"control_host", config_.control_host}};
   if (what == "jobs") {
-    const bool detail = req.value("detail", true);
+    const bool detail = req.detail.value_or(true);
     json jobs = json::array();
-    if (req.contains("job_id")) {
+    if (req.job_id) {
       // A job, or every record of the array with that id.
-      const uint64_t id = req["job_id"].get<uint64_t>();
+      const uint64_t id = *req.job_id;
       if (const auto members = jobs_.array_records(id); !members.empty()) {
         for (uint64_t member : members)
           if (auto it = jobs_.find(member); it != jobs_.end())
@@ -1387,7 +1381,7 @@ json StateMachine::query(const json& req, int64_t now) const {
       if (jobs.empty()) return error_reply(proto::Errno::kInvalidJobId);
     } else {
       // squeue asks for active jobs only; skipping the rest here saves encoding them.
-      const bool active_only = req.value("active_only", false);
+      const bool active_only = req.active_only.value_or(false);
       for (const auto& [id, job] : jobs_)
         if (!active_only || !core::is_finished(job.state) || job.completing)
           jobs.push_back(job_view(job, now, detail));
@@ -1396,7 +1390,7 @@ json StateMachine::query(const json& req, int64_t now) const {
   } else if (what == "nodes") {
     json nodes = json::array();
     // FUTURE nodes only when asked for (scontrol -F), as Slurm lists them.
-    const bool future = req.value("future", false);
+    const bool future = req.future.value_or(false);
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
       if (future || !nodes_.future(it.id())) nodes.push_back(node_view(*it));
     reply["nodes"] = std::move(nodes);
@@ -1426,7 +1420,7 @@ json StateMachine::query(const json& req, int64_t now) const {
     reply["dynamic_nodes_registered"] = dynamic_registered;
     reply["dynamic_nodes_total"] = nodes_.dynamic_count();
   } else {
-    return error_reply("Unknown query");
+    return error_reply(proto::Errno::kError, "Unknown query");
   }
   return reply;
 }

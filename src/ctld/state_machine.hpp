@@ -26,6 +26,7 @@
 #include "ctld/reservation_book.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
+#include "proto/request.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
 #include "sched/scheduler.hpp"
@@ -49,13 +50,13 @@ inline Caller k8s_operator_caller() {
 }
 
 // Whether a job's allocation is still charged to its nodes (running, or processes still going).
-// A request refused: {"ok": false, "error", "errno"} (proto/error.hpp). With Slurm's number
-// and wording, or a message alone (drover's own, or one built elsewhere), which carries
-// Slurm's number when it is Slurm's text.
+// A request refused: {"ok": false, "error", "errno"} (proto/error.hpp), always with its
+// number: Slurm's wording for it, or a message of drover's own (kError where Slurm has no
+// number for the check).
 inline json error_reply(const proto::Error& e) { return e.reply(); }
 inline json error_reply(proto::Errno code) { return proto::Error(code).reply(); }
-inline json error_reply(const std::string& message) {
-  return proto::Error::from_message(message).reply();
+inline json error_reply(proto::Errno code, std::string message) {
+  return proto::Error(code, std::move(message)).reply();
 }
 // One job's entry of a reply's "errors" list (scancel, scontrol on several jobs).
 inline json job_error(const std::string& ref, const proto::Error& e) {
@@ -63,9 +64,6 @@ inline json job_error(const std::string& ref, const proto::Error& e) {
 }
 inline json job_error(const std::string& ref, proto::Errno code) {
   return job_error(ref, proto::Error(code));
-}
-inline json job_error(const std::string& ref, const std::string& message) {
-  return job_error(ref, proto::Error::from_message(message));
 }
 
 inline bool holds_resources(const core::Job& job) {
@@ -92,34 +90,37 @@ class StateMachine {
   static constexpr size_t kMaxSubmitIds = JobTable::kMaxSubmitIds;
   size_t submit_id_count() const { return jobs_.submit_ids().size(); }
 
-  // Client requests; each returns the reply body.
-  json submit(const json& req, const Caller& who, int64_t now, Effects& fx);
-  json cancel(const json& req, const Caller& who, int64_t now, Effects& fx);
-  json query(const json& req, int64_t now) const;
+  // Client requests, decoded once at the server boundary (proto/request.hpp); each returns
+  // the reply body.
+  json submit(const proto::SubmitRequest& req, const Caller& who, int64_t now, Effects& fx);
+  json cancel(const proto::CancelRequest& req, const Caller& who, int64_t now, Effects& fx);
+  json query(const proto::QueryRequest& req, int64_t now) const;
   // query()'s reply as the text sent to the client (query(req, now).dump(), byte for byte), with
   // `job_list_extras` (an object) added to replies that list jobs.
   // A list of jobs is written job by job: as one json document it took ~11 KB of memory per
   // job, which the controller then kept (a queue of 10,000 jobs grew it by 120 MB).
-  std::string query_text(const json& req, int64_t now, const json& job_list_extras = {}) const;
-  // scontrol hold|uhold|release|requeue|requeuehold: {"action", "jobs": [JobRef text...]}.
-  json control(const json& req, const Caller& who, int64_t now, Effects& fx);
-  // scontrol update JobId=.. Key=Value...: {"jobs": [...], "set": {Key: Value}}.
-  json update(const json& req, const Caller& who, int64_t now, Effects& fx);
+  std::string query_text(const proto::QueryRequest& req, int64_t now,
+                         const json& job_list_extras = {}) const;
+  // scontrol hold|uhold|release|requeue|requeuehold on jobs named by their references.
+  json control(const proto::ControlRequest& req, const Caller& who, int64_t now, Effects& fx);
+  // scontrol update JobId=.. Key=Value....
+  json update(const proto::JobUpdateRequest& req, const Caller& who, int64_t now, Effects& fx);
 
-  // scontrol create|update|delete reservation: {"action", "request": core::ResvRequest} or
-  // {"action": "delete", "name"}. Operators only. (reservations.cpp)
-  json reservation(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // scontrol create|update|delete reservation. Operators only. (reservations.cpp)
+  json reservation(const proto::ReservationRequest& req, const Caller& who, int64_t now,
+                   Effects& fx);
   // scontrol update NodeName=... State=DRAIN|DOWN|RESUME|UNDRAIN Reason=...
-  json node_update(const json& req, const Caller& who, int64_t now, Effects& fx);
+  json node_update(const proto::NodeUpdateRequest& req, const Caller& who, int64_t now,
+                   Effects& fx);
   // What node_update set, to journal; a dynamic node's record also holds its definition.
   json node_admin_record(const std::string& name) const;
   void restore_node_admin(const std::string& name, const json& record);
-  // Nodes that join and leave (dynamic_nodes.cpp). scontrol create NodeName=... ({"line": the
-  // node's slurm.conf line; State=FUTURE or CLOUD}) and scontrol delete NodeName=... ({"nodes":
-  // a hostlist; refused while a node runs jobs or is in a reservation}); operators only.
+  // Nodes that join and leave (dynamic_nodes.cpp). scontrol create NodeName=... (the node's
+  // slurm.conf line; State=FUTURE or CLOUD) and scontrol delete NodeName=... (a hostlist;
+  // refused while a node runs jobs or is in a reservation); operators only.
   // MaxNodeCount bounds how many nodes there may be in all.
-  json node_create(const json& req, const Caller& who, Effects& fx);
-  json node_delete(const json& req, const Caller& who, Effects& fx);
+  json node_create(const proto::NodeCreateRequest& req, const Caller& who, Effects& fx);
+  json node_delete(const proto::NodeDeleteRequest& req, const Caller& who, Effects& fx);
   // The journal's node records that define dynamic nodes, recreated in the order they joined;
   // before the jobs are restored (their allocations are charged to them).
   void restore_dynamic_nodes(const std::map<std::string, json>& records);
@@ -132,9 +133,9 @@ class StateMachine {
   // has settings the accounting data cannot take; "" when applied. Operators only: the caller
   // checks (the controller's own SIGHUP has no caller).
   std::string reconfigure(Config next, int64_t now, Effects& fx);
-  // scontrol update PartitionName=... with typed settings ("set": {"state", "max_time_min",
-  // ...}) checked by scontrol; operators only (partition_admin.cpp).
-  json partition_update(const json& req, const Caller& who, Effects& fx);
+  // scontrol update PartitionName=... with typed settings checked by scontrol; operators only
+  // (partition_admin.cpp).
+  json partition_update(const proto::PartitionUpdateRequest& req, const Caller& who, Effects& fx);
   json partition_admin_record(const std::string& name) const;  // every setting changed so far
   void restore_partition_admin(const std::string& name, const json& record);
   // Reservations from the journal, and the counter that numbers unnamed ones.
@@ -150,13 +151,13 @@ class StateMachine {
   std::function<bool(const std::string&)> user_exists;
 
   // sacctmgr (acct_admin.cpp). acct_show: the accounts, users, associations and QOS (those a
-  // first change would create when there are none yet). acct_change: {"request":
-  // core::AcctRequest, "commit": bool, "generation": n} previews a change (what sacctmgr prints
-  // before asking) or makes it; the reply has sacctmgr's "out", "err" and "rc". A committed
-  // change is left in `to_store` for the server, which stores it and then installs it; a commit
-  // whose preview was made on other data (another "generation") is refused.
+  // first change would create when there are none yet). acct_change previews a change (what
+  // sacctmgr prints before asking) or makes it (commit); the reply has sacctmgr's "out", "err" and
+  // "rc". A committed change is left in `to_store` for the server, which stores it and then
+  // installs it; a commit whose preview was made on other data (another "generation") is refused.
   json acct_show() const;
-  json acct_change(const json& req, const Caller& who, std::optional<core::AcctData>& to_store);
+  json acct_change(const proto::AcctChangeRequest& req, const Caller& who,
+                   std::optional<core::AcctData>& to_store);
   // Makes `data` the accounting entities: the limits, the QOS' preemption settings and the
   // fair-share tree (usage kept for the associations that remain) are rebuilt, and the queue
   // is planned again with them. Throws core::ParseError for data the limits cannot take.
@@ -165,15 +166,18 @@ class StateMachine {
   std::string check_accounting(const core::AcctData& data) const;
   const std::optional<core::AcctData>& acct_data() const { return acct_.data(); }
 
-  // srun (steps.cpp): a step inside a running allocation ({"job_id", sizes, "nodelist", ...};
-  // the reply has the layout, the agents' addresses and the signed credential), its end,
-  // and the end of an allocation that has no batch shell (salloc, srun outside one).
-  json step_create(const json& req, const Caller& who, int64_t now, Effects& fx);
-  json step_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
-  json allocation_complete(const json& req, const Caller& who, int64_t now, Effects& fx);
+  // srun (steps.cpp): a step inside a running allocation (the reply has the layout, the agents'
+  // addresses and the signed credential), its end, and the end of an allocation that has no batch
+  // shell (salloc, srun outside one).
+  json step_create(const proto::StepCreateRequest& req, const Caller& who, int64_t now,
+                   Effects& fx);
+  json step_complete(const proto::StepCompleteRequest& req, const Caller& who, int64_t now,
+                     Effects& fx);
+  json allocation_complete(const proto::AllocationCompleteRequest& req, const Caller& who,
+                           int64_t now, Effects& fx);
   // The state of a job (for salloc and srun waiting for it) and, once it runs, the
   // environment its holder passes on (SLURM_JOB_ID, SLURM_JOB_NODELIST, ...).
-  json allocation_info(const json& req, const Caller& who, int64_t now);
+  json allocation_info(const proto::AllocationInfoRequest& req, const Caller& who, int64_t now);
   // The controller's own secret (net/keys.hpp): step credentials are signed with the key pair
   // derived from it, and each node's step key with that node's key derived from it.
   void set_cluster_key(std::string key) { cluster_key_ = std::move(key); }
@@ -239,8 +243,8 @@ class StateMachine {
   // nodes or MaxTime ("" when within them, or when limits are not enforced at submit).
   std::string part_limits_error(const core::JobSpec& spec, const Partition& p) const;
 
-  // The job a request's "job_id" names, if the caller may act on it (else `error` is set).
-  core::Job* caller_job(const json& req, const Caller& who, json& error);
+  // The job `job_id` names, if the caller may act on it (else `error` is set).
+  core::Job* caller_job(uint64_t job_id, const Caller& who, json& error);
   std::string step_key(const std::string& node, const std::string& cred_sig) const;
   std::map<std::string, std::string> allocation_env(const core::Job& job) const;
   // Steps past their own time limit (srun -t) end TIMEOUT: their tasks get SIGTERM, then
@@ -262,12 +266,12 @@ class StateMachine {
   struct Target {
     std::string ref;
     std::vector<core::Job*> jobs;
-    std::string error;
+    std::optional<proto::Errno> error;  // set when the reference names no job
     core::Job* remainder = nullptr;
     core::IndexSet remainder_tasks;
   };
   void resolve(const core::JobRef& ref, bool split, Effects& fx, Target& out);
-  std::vector<Target> resolve_all(const json& refs, bool split, Effects& fx);
+  std::vector<Target> resolve_all(const std::vector<std::string>& refs, bool split, Effects& fx);
   // Moves one index out of an array's remainder into a record of its own and returns it: a new
   // job id, or the remainder record itself when it was the last index.
   core::Job& split_array_task(core::Job& remainder, uint32_t index, Effects& fx);
@@ -325,10 +329,10 @@ class StateMachine {
                                    const PriorityTotals& totals);
   // A new job's priority: priority/basic's counter, or its multifactor priority.
   uint32_t initial_priority(const core::Job& job, int64_t now);
-  // sprio and sshare (priority_report.cpp): query what="priority_factors" ("job_ids", "uids",
-  // "partitions": optional filters) and what="shares" ("users", "accounts").
-  json priority_factors_report(const json& req, int64_t now) const;
-  json shares_report(const json& req, int64_t now) const;
+  // sprio and sshare (priority_report.cpp): query what="priority_factors" (job_ids, uids,
+  // partitions: optional filters) and what="shares" (users, accounts).
+  json priority_factors_report(const proto::QueryRequest& req, int64_t now) const;
+  json shares_report(const proto::QueryRequest& req, int64_t now) const;
   void end_job(core::Job& job, core::JobState state, const std::string& reason, int64_t now,
                bool completing, Effects& fx);
   void release(core::Job& job);

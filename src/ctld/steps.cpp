@@ -16,8 +16,7 @@ namespace {
 constexpr int64_t kCredentialLifetime = 600;  // seconds srun has to reach the agents
 }
 
-core::Job* StateMachine::caller_job(const json& req, const Caller& who, json& error) {
-  const uint64_t id = req.at("job_id").get<uint64_t>();
+core::Job* StateMachine::caller_job(uint64_t id, const Caller& who, json& error) {
   auto it = jobs_.find(id);
   if (it == jobs_.end()) {
     error = error_reply(proto::Errno::kInvalidJobId);
@@ -30,30 +29,32 @@ core::Job* StateMachine::caller_job(const json& req, const Caller& who, json& er
   return &it->second;
 }
 
-json StateMachine::step_create(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::step_create(const proto::StepCreateRequest& req, const Caller& who, int64_t now,
+                               Effects& fx) {
   json error;
-  core::Job* job = caller_job(req, who, error);
+  core::Job* job = caller_job(req.job_id, who, error);
   if (!job) return error;
   if (job->state == core::JobState::Pending) return error_reply(proto::Errno::kJobPending);
   if (job->state != core::JobState::Running || job->completing)
     return error_reply(proto::Errno::kAlreadyDone);
 
   StepRequest sr;
-  sr.ntasks = req.value("ntasks", 0);
-  sr.nodes_min = req.value("nodes_min", 0);
-  sr.nodes_max = req.value("nodes_max", 0);
-  sr.cpus_per_task = std::max(1, req.value("cpus_per_task", 1));
-  sr.ntasks_per_node = req.value("ntasks_per_node", 0);
-  sr.nodelist = req.value("nodelist", "");
-  sr.exclude = req.value("exclude", "");
-  sr.overlap = req.value("overlap", false);
-  sr.cyclic = req.value("distribution", "block") == "cyclic";
-  sr.mem_mb = req.value("mem_mb", int64_t{0});
-  sr.exact = req.value("exact", false) || req.contains("cpus_per_task");
-  sr.overcommit = req.value("overcommit", false);
+  sr.ntasks = req.ntasks.value_or(0);
+  sr.nodes_min = req.nodes_min.value_or(0);
+  sr.nodes_max = req.nodes_max.value_or(0);
+  sr.cpus_per_task = std::max(1, req.cpus_per_task.value_or(1));
+  sr.ntasks_per_node = req.ntasks_per_node.value_or(0);
+  sr.nodelist = req.nodelist.value_or("");
+  sr.exclude = req.exclude.value_or("");
+  sr.overlap = req.overlap.value_or(false);
+  sr.cyclic = req.distribution.value_or("block") == "cyclic";
+  sr.mem_mb = req.mem_mb.value_or(0);
+  sr.exact = req.exact.value_or(false) || req.cpus_per_task.has_value();
+  sr.overcommit = req.overcommit.value_or(false);
   StepLayout layout = layout_step(job->alloc, job->steps, sr);
   if (!layout.error.empty()) {
-    json r = error_reply(layout.error);
+    // The layout's refusals are Slurm's texts: their number is looked up.
+    json r = error_reply(proto::Error::from_message(layout.error));
     r["busy"] = layout.busy;
     r["plain"] = layout.plain;
     return r;
@@ -86,17 +87,17 @@ json StateMachine::step_create(const json& req, const Caller& who, int64_t now, 
 
   core::Step step;
   step.id = job->next_step_id++;
-  step.name = req.value("name", "");
+  step.name = req.name.value_or("");
   step.start_time = now;
   step.ntasks = layout.ntasks;
   step.cpus_per_task = sr.cpus_per_task;
   step.overlap = sr.overlap;
   step.distribution = sr.cyclic ? "cyclic" : "block";
   step.alloc = layout.alloc;
-  step.command = req.value("command", "");
-  step.srun_host = req.value("srun_host", "");
-  step.srun_pid = req.value("srun_pid", int64_t{0});
-  step.time_limit_min = req.value("time_limit_min", int64_t{-1});
+  step.command = req.command.value_or("");
+  step.srun_host = req.srun_host.value_or("");
+  step.srun_pid = req.srun_pid.value_or(0);
+  step.time_limit_min = req.time_limit_min.value_or(-1);
   job->steps.push_back(step);
   fx.job_changed(job->id);
 
@@ -147,9 +148,10 @@ std::map<std::string, std::string> StateMachine::allocation_env(const core::Job&
   return env;
 }
 
-json StateMachine::allocation_info(const json& req, const Caller& who, int64_t now) {
+json StateMachine::allocation_info(const proto::AllocationInfoRequest& req, const Caller& who,
+                                   int64_t now) {
   json error;
-  core::Job* job = caller_job(req, who, error);
+  core::Job* job = caller_job(req.job_id, who, error);
   if (!job) return error;
   json r = {{"ok", true},
             {"job_id", job->id},
@@ -177,21 +179,22 @@ core::JobState step_end_state(const core::Step& s) {
 }
 }  // namespace
 
-json StateMachine::step_complete(const json& req, const Caller& who, int64_t now, Effects& fx) {
+json StateMachine::step_complete(const proto::StepCompleteRequest& req, const Caller& who,
+                                 int64_t now, Effects& fx) {
   json error;
-  core::Job* job = caller_job(req, who, error);
+  core::Job* job = caller_job(req.job_id, who, error);
   if (!job) return error;
-  const uint32_t step_id = req.at("step_id").get<uint32_t>();
+  const uint32_t step_id = req.step_id;
   step_nodes_ended_.erase({job->id, step_id});
   for (auto& s : job->steps) {
     if (s.id != step_id) continue;
     if (s.state == core::JobState::Running) {
       s.end_time = now;
-      s.exit_code = req.value("exit_code", 0);
-      s.exit_signal = req.value("exit_signal", 0);
-      if (req.value("cancelled", false))
+      s.exit_code = req.exit_code.value_or(0);
+      s.exit_signal = req.exit_signal.value_or(0);
+      if (req.cancelled.value_or(false))
         s.state = core::JobState::Cancelled;
-      else if (req.value("timeout", false))
+      else if (req.timeout.value_or(false))
         s.state = core::JobState::Timeout;
       else
         s.state = step_end_state(s);
@@ -202,19 +205,19 @@ json StateMachine::step_complete(const json& req, const Caller& who, int64_t now
   return error_reply(proto::Errno::kInvalidJobId);
 }
 
-json StateMachine::allocation_complete(const json& req, const Caller& who, int64_t now,
-                                       Effects& fx) {
+json StateMachine::allocation_complete(const proto::AllocationCompleteRequest& req,
+                                       const Caller& who, int64_t now, Effects& fx) {
   json error;
-  core::Job* job = caller_job(req, who, error);
+  core::Job* job = caller_job(req.job_id, who, error);
   if (!job) return error;
-  if (!job->spec.interactive) return error_reply("Job has a batch script");
+  if (!job->spec.interactive) return error_reply(proto::Errno::kError, "Job has a batch script");
   if (job->state == core::JobState::Pending) {
     job->cancelled_by = who.uid;
     end_job(*job, core::JobState::Cancelled, job->reason, now, false, fx);
     return {{"ok", true}};
   }
   if (job->state != core::JobState::Running) return {{"ok", true}};  // ended already
-  const int status = req.value("status", 0);
+  const int status = req.status.value_or(0);
   finish_exit(*job, status, now, fx);
   send_terminate(*job, now, "", fx);  // anything its steps left behind
   return {{"ok", true}};

@@ -281,7 +281,7 @@ std::optional<json> ui_job_detail(const StateMachine& m, uint64_t id, const UiVi
                                   int64_t now) {
   const core::Job* job = m.find_job(id);
   if (job == nullptr || !v.may_see(*job)) return std::nullopt;
-  json view = m.query({{"what", "jobs"}, {"detail", true}, {"job_id", id}}, now);
+  json view = m.query(proto::QueryRequest{.what = "jobs", .job_id = id, .detail = true}, now);
   json j;
   for (const auto& one : view.value("jobs", json::array()))
     if (one.value("id", uint64_t{0}) == id) j = one;
@@ -306,7 +306,8 @@ std::optional<json> ui_job_detail(const StateMachine& m, uint64_t id, const UiVi
 json ui_nodes(const StateMachine& m) {
   std::map<std::string, json> parts_of;
   json partitions = json::array();
-  for (const auto& p : m.query({{"what", "partitions"}}, 0).value("partitions", json::array())) {
+  for (const auto& p :
+       m.query(proto::QueryRequest{.what = "partitions"}, 0).value("partitions", json::array())) {
     partitions.push_back({{"name", p.value("name", "")},
                           {"state", p.value("state", "")},
                           {"total_nodes", p.value("total_nodes", 0)},
@@ -650,7 +651,7 @@ json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& 
 }
 
 json ui_fairshare(const StateMachine& m, const UiViewer& v, int64_t now) {
-  json reply = m.query({{"what", "shares"}}, now);
+  json reply = m.query(proto::QueryRequest{.what = "shares"}, now);
   json rows = json::array();
   for (auto& r : reply.value("rows", json::array())) {
     const std::string user = r.value("user", "");
@@ -670,7 +671,7 @@ json ui_reservations(const StateMachine& m, const UiViewer& v, int64_t now) {
   if (const auto& data = m.acct_data())
     for (const auto& a : data->assocs)
       if (a.user == v.who.user) my_accounts.push_back(a.account);
-  for (auto& r : m.query({{"what", "reservations"}}, now).value("reservations", json::array())) {
+  for (auto& r : m.query(proto::QueryRequest{.what = "reservations"}, now).value("reservations", json::array())) {
     if (!v.is_operator && v.private_reservations) {
       bool named = false;
       for (const auto& u : core::split_list(r.value("users", ""), ','))

@@ -30,6 +30,7 @@
 #include "net/keys.hpp"
 #include "net/unix_client.hpp"
 #include "nlohmann/json.hpp"
+#include "proto/request.hpp"
 
 namespace drover::tool {
 namespace fs = std::filesystem;
@@ -168,7 +169,7 @@ pid_t spawn_daemon(const std::vector<std::string>& argv, const fs::path& log,
 json ping(const fs::path& socket) {
   net::UnixClient client;
   client.connect(socket.string());
-  return json::parse(client.call(json{{"op", "query"}, {"what", "ping"}}.dump()));
+  return json::parse(client.call(proto::QueryRequest{.what = "ping"}.to_json().dump()));
 }
 
 std::string tail(const fs::path& log, size_t lines) {
@@ -478,7 +479,7 @@ int cluster_up(const UpOptions& opts) {
     try {
       net::UnixClient client;
       client.connect(socket.string());
-      const json r = json::parse(client.call(json{{"op", "token"}}.dump()));
+      const json r = json::parse(client.call(proto::TokenRequest{}.to_json().dump()));
       token = r.value("token", "");
     } catch (const std::exception&) {
     }

@@ -8,6 +8,10 @@ using nlohmann::json;
 namespace {
 json typed(const char* type) { return json{{"type", type}}; }
 
+std::optional<int32_t> opt_int32(const json& j, const char* key) {
+  if (!has(j, key)) return std::nullopt;
+  return get_int32(j, key);
+}
 std::optional<uint32_t> opt_uint32(const json& j, const char* key) {
   if (!has(j, key)) return std::nullopt;
   return get_uint32(j, key);
@@ -58,9 +62,12 @@ Welcome Welcome::from_json(const json& j) {
 json Refusal::to_json() const {
   json j = typed(kType);
   j["error"] = error;
+  if (code) j["errno"] = *code;
   return j;
 }
-Refusal Refusal::from_json(const json& j) { return {get_string(j, "error")}; }
+Refusal Refusal::from_json(const json& j) {
+  return {get_string(j, "error"), opt_int32(j, "errno")};
+}
 
 json Launch::to_json() const {
   json j = typed(kType);

@@ -49,6 +49,8 @@ struct Welcome {
 struct Refusal {
   static constexpr const char* kType = "error";
   std::string error;
+  // Slurm's number for it (proto/error.hpp); a controller of the previous release sent none.
+  std::optional<int32_t> code = {};
   nlohmann::json to_json() const;
   static Refusal from_json(const nlohmann::json& j);
 };

@@ -227,7 +227,9 @@ def test_forged_expired_replayed_and_other_hosts_credentials_are_refused(login):
     r = command(h, text, sig, ping, session(sig))
     assert r.get("ok") is True, r
     r = command(h, text, sig, ping, session(sig))
-    assert r == {"type": "error", "error": "Authentication failure: credential replayed"}, r
+    # The refusal carries Slurm's number (ESLURM_AUTH_CRED_INVALID) beside its text.
+    assert r == {"type": "error", "error": "Authentication failure: credential replayed",
+                 "errno": 6000}, r
 
     # One the daemon issued, used by its user once (sinfo), then replayed.
     real = h.credential()
@@ -318,7 +320,7 @@ def test_a_nodes_key_neither_registers_another_node_nor_mints_tokens(login):
 
     # node1's key claiming node2 is refused; node2 stays registered with its own agent.
     r = register("node2", key1)
-    assert r == {"type": "error", "error": "authentication failed"}, r
+    assert r == {"type": "error", "error": "authentication failed", "errno": 1007}, r
     # Without a version (an agent from before per-node keys): refused, saying why.
     with socket.create_connection((h.bridge_ip, h.port), timeout=10) as s:
         read_frame(s)

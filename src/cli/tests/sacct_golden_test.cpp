@@ -263,7 +263,8 @@ TEST_F(SacctGolden, TheCapturedCommandsPrintWhatSlurmPrinted) {
     // What the controller does with sacct's request (ctld/server.cpp, acct_query).
     env.call = [&](const json& req) -> json {
       json jobs = json::array();
-      for (const auto& r : store_->query(ctld::acct_filter(req, caller)))
+      for (const auto& r :
+           store_->query(ctld::acct_filter(proto::QueryRequest::from_json(req), caller)))
         jobs.push_back(ctld::acct_record_json(r));
       return {{"ok", true}, {"cluster_name", "oracle"}, {"jobs", std::move(jobs)}};
     };

@@ -1,5 +1,5 @@
 // libFuzzer entry for the controller's client requests: each line of the input is one frame as
-// it comes off ctld.sock, decoded (proto/decode.hpp) and dispatched (apply_client_request) to a
+// it comes off ctld.sock, decoded (proto/request.hpp) and dispatched (apply_client_request) to a
 // fresh two-node state machine, alternately as an ordinary user and as root, with a scheduling
 // pass after each. A std::exception from the request is its refusal (the server answers it
 // with an error); a crash, a sanitizer report, an exception out of the scheduling pass or a
@@ -13,6 +13,7 @@
 #include "ctld/client_request.hpp"
 #include "ctld/tests/two_node_config.hpp"
 #include "proto/decode.hpp"
+#include "proto/request.hpp"
 
 using namespace drover;
 using namespace drover::ctld;
@@ -25,8 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   m.restore(1, {}, now);
   {
     Effects fx;
-    for (const char* n : {"node1", "node2"})
-      m.agent_register(n, proto::Register{}, now, fx);
+    for (const char* n : {"node1", "node2"}) m.agent_register(n, proto::Register{}, now, fx);
   }
   const Caller users[] = {{1000, 1000, "alice", "alice"}, {0, 0, "root", "root"}};
   std::string_view in(reinterpret_cast<const char*>(data), size);
@@ -38,9 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string text;
     nlohmann::json reply;
     try {
-      const nlohmann::json req = proto::decode_object(frame);
-      const std::string op = proto::get_string(req, "op");
-      auto r = apply_client_request(m, op, req, users[i % 2], now, fx, text);
+      const proto::Request req = proto::decode_request(proto::decode_object(frame));
+      auto r = apply_client_request(m, req, users[i % 2], now, fx, text);
       if (r) reply = std::move(*r);
     } catch (const std::exception&) {
       // Refused as the server refuses it: an error reply.

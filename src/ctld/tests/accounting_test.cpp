@@ -40,7 +40,7 @@ const Caller dave{1003, 1003, "dave", "dave"};
 
 json submit_reply(Harness& h, const Caller& who, json spec) {
   Effects fx;
-  return h.sm.submit({{"spec", spec}}, who, h.now, fx);
+  return h.sm.submit(proto::SubmitRequest::from_json({{"spec", spec}}), who, h.now, fx);
 }
 
 // A full pass, as the controller runs after anything frees resources.

@@ -43,11 +43,14 @@ Req modify_user(const std::string& name, const std::string& settings) {
 // sacctmgr -i: a preview, then the commit; what the server does with a committed change.
 json sacctmgr(Harness& h, const Caller& who, const Req& r, Effects& fx) {
   std::optional<core::AcctData> to_store;
-  json preview = h.sm.acct_change({{"request", r}, {"commit", false}}, who, to_store);
+  json preview = h.sm.acct_change(
+      proto::AcctChangeRequest::from_json({{"request", r}, {"commit", false}}), who, to_store);
   EXPECT_FALSE(to_store.has_value());
   if (!preview.value("changed", false)) return preview;
   json done = h.sm.acct_change(
-      {{"request", r}, {"commit", true}, {"generation", preview["generation"]}}, who, to_store);
+      proto::AcctChangeRequest::from_json(
+          {{"request", r}, {"commit", true}, {"generation", preview["generation"]}}),
+      who, to_store);
   if (to_store) h.sm.install_accounting(std::move(*to_store), fx);
   done["out"] = preview["out"].get<std::string>() + done["out"].get<std::string>();
   return done;
@@ -103,13 +106,15 @@ TEST(AcctAdmin, ACommitOnDataChangedSinceThePreviewIsRefused) {
   Harness h;
   Effects fx;
   std::optional<core::AcctData> to_store;
-  const json preview =
-      h.sm.acct_change({{"request", add_account("physics")}, {"commit", false}}, h.root, to_store);
+  const json preview = h.sm.acct_change(
+      proto::AcctChangeRequest::from_json({{"request", add_account("physics")}, {"commit", false}}),
+      h.root, to_store);
   sacctmgr(h, h.root, add_account("chem"), fx);
-  const json r = h.sm.acct_change({{"request", add_account("physics")},
-                                   {"commit", true},
-                                   {"generation", preview["generation"]}},
-                                  h.root, to_store);
+  const json r =
+      h.sm.acct_change(proto::AcctChangeRequest::from_json({{"request", add_account("physics")},
+                                                            {"commit", true},
+                                                            {"generation", preview["generation"]}}),
+                       h.root, to_store);
   EXPECT_EQ(r["rc"], 1);
   EXPECT_FALSE(to_store.has_value());
   EXPECT_EQ(h.sm.acct_data()->find_assoc("physics", ""), nullptr);
@@ -121,7 +126,8 @@ TEST(AcctAdmin, TheEngineEnforcesALimitSetByModifyAtOnce) {
   // Enforcement and a new cluster's accounts (what the server starts with when there are
   // none): only root's association, so alice is refused until sacctmgr adds her.
   h.sm.install_accounting(core::new_acct_data("test"), fx);
-  EXPECT_EQ(h.sm.submit({{"spec", h.spec()}}, h.alice, h.now, fx)["error"],
+  EXPECT_EQ(h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.spec()}}), h.alice, h.now,
+                        fx)["error"],
             "Invalid account or account/partition combination specified");
   ASSERT_EQ(sacctmgr(h, h.root, add_account("physics"), fx)["rc"], 0);
   ASSERT_EQ(sacctmgr(h, h.root, add_user("alice", "physics"), fx)["rc"], 0);
@@ -161,14 +167,16 @@ TEST(AcctAdmin, AccountsWithPendingOrRunningJobsStay) {
   EXPECT_EQ(r["err"],
             " Error with request: Job(s) active, cancel job(s) before remove\n  JobID = " +
                 std::to_string(id) + "          C = test       A = theory     U = alice    \n");
-  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.alice, h.now,
+              fx);
   r = sacctmgr(h, h.root, del, fx);
   EXPECT_EQ(r["rc"], 0) << r.dump();
   EXPECT_EQ(r["out"], " Deleting accounts...\n  physics\n");
   // The whole tree under it went; theory's record stays, as in Slurm.
   EXPECT_EQ(h.sm.acct_data()->find_assoc("theory", "alice"), nullptr);
   EXPECT_NE(h.sm.acct_data()->find_account("theory"), nullptr);
-  EXPECT_FALSE(h.sm.submit({{"spec", spec}}, h.alice, h.now, fx).value("ok", true));
+  EXPECT_FALSE(h.sm.submit(proto::SubmitRequest::from_json({{"spec", spec}}), h.alice, h.now, fx)
+                   .value("ok", true));
 }
 
 TEST(AcctAdmin, FairShareUsageStaysWithTheAssociationsThatRemain) {
@@ -191,7 +199,7 @@ TEST(AcctAdmin, FairShareUsageStaysWithTheAssociationsThatRemain) {
   sacctmgr(h, h.root, add_account("chem", "Fairshare=5"), fx);
   EXPECT_EQ(h.sm.usage_record(), before);
   // The tree has the new account with its shares.
-  const json shares = h.sm.query({{"what", "shares"}}, h.now);
+  const json shares = h.sm.query(proto::QueryRequest::from_json({{"what", "shares"}}), h.now);
   bool chem = false;
   for (const auto& row : shares["rows"])
     if (row["account"] == "chem" && row["user"] == "") chem = row["raw_shares"] == 5;

@@ -115,15 +115,20 @@ TEST(AcctRecord, PendingJobHasNoStepsAndRunningStepIsOpen) {
 }
 
 TEST(AcctRecord, FilterDefaultsToTheCallersJobs) {
-  auto f = ctld::acct_filter({{"what", "acct_jobs"}}, 1000);
+  auto f = ctld::acct_filter(proto::QueryRequest::from_json({{"what", "acct_jobs"}}), 1000);
   EXPECT_EQ(f.uids, (std::vector<uint32_t>{1000}));
   EXPECT_FALSE(f.window_start);
-  f = ctld::acct_filter({{"all_users", true}, {"start", 5}, {"end", 9}, {"states", {"FAILED"}}}, 7);
+  f = ctld::acct_filter(
+      proto::QueryRequest::from_json(
+          {{"all_users", true}, {"start", 5}, {"end", 9}, {"states", {"FAILED"}}}),
+      7);
   EXPECT_TRUE(f.uids.empty());
   EXPECT_EQ(*f.window_start, 5);
   EXPECT_EQ(*f.window_end, 9);
   EXPECT_EQ(f.states, (std::vector<std::string>{"FAILED"}));
-  f = ctld::acct_filter({{"uids", {0, 1}}, {"job_ids", {3}}, {"include_ineligible", true}}, 7);
+  f = ctld::acct_filter(proto::QueryRequest::from_json(
+                            {{"uids", {0, 1}}, {"job_ids", {3}}, {"include_ineligible", true}}),
+                        7);
   EXPECT_EQ(f.uids, (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ(f.job_ids, (std::vector<uint64_t>{3}));
   EXPECT_TRUE(f.include_ineligible);

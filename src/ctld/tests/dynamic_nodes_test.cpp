@@ -28,20 +28,21 @@ Config dynamic_config() {
 }
 
 json create(Harness& h, const std::string& line, Effects& fx, const Caller* who = nullptr) {
-  return h.sm.node_create({{"line", line}}, who ? *who : h.root, fx);
+  return h.sm.node_create(proto::NodeCreateRequest::from_json({{"line", line}}),
+                          who ? *who : h.root, fx);
 }
 
 std::vector<std::string> listed(Harness& h, bool future) {
   std::vector<std::string> out;
   json q = {{"what", "nodes"}};
   if (future) q["future"] = true;
-  const json reply = h.sm.query(q, h.now);
+  const json reply = h.sm.query(proto::QueryRequest::from_json(q), h.now);
   for (const auto& n : reply["nodes"]) out.push_back(n["name"]);
   return out;
 }
 
 std::vector<std::string> partition_nodes(Harness& h, const std::string& name) {
-  const json reply = h.sm.query({{"what", "partitions"}}, h.now);
+  const json reply = h.sm.query(proto::QueryRequest::from_json({{"what", "partitions"}}), h.now);
   for (const auto& p : reply["partitions"])
     if (p["name"] == name) return p["nodes"].get<std::vector<std::string>>();
   return {};
@@ -82,7 +83,8 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   EXPECT_EQ(fx.writes<journal::Node>(), std::vector<journal::Node>{{"d1"}});
   EXPECT_EQ(listed(h, false), (std::vector<std::string>{"node1", "node2"}));
   EXPECT_EQ(listed(h, true), (std::vector<std::string>{"node1", "node2", "d1"}));
-  const json view = h.sm.query({{"what", "nodes"}, {"future", true}}, h.now)["nodes"][2];
+  const json view = h.sm.query(
+      proto::QueryRequest::from_json({{"what", "nodes"}, {"future", true}}), h.now)["nodes"][2];
   EXPECT_EQ(view["state_long"], "FUTURE");
   EXPECT_EQ(view["dynamic"], true);
   EXPECT_EQ(view["cpus"], 4);
@@ -105,7 +107,7 @@ TEST(DynamicNodes, MaxNodeCountBoundsTheTable) {
   Harness h(dynamic_config());
   Effects fx;
   // scontrol show config shows the bound as set (two nodes so far).
-  const json config = h.sm.query({{"what", "config"}}, h.now);
+  const json config = h.sm.query(proto::QueryRequest::from_json({{"what", "config"}}), h.now);
   bool shown = false;
   for (const auto& kv : config["config"]["main"])
     shown = shown || (kv[0] == "MaxNodeCount" && kv[1] == "4");
@@ -161,15 +163,20 @@ TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) 
   Harness h(dynamic_config());
   Effects fx;
   ASSERT_TRUE(h.sm.agent_register("x1", registration(agent("CPUs=6")), h.now, fx)["ok"]);
-  EXPECT_EQ(h.sm.node_delete({{"nodes", "nope"}}, h.root, fx)["error"],
+  EXPECT_EQ(h.sm.node_delete(proto::NodeDeleteRequest::from_json({{"nodes", "nope"}}), h.root,
+                             fx)["error"],
             "Invalid node name specified");
-  EXPECT_EQ(h.sm.node_delete({{"nodes", "x1"}}, h.alice, fx)["error"], "Invalid user id");
+  EXPECT_EQ(h.sm.node_delete(proto::NodeDeleteRequest::from_json({{"nodes", "x1"}}), h.alice,
+                             fx)["error"],
+            "Invalid user id");
   json s = h.spec(6);
   s["partitions"] = {"all"};
   const uint64_t id = h.submit(h.alice, s, fx);
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
-  EXPECT_EQ(h.sm.node_delete({{"nodes", "x1"}}, h.root, fx)["error"], "Requested nodes are busy");
+  EXPECT_EQ(
+      h.sm.node_delete(proto::NodeDeleteRequest::from_json({{"nodes", "x1"}}), h.root, fx)["error"],
+      "Requested nodes are busy");
   Effects end;
   h.sm.agent_exited("x1", exit_report({{"job_id", id}, {"status", 0}}), h.now, end);
   ASSERT_EQ(h.sm.find_node("x1")->running_jobs, 0);
@@ -182,11 +189,18 @@ TEST(DynamicNodes, DeleteIsRefusedWhileBusyOrReservedAndTakesTheNodeEverywhere) 
   rr.users = "root";
   Effects rfx;
   h.sm.user_exists = [](const std::string&) { return true; };
-  ASSERT_TRUE(h.sm.reservation({{"action", "create"}, {"request", rr}}, h.root, h.now, rfx)["ok"]);
-  EXPECT_EQ(h.sm.node_delete({{"nodes", "x1"}}, h.root, fx)["error"], "Requested nodes are busy");
-  ASSERT_TRUE(h.sm.reservation({{"action", "delete"}, {"name", "r1"}}, h.root, h.now, rfx)["ok"]);
+  ASSERT_TRUE(h.sm.reservation(
+      proto::ReservationRequest::from_json({{"action", "create"}, {"request", rr}}), h.root, h.now,
+      rfx)["ok"]);
+  EXPECT_EQ(
+      h.sm.node_delete(proto::NodeDeleteRequest::from_json({{"nodes", "x1"}}), h.root, fx)["error"],
+      "Requested nodes are busy");
+  ASSERT_TRUE(
+      h.sm.reservation(proto::ReservationRequest::from_json({{"action", "delete"}, {"name", "r1"}}),
+                       h.root, h.now, rfx)["ok"]);
   Effects del;
-  ASSERT_TRUE(h.sm.node_delete({{"nodes", "x1"}}, h.root, del)["ok"]);
+  ASSERT_TRUE(
+      h.sm.node_delete(proto::NodeDeleteRequest::from_json({{"nodes", "x1"}}), h.root, del)["ok"]);
   EXPECT_EQ(del.writes<journal::NodeGone>(), std::vector<journal::NodeGone>{{"x1"}});
   EXPECT_EQ(h.sm.find_node("x1"), nullptr);
   EXPECT_EQ(listed(h, true), (std::vector<std::string>{"node1", "node2"}));
@@ -221,7 +235,8 @@ TEST(DynamicNodes, JournalRecordsBringThemBackInOrder) {
   fresh.restore(1, {}, h.now);
   for (const auto& [name, r] : records) fresh.restore_node_admin(name, r);
   std::vector<std::string> names;
-  const json reply = fresh.query({{"what", "nodes"}, {"future", true}}, h.now);
+  const json reply =
+      fresh.query(proto::QueryRequest::from_json({{"what", "nodes"}, {"future", true}}), h.now);
   for (const auto& n : reply["nodes"]) names.push_back(n["name"]);
   EXPECT_EQ(names,
             (std::vector<std::string>{"node1", "node2", "zz", "aa", "bb"}));  // as they joined
@@ -230,7 +245,8 @@ TEST(DynamicNodes, JournalRecordsBringThemBackInOrder) {
   EXPECT_EQ(fresh.find_node("aa")->cpus, 5);
   EXPECT_EQ(fresh.find_node("bb")->sockets, 4);
   EXPECT_EQ(fresh.find_node("bb")->cpus, 8);
-  EXPECT_EQ(fresh.query({{"what", "nodes"}}, h.now)["nodes"].size(), 3u);  // zz, bb still FUTURE
+  EXPECT_EQ(fresh.query(proto::QueryRequest::from_json({{"what", "nodes"}}), h.now)["nodes"].size(),
+            3u);  // zz, bb still FUTURE
   EXPECT_TRUE(fresh.knows_node("aa"));
 }
 

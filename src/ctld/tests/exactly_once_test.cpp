@@ -48,18 +48,21 @@ struct TempDir {
 TEST(SubmitId, RetryWithTheSameIdGetsTheSameJob) {
   Harness h;
   Effects fx;
-  json first = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
+  json first =
+      h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.alice, h.now, fx);
   ASSERT_TRUE(first.value("ok", false)) << first.dump();
   EXPECT_EQ(fx.writes<journal::SubmitId>().size(), 1u);
   Effects again;
-  json second = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now + 5, again);
+  json second = h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.alice,
+                            h.now + 5, again);
   ASSERT_TRUE(second.value("ok", false)) << second.dump();
   EXPECT_EQ(second["job_id"], first["job_id"]);
   EXPECT_EQ(h.sm.job_count(), 1u);
   EXPECT_TRUE(again.writes<journal::Job>().empty());
   EXPECT_FALSE(again.journals(journal::NextJobId{}));
   // Another id is another job; no id at all is always a new job.
-  json third = h.sm.submit(submit_req(h.spec(), "r-2"), h.alice, h.now + 6, again);
+  json third = h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-2")), h.alice,
+                           h.now + 6, again);
   EXPECT_NE(third["job_id"], first["job_id"]);
   h.submit(h.alice, h.spec(), again);
   h.submit(h.alice, h.spec(), again);
@@ -70,13 +73,16 @@ TEST(SubmitId, RetryWithTheSameIdGetsTheSameJob) {
 TEST(SubmitId, AnotherUsersSameIdIsAnotherJob) {
   Harness h;
   Effects fx;
-  json mine = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
-  json theirs = h.sm.submit(submit_req(h.spec(), "r-1"), h.bob, h.now, fx);
+  json mine =
+      h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.alice, h.now, fx);
+  json theirs =
+      h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.bob, h.now, fx);
   ASSERT_TRUE(theirs.value("ok", false)) << theirs.dump();
   EXPECT_NE(theirs["job_id"], mine["job_id"]);
   EXPECT_EQ(h.sm.find_job(theirs["job_id"].get<uint64_t>())->user, "bob");
   // And the root does not see alice's either.
-  json roots = h.sm.submit(submit_req(h.spec(), "r-1"), h.root, h.now, fx);
+  json roots =
+      h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.root, h.now, fx);
   EXPECT_NE(roots["job_id"], mine["job_id"]);
   EXPECT_EQ(h.sm.job_count(), 3u);
 }
@@ -84,13 +90,18 @@ TEST(SubmitId, AnotherUsersSameIdIsAnotherJob) {
 TEST(SubmitId, BadIdsAreRefusedAndTestOnlyRemembersNothing) {
   Harness h;
   Effects fx;
+  // Refused where the request is decoded, with the controller's wording.
   for (const json& bad : {json(""), json(42), json(std::string(129, 'x')), json::array()}) {
-    json r = h.sm.submit({{"spec", h.spec()}, {"request_id", bad}}, h.alice, h.now, fx);
-    EXPECT_FALSE(r.value("ok", true)) << bad.dump();
-    EXPECT_EQ(r.value("error", ""), "Invalid job request");
+    try {
+      proto::SubmitRequest::from_json({{"spec", h.spec()}, {"request_id", bad}});
+      ADD_FAILURE() << bad.dump();
+    } catch (const proto::BadRequest& e) {
+      EXPECT_EQ(e.error.message, "Invalid job request");
+    }
   }
-  json t = h.sm.submit({{"spec", h.spec()}, {"request_id", "t"}, {"test_only", true}}, h.alice,
-                       h.now, fx);
+  json t = h.sm.submit(proto::SubmitRequest::from_json(
+                           {{"spec", h.spec()}, {"request_id", "t"}, {"test_only", true}}),
+                       h.alice, h.now, fx);
   EXPECT_TRUE(t.value("test_only", false));
   EXPECT_EQ(h.sm.submit_id_count(), 0u);
   EXPECT_EQ(h.sm.job_count(), 0u);
@@ -106,7 +117,8 @@ TEST(SubmitId, RetryAfterAJournalReloadGetsTheSameJob) {
     Harness h;
     store::Journal j(path);
     Effects fx;
-    json r = h.sm.submit(submit_req(h.spec(), "lost-reply"), h.alice, h.now, fx);
+    json r = h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "lost-reply")),
+                         h.alice, h.now, fx);
     id = r.at("job_id").get<uint64_t>();
     commit(j, h.sm, fx);
   }
@@ -117,11 +129,13 @@ TEST(SubmitId, RetryAfterAJournalReloadGetsTheSameJob) {
   again.restore_submit_ids(loaded.records["submit_id"]);
   Harness h;
   Effects fx;
-  json retry = again.submit(submit_req(h.spec(), "lost-reply"), h.alice, 2000, fx);
+  json retry = again.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "lost-reply")),
+                            h.alice, 2000, fx);
   ASSERT_TRUE(retry.value("ok", false)) << retry.dump();
   EXPECT_EQ(retry["job_id"], id);
   EXPECT_EQ(again.job_count(), 1u);
-  json other = again.submit(submit_req(h.spec(), "lost-reply"), h.bob, 2000, fx);
+  json other = again.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "lost-reply")),
+                            h.bob, 2000, fx);
   EXPECT_NE(other["job_id"], id);
 }
 
@@ -132,9 +146,11 @@ TEST(SubmitId, ForgottenAfterTheJobAndTheWindow) {
   c.min_job_age_s = 10;
   Harness h(c);
   Effects fx;
-  json r = h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now, fx);
+  json r =
+      h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.alice, h.now, fx);
   const uint64_t id = r.at("job_id").get<uint64_t>();
-  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.alice, h.now,
+              fx);
   auto keep_nodes_alive = [&](int64_t t) {
     for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, t);
   };
@@ -144,7 +160,9 @@ TEST(SubmitId, ForgottenAfterTheJobAndTheWindow) {
   EXPECT_EQ(h.sm.find_job(id), nullptr);  // purged after MinJobAge
   EXPECT_EQ(h.sm.submit_id_count(), 1u);  // but still in the window
   Effects retry;
-  EXPECT_EQ(h.sm.submit(submit_req(h.spec(), "r-1"), h.alice, h.now + 100, retry)["job_id"], id);
+  EXPECT_EQ(h.sm.submit(proto::SubmitRequest::from_json(submit_req(h.spec(), "r-1")), h.alice,
+                        h.now + 100, retry)["job_id"],
+            id);
 
   const int64_t later = h.now + StateMachine::kSubmitIdWindow + 1;
   keep_nodes_alive(later);
@@ -161,7 +179,7 @@ TEST(SubmitId, KeptWhileTheJobIs) {
   Effects fx;
   json held = h.spec();
   held["hold"] = true;  // pends till released
-  h.sm.submit(submit_req(held, "held"), h.alice, h.now, fx);
+  h.sm.submit(proto::SubmitRequest::from_json(submit_req(held, "held")), h.alice, h.now, fx);
   const int64_t later = h.now + StateMachine::kSubmitIdWindow * 2;
   for (const char* n : {"node1", "node2"}) h.sm.agent_heartbeat(n, {}, later);
   Effects tick;
@@ -224,7 +242,8 @@ TEST(AgentLoss, CancelOnAnAbsentNodeStaysCompletingUntilTheNodeIsDown) {
   const std::string other = host == "node1" ? "node2" : "node1";
   h.sm.agent_disconnected(host, h.now + 1);
   Effects c;
-  json r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now + 1, c);
+  json r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.alice,
+                       h.now + 1, c);
   EXPECT_TRUE(r.value("ok", false));
   const core::Job* job = h.sm.find_job(id);
   EXPECT_EQ(job->state, core::JobState::Cancelled);

@@ -44,7 +44,7 @@ struct Harness {
     return s;
   }
   uint64_t submit(const Caller& who, json s, Effects& fx) {
-    json r = sm.submit({{"spec", s}}, who, now, fx);
+    json r = sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), who, now, fx);
     EXPECT_TRUE(r.value("ok", false)) << r.dump();
     return r.value("job_id", uint64_t{0});
   }

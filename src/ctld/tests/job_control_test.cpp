@@ -83,7 +83,9 @@ TEST(JobArrays, RunningLimitHoldsTheRestWithJobArrayTaskLimit) {
 TEST(JobArrays, OversizeArrayIsRefused) {
   Harness h;
   Effects fx;
-  json r = h.sm.submit({{"spec", with(h.spec(), "array", "0-1001")}}, h.alice, h.now, fx);
+  json r =
+      h.sm.submit(proto::SubmitRequest::from_json({{"spec", with(h.spec(), "array", "0-1001")}}),
+                  h.alice, h.now, fx);
   EXPECT_FALSE(r.value("ok", true));
   EXPECT_EQ(h.sm.next_job_id(), 1u);
 }
@@ -105,19 +107,19 @@ TEST(JobArrays, CancelOneTaskTasksAndTheWholeArray) {
   Effects fx;
   uint64_t a = h.submit(h.alice, with(with(h.spec(), "array", "0-9"), "hold", true), fx);
   // A pending task cancelled alone just leaves the array: Slurm keeps no record of it.
-  json r = h.sm.cancel({{"jobs", {"1_3"}}}, h.alice, h.now, fx);
+  json r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {"1_3"}}}), h.alice, h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(h.sm.job_count(), 1u);
   EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4-9");
-  r = h.sm.cancel({{"jobs", {"1_[5-6]"}}}, h.alice, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {"1_[5-6]"}}}), h.alice, h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4,7-9");
-  r = h.sm.cancel({{"jobs", {"1_77"}}}, h.alice, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {"1_77"}}}), h.alice, h.now, fx);
   EXPECT_FALSE(r["ok"]);
-  r = h.sm.cancel({{"jobs", {"1"}}}, h.bob, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {"1"}}}), h.bob, h.now, fx);
   EXPECT_FALSE(r["ok"]);
   EXPECT_EQ(job(h, a).state, core::JobState::Pending);
-  r = h.sm.cancel({{"jobs", {"1"}}}, h.alice, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {"1"}}}), h.alice, h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(job(h, a).state, core::JobState::Cancelled);
   EXPECT_EQ(job(h, a).array_pending.format(), "0-2,4,7-9");
@@ -149,7 +151,9 @@ TEST(Dependencies, UnknownJobCountsAsMetAndKillOnInvalidDepCancels) {
   uint64_t unknown = h.submit(h.alice, with(h.spec(), "dependency", "afterok:42"), fx);
   h.sm.schedule(h.now, fx);
   EXPECT_EQ(job(h, unknown).state, core::JobState::Running);
-  json r = h.sm.submit({{"spec", with(h.spec(), "dependency", "afterok:x")}}, h.alice, h.now, fx);
+  json r = h.sm.submit(
+      proto::SubmitRequest::from_json({{"spec", with(h.spec(), "dependency", "afterok:x")}}),
+      h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Job dependency problem");
   uint64_t first = h.submit(h.alice, h.spec(), fx);
   uint64_t dep = h.submit(h.alice,
@@ -203,18 +207,23 @@ TEST(Holds, UserHoldReleaseAndAdminHoldRules) {
   h.sm.schedule(h.now, fx);
   EXPECT_EQ(job(h, id).priority, 0u);
   EXPECT_EQ(job(h, id).reason, "JobHeldUser");
-  json r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.bob, h.now, fx);
+  json r = h.sm.control(proto::ControlRequest::from_json({{"action", "release"}, {"jobs", {"1"}}}),
+                        h.bob, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Invalid user id");
-  r = h.sm.control({{"action", "hold"}, {"jobs", {"1"}}}, h.root, h.now, fx);
+  r = h.sm.control(proto::ControlRequest::from_json({{"action", "hold"}, {"jobs", {"1"}}}), h.root,
+                   h.now, fx);
   EXPECT_EQ(job(h, id).reason, "JobHeldAdmin");
-  r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.alice, h.now, fx);
+  r = h.sm.control(proto::ControlRequest::from_json({{"action", "release"}, {"jobs", {"1"}}}),
+                   h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
-  r = h.sm.control({{"action", "release"}, {"jobs", {"1"}}}, h.root, h.now, fx);
+  r = h.sm.control(proto::ControlRequest::from_json({{"action", "release"}, {"jobs", {"1"}}}),
+                   h.root, h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_GT(job(h, id).priority, 0u);
   h.sm.schedule(h.now, fx);
   EXPECT_EQ(job(h, id).state, core::JobState::Running);
-  r = h.sm.control({{"action", "requeue"}, {"jobs", {"77"}}}, h.root, h.now, fx);
+  r = h.sm.control(proto::ControlRequest::from_json({{"action", "requeue"}, {"jobs", {"77"}}}),
+                   h.root, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Invalid job id specified");
 }
 
@@ -224,11 +233,13 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   uint64_t id = h.submit(h.alice, h.spec(), fx);
   uint64_t waiting = h.submit(h.alice, with(h.spec(), "hold", true), fx);
   h.sm.schedule(h.now, fx);
-  json r = h.sm.control({{"action", "requeue"}, {"jobs", {"2"}}}, h.alice, h.now, fx);
+  json r = h.sm.control(proto::ControlRequest::from_json({{"action", "requeue"}, {"jobs", {"2"}}}),
+                        h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Job is pending execution");
   Effects fx2;
   const int64_t started = job(h, id).start_time;
-  r = h.sm.control({{"action", "requeue"}, {"jobs", {"1"}}}, h.alice, h.now, fx2);
+  r = h.sm.control(proto::ControlRequest::from_json({{"action", "requeue"}, {"jobs", {"1"}}}),
+                   h.alice, h.now, fx2);
   EXPECT_TRUE(r["ok"]) << r.dump();
   // The run that ended stays in accounting (sacct -D): REQUEUED, its batch step CANCELLED 0:15.
   std::vector<store::JobRecord> runs;
@@ -260,8 +271,9 @@ TEST(Requeue, RunningJobCompletesThenWaitsOutTheCredentialDelay) {
   // --no-requeue jobs refuse it.
   uint64_t noreq = h.submit(h.alice, with(h.spec(), "requeue", 0), fx2);
   h.sm.schedule(h.now + 130, fx2);
-  r = h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(noreq)}}}, h.alice, h.now + 130,
-                   fx2);
+  r = h.sm.control(
+      proto::ControlRequest::from_json({{"action", "requeue"}, {"jobs", {std::to_string(noreq)}}}),
+      h.alice, h.now + 130, fx2);
   EXPECT_EQ(r["errors"][0]["error"], "Requested operation is presently disabled");
 }
 
@@ -273,7 +285,9 @@ TEST(Update, PermissionRulesFollowSlurm) {
   uint64_t running = h.submit(h.alice, spec, fx);
   h.sm.schedule(h.now, fx);
   auto update = [&](uint64_t id, const ctld::Caller& who, json set) {
-    return h.sm.update({{"jobs", {std::to_string(id)}}, {"set", set}}, who, h.now, fx);
+    return h.sm.update(
+        proto::JobUpdateRequest::from_json({{"jobs", {std::to_string(id)}}, {"set", set}}), who,
+        h.now, fx);
   };
   EXPECT_TRUE(update(pending, h.alice, {{"TimeLimit", "20"}})["ok"]);
   EXPECT_EQ(job(h, pending).time_limit_min, 20);
@@ -306,7 +320,9 @@ TEST(Eligibility, BeginTimeAndNodeListsAreHonoured) {
   EXPECT_EQ(job(h, not1).batch_host, "node2");
   advance(h, h.now + 100, fx);
   EXPECT_EQ(job(h, later).state, core::JobState::Running);
-  json r = h.sm.submit({{"spec", with(h.spec(), "nodelist", "node9")}}, h.alice, h.now, fx);
+  json r =
+      h.sm.submit(proto::SubmitRequest::from_json({{"spec", with(h.spec(), "nodelist", "node9")}}),
+                  h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Invalid node name specified");
 }
 
@@ -316,22 +332,28 @@ TEST(Gres, GpusArePlacedCountedAndRefusedAsSlurmDoes) {
   for (auto& n : c.conf.nodes) n.gres = "gpu:2";
   Harness h(c);
   Effects fx;
-  json r = h.sm.submit({{"spec", with(h.spec(), "gres", "mps:1")}}, h.alice, h.now, fx);
+  json r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", with(h.spec(), "gres", "mps:1")}}),
+                       h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Invalid generic resource (gres) specification");
-  r = h.sm.submit({{"spec", with(h.spec(), "gres", "gpu:3")}}, h.alice, h.now, fx);
+  r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", with(h.spec(), "gres", "gpu:3")}}),
+                  h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Requested node configuration is not available");
-  r = h.sm.submit({{"spec", with(h.spec(), "mem_per_gpu_mb", 100)}}, h.alice, h.now, fx);
+  r = h.sm.submit(
+      proto::SubmitRequest::from_json({{"spec", with(h.spec(), "mem_per_gpu_mb", 100)}}), h.alice,
+      h.now, fx);
   EXPECT_EQ(r.value("detail", ""),
             "Requested mem_per_tres=gres:gpu:100 but did not request any GPU.");
   r = h.sm.submit(
-      {{"spec", with(with(with(h.spec(), "gpus", "1"), "nodes_min", 2), "nodes_set", true)}},
+      proto::SubmitRequest::from_json(
+          {{"spec", with(with(with(h.spec(), "gpus", "1"), "nodes_min", 2), "nodes_set", true)}}),
       h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Invalid generic resource (gres) specification");
   EXPECT_EQ(r.value("detail", ""), "Failed to validate job spec, --gpus < -N");
   // -N1-2 with one GPU: at most one node, which cannot hold three tasks.
   r = h.sm.submit(
-      {{"spec", with(with(with(with(h.spec(), "gpus", "1"), "nodes_max", 2), "ntasks", 3),
-                     "nodes_set", true)}},
+      proto::SubmitRequest::from_json(
+          {{"spec", with(with(with(with(h.spec(), "gpus", "1"), "nodes_max", 2), "ntasks", 3),
+                         "nodes_set", true)}}),
       h.alice, h.now, fx);
   EXPECT_EQ(r.value("error", ""), "Requested node configuration is not available");
   uint64_t three = h.submit(h.alice, with(h.spec(), "gpus", "3"), fx);
@@ -409,8 +431,8 @@ TEST(JobIndex, FollowsRequeueArraySplitsPurgeAndRestart) {
 
   // Requeued: completing while its processes go, then pending and out of the index.
   Effects fx2;
-  json r =
-      h.sm.control({{"action", "requeue"}, {"jobs", {std::to_string(plain)}}}, h.alice, h.now, fx2);
+  json r = h.sm.control(proto::ControlRequest{"requeue", {std::to_string(plain)}}, h.alice, h.now,
+                        fx2);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(job(h, plain).state, core::JobState::Pending);
   EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{plain, 3, 4, 5}));

@@ -21,8 +21,7 @@ json run(Harness& h, const op::Action& a, Effects& fx) {
   auto req = drover_command(a);
   EXPECT_TRUE(req.has_value()) << op::describe(a);
   std::string text;
-  return *apply_client_request(h.sm, req->value("op", ""), *req, k8s_operator_caller(), h.now, fx,
-                               text);
+  return *apply_client_request(h.sm, *req, k8s_operator_caller(), h.now, fx, text);
 }
 
 TEST(K8sOperator, KubernetesActionsAreNoDroverCommand) {
@@ -48,7 +47,8 @@ TEST(K8sOperator, DrainResumeDownAreTheOperatorsAndJournaled) {
 
   // The same reason set by an administrator is not the operator's to lift.
   Effects fx2;
-  json req = *drover_command(op::DrainNode{"node2", "scale-in"});
+  const auto req =
+      std::get<proto::NodeUpdateRequest>(*drover_command(op::DrainNode{"node2", "scale-in"}));
   EXPECT_TRUE(h.sm.node_update(req, h.root, h.now, fx2).value("ok", false));
   EXPECT_EQ(k8s_snapshot(h.sm, 0).nodes.at("node2").reason_by, op::ReasonBy::Admin);
 
@@ -78,8 +78,9 @@ TEST(K8sOperator, SnapshotListsJobsAndDynamicNodes) {
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
   h.sm.schedule(h.now, fx);
   ASSERT_EQ(h.launches(fx).size(), 1u);
-  json r =
-      h.sm.node_create({{"line", "NodeName=ns-0 CPUs=2 State=FUTURE"}}, k8s_operator_caller(), fx);
+  json r = h.sm.node_create(
+      proto::NodeCreateRequest::from_json({{"line", "NodeName=ns-0 CPUs=2 State=FUTURE"}}),
+      k8s_operator_caller(), fx);
   ASSERT_TRUE(r.value("ok", false)) << r.dump();
   const auto snap = k8s_snapshot(h.sm, 0);
   ASSERT_TRUE(snap.nodes.contains("ns-0"));
@@ -110,7 +111,7 @@ TEST(K8sOperator, RequeueAndCancelReachTheJob) {
   ASSERT_TRUE(
       run(h, op::CancelJob{static_cast<uint32_t>(id), "drain timeout"}, fx).value("ok", false));
   EXPECT_TRUE(core::is_finished(h.sm.find_job(id)->state) || h.sm.find_job(id)->completing);
-  const auto req = *drover_command(op::RequeueJob{7, "x"});
+  const json req = proto::to_json(*drover_command(op::RequeueJob{7, "x"}));
   EXPECT_EQ(req["op"], "control");
   EXPECT_EQ(req["action"], "requeue");
   EXPECT_EQ(req["jobs"], json::array({"7"}));

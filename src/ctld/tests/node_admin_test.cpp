@@ -14,7 +14,7 @@ json update(Harness& h, const Caller& who, const std::string& nodes, const std::
             const std::string& reason, Effects& fx) {
   json req = {{"op", "node_update"}, {"nodes", nodes}, {"state", state}};
   if (!reason.empty()) req["reason"] = reason;
-  return h.sm.node_update(req, who, h.now, fx);
+  return h.sm.node_update(proto::NodeUpdateRequest::from_json(req), who, h.now, fx);
 }
 
 TEST(NodeAdmin, OnlyOperatorsAndKnownNodes) {
@@ -89,7 +89,7 @@ json set_features(Harness& h, const std::string& nodes, const char* avail, const
   json req = {{"op", "node_update"}, {"nodes", nodes}};
   if (avail) req["features"] = avail;
   if (active) req["features_act"] = active;
-  return h.sm.node_update(req, h.root, h.now, fx);
+  return h.sm.node_update(proto::NodeUpdateRequest::from_json(req), h.root, h.now, fx);
 }
 
 std::vector<std::string> list(std::initializer_list<const char*> l) { return {l.begin(), l.end()}; }

@@ -12,11 +12,13 @@ using namespace drover::ctld::testing;
 namespace {
 
 json update(Harness& h, const Caller& who, const std::string& name, json set, Effects& fx) {
-  return h.sm.partition_update({{"op", "partition_update"}, {"name", name}, {"set", set}}, who, fx);
+  return h.sm.partition_update(proto::PartitionUpdateRequest::from_json(
+                                   {{"op", "partition_update"}, {"name", name}, {"set", set}}),
+                               who, fx);
 }
 
 json partition(Harness& h, const std::string& name) {
-  const json all = h.sm.query({{"what", "partitions"}}, h.now);
+  const json all = h.sm.query(proto::QueryRequest::from_json({{"what", "partitions"}}), h.now);
   for (const auto& p : all["partitions"])
     if (p["name"] == name) return p;
   return nullptr;
@@ -42,11 +44,12 @@ TEST(PartitionAdmin, OnlyOperatorsAndKnownPartitionsAndNodes) {
       update(h, h.root, "debug", {{"state", "DOWN"}, {"nodes", {"node1", "node9"}}}, fx)["error"],
       "Invalid node name specified");
   EXPECT_EQ(partition(h, "debug")["state"], "UP");
-  // Values of the wrong type or unknown states (not from scontrol) are refused, not thrown.
-  for (const json& bad : {json{{"state", "BOGUS"}}, json{{"state", 5}}, json{{"max_nodes", "x"}},
+  // An unknown state (not from scontrol) is refused; values of the wrong type do not decode.
+  EXPECT_EQ(update(h, h.root, "debug", {{"state", "BOGUS"}}, fx)["error"], "Invalid request");
+  for (const json& bad : {json{{"state", 5}}, json{{"max_nodes", "x"}},
                           json{{"max_time_min", "x"}, {"default_time_min", 5}}, json("x")})
-    EXPECT_EQ(update(h, h.root, "debug", bad, fx)["error"], "Invalid request") << bad.dump();
-  EXPECT_EQ(h.sm.partition_update({{"name", 5}}, h.root, fx)["error"], "Invalid request");
+    EXPECT_THROW(update(h, h.root, "debug", bad, fx), proto::BadMessage) << bad.dump();
+  EXPECT_THROW(proto::PartitionUpdateRequest::from_json({{"name", 5}}), proto::BadMessage);
   EXPECT_EQ(partition(h, "debug")["state"], "UP");
   EXPECT_TRUE(fx.writes<journal::Partition>().empty());
 }
@@ -74,7 +77,7 @@ TEST(PartitionAdmin, DrainAndInactiveRefuseSubmissions) {
     Effects fx;
     const uint64_t queued = h.submit(h.alice, h.spec(2, 2), fx);  // fills node1... and waits
     ASSERT_TRUE(update(h, h.root, "debug", {{"state", state}}, fx)["ok"]);
-    json r = h.sm.submit({{"spec", h.spec()}}, h.alice, h.now, fx);
+    json r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.spec()}}), h.alice, h.now, fx);
     EXPECT_EQ(r["error"], "Required partition not available (inactive or drain)") << state;
     h.sm.schedule(h.now, fx);
     // DRAIN still runs what was queued; INACTIVE runs nothing.
@@ -169,25 +172,29 @@ TEST(SubmitBounds, ScriptSizeAndNulBytes) {
   s["script"] = "#!/bin/sh\n" + std::string(90, '#');  // exactly 100 bytes: taken
   h.submit(h.alice, s, fx);
   s["script"] = "#!/bin/sh\n" + std::string(91, '#');
-  EXPECT_EQ(h.sm.submit({{"spec", s}}, h.alice, h.now, fx)["error"],
-            "Pathname of a file, directory or other parameter too long");
+  EXPECT_EQ(
+      h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx)["error"],
+      "Pathname of a file, directory or other parameter too long");
   s["script"] = std::string("#!/bin/sh\necho a\0b\n", 19);
-  EXPECT_EQ(h.sm.submit({{"spec", s}}, h.alice, h.now, fx)["error"],
-            "Batch script contains a NULL character");
+  EXPECT_EQ(
+      h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx)["error"],
+      "Batch script contains a NULL character");
   // Free-text fields stop at 1024 bytes, at submit and in scontrol update.
   for (const char* key : {"name", "comment", "mail_user"}) {
     json t = h.spec();
     t[key] = std::string(1025, 'a');
-    EXPECT_EQ(h.sm.submit({{"spec", t}}, h.alice, h.now, fx)["error"],
-              "Pathname of a file, directory or other parameter too long")
+    EXPECT_EQ(
+        h.sm.submit(proto::SubmitRequest::from_json({{"spec", t}}), h.alice, h.now, fx)["error"],
+        "Pathname of a file, directory or other parameter too long")
         << key;
     t[key] = std::string(1024, 'a');
     h.submit(h.alice, t, fx);
   }
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
-  json r =
-      h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"JobName", std::string(1025, 'a')}}}},
-                  h.alice, h.now, fx);
+  json r = h.sm.update(
+      proto::JobUpdateRequest::from_json(
+          {{"jobs", {std::to_string(id)}}, {"set", {{"JobName", std::string(1025, 'a')}}}}),
+      h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Pathname of a file, directory or other parameter too long");
   // Slurm's default limit is 4 MB.
   EXPECT_EQ(Config{}.max_script_size, 4194304);
@@ -207,7 +214,9 @@ TEST(SubmitBounds, EnforcePartLimitsRefusesWhatThePartitionCannotHold) {
   c.conf.partitions.front().max_time_min = 10;
   Harness h(c);
   Effects fx;
-  auto error = [&](json s) { return h.sm.submit({{"spec", s}}, h.alice, h.now, fx)["error"]; };
+  auto error = [&](json s) {
+    return h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx)["error"];
+  };
   EXPECT_EQ(error(h.spec(999999999)), "More processors requested than permitted");
   EXPECT_EQ(error(h.spec(5)), "More processors requested than permitted");  // 4 CPUs in all
   json s = h.spec();
@@ -224,18 +233,23 @@ TEST(UpdateBounds, PriorityDoesNotWrap) {
   Harness h;
   Effects fx;
   const uint64_t id = h.submit(h.alice, h.spec(), fx);
-  json r = h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"Priority", "99999999999999"}}}},
-                       h.root, h.now, fx);
+  json r =
+      h.sm.update(proto::JobUpdateRequest::from_json(
+                      {{"jobs", {std::to_string(id)}}, {"set", {{"Priority", "99999999999999"}}}}),
+                  h.root, h.now, fx);
   ASSERT_FALSE(r["ok"]);
   EXPECT_EQ(r["errors"][0]["error"], "Invalid Priority value: 99999999999999");
   const uint32_t before = h.sm.find_job(id)->priority;
   EXPECT_NE(before, 276447231u);
-  r = h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"Priority", "4294967293"}}}}, h.root,
-                  h.now, fx);
+  r = h.sm.update(proto::JobUpdateRequest::from_json(
+                      {{"jobs", {std::to_string(id)}}, {"set", {{"Priority", "4294967293"}}}}),
+                  h.root, h.now, fx);
   EXPECT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(h.sm.find_job(id)->priority, 4294967293u);
-  r = h.sm.update({{"jobs", {std::to_string(id)}}, {"set", {{"ArrayTaskThrottle", "99999999999"}}}},
-                  h.root, h.now, fx);
+  r = h.sm.update(
+      proto::JobUpdateRequest::from_json(
+          {{"jobs", {std::to_string(id)}}, {"set", {{"ArrayTaskThrottle", "99999999999"}}}}),
+      h.root, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Invalid ArrayTaskThrottle specification");
 }
 

@@ -25,7 +25,7 @@ Config multifactor_config() {
 json factors_query(Harness& h, json extra = json::object()) {
   json req = {{"op", "query"}, {"what", "priority_factors"}};
   req.update(extra);
-  json r = h.sm.query(req, h.now);
+  json r = h.sm.query(proto::QueryRequest::from_json(req), h.now);
   EXPECT_TRUE(r.value("ok", false)) << r.dump();
   return r;
 }
@@ -33,7 +33,7 @@ json factors_query(Harness& h, json extra = json::object()) {
 json shares_query(Harness& h, json extra = json::object()) {
   json req = {{"op", "query"}, {"what", "shares"}};
   req.update(extra);
-  json r = h.sm.query(req, h.now);
+  json r = h.sm.query(proto::QueryRequest::from_json(req), h.now);
   EXPECT_TRUE(r.value("ok", false)) << r.dump();
   return r;
 }

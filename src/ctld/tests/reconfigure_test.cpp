@@ -27,7 +27,7 @@ std::string where(const core::Job& job) {
 }
 
 json partition(Harness& h, const std::string& name) {
-  const json all = h.sm.query({{"what", "partitions"}}, h.now);
+  const json all = h.sm.query(proto::QueryRequest::from_json({{"what", "partitions"}}), h.now);
   for (const auto& p : all["partitions"])
     if (p["name"] == name) return p;
   return nullptr;
@@ -105,13 +105,16 @@ TEST(Reconfigure, RefusesRemovingAPartitionThatHasJobs) {
                        ": it cannot be removed while it "
                        "has jobs");
   EXPECT_NE(partition(h, "extra"), nullptr);
-  ASSERT_TRUE(h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}),
+                          h.alice, h.now, fx)["ok"]);
   EXPECT_EQ(h.sm.reconfigure(conf(kBase), h.now, fx), "");
   EXPECT_EQ(partition(h, "extra"), nullptr);
 }
 
 json update(Harness& h, json set, Effects& fx) {
-  return h.sm.partition_update({{"name", "debug"}, {"set", std::move(set)}}, h.root, fx);
+  return h.sm.partition_update(
+      proto::PartitionUpdateRequest::from_json({{"name", "debug"}, {"set", std::move(set)}}),
+      h.root, fx);
 }
 
 TEST(Reconfigure, ScontrolPartitionChangesFollowReconfigFlags) {
@@ -157,8 +160,9 @@ TEST(Reconfigure, ScontrolPartitionChangesFollowReconfigFlags) {
 TEST(Reconfigure, NodeStatesSetByScontrolStay) {
   Harness h(conf(kBase));
   Effects fx;
-  ASSERT_TRUE(h.sm.node_update({{"nodes", "node1"}, {"state", "DRAIN"}, {"reason", "fix"}}, h.root,
-                               h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.node_update(proto::NodeUpdateRequest::from_json(
+                                   {{"nodes", "node1"}, {"state", "DRAIN"}, {"reason", "fix"}}),
+                               h.root, h.now, fx)["ok"]);
   ASSERT_EQ(h.sm.reconfigure(conf(kBase), h.now, fx), "");
   EXPECT_TRUE(h.sm.find_node("node1")->drain);
 }
@@ -175,7 +179,9 @@ TEST(Reconfigure, DynamicNodesStayInThePartitionsThatTakeThem) {
       "PartitionName=fixed Nodes=node1\n";
   Harness h(conf(text));
   Effects fx;
-  ASSERT_TRUE(h.sm.node_create({{"line", "NodeName=dyn1 CPUs=2 State=FUTURE"}}, h.root, fx)["ok"]);
+  ASSERT_TRUE(h.sm.node_create(
+      proto::NodeCreateRequest::from_json({{"line", "NodeName=dyn1 CPUs=2 State=FUTURE"}}), h.root,
+      fx)["ok"]);
   const json before = partition(h, "all")["nodes"];
   ASSERT_EQ(before.size(), 3u);
   // The file's partitions again, and a new Nodes=ALL one: the dynamic node is in both.
@@ -212,7 +218,8 @@ TEST(Reconfigure, AccountingDataStaysAndLimitsFollowPartitionQos) {
   EXPECT_TRUE(h.sm.acct_data().has_value());
   EXPECT_EQ(partition(h, "debug")["max_time_min"], 5);
   h.submit(h.alice, h.spec(), fx);
-  EXPECT_FALSE(h.sm.submit({{"spec", h.spec()}}, h.bob, h.now, fx).value("ok", true));
+  EXPECT_FALSE(h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.spec()}}), h.bob, h.now, fx)
+                   .value("ok", true));
 }
 
 }  // namespace

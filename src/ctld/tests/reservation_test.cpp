@@ -16,14 +16,20 @@ struct ResvHarness : Harness {
   }
   json create(const std::vector<std::string>& words, Effects& fx, const Caller* who = nullptr) {
     core::ResvRequest req = core::parse_resv_words(words, now);
-    return sm.reservation({{"action", "create"}, {"request", req}}, who ? *who : root, now, fx);
+    return sm.reservation(
+        proto::ReservationRequest::from_json({{"action", "create"}, {"request", req}}),
+        who ? *who : root, now, fx);
   }
   json update(const std::vector<std::string>& words, Effects& fx) {
     core::ResvRequest req = core::parse_resv_words(words, now);
-    return sm.reservation({{"action", "update"}, {"request", req}}, root, now, fx);
+    return sm.reservation(
+        proto::ReservationRequest::from_json({{"action", "update"}, {"request", req}}), root, now,
+        fx);
   }
   json remove(const std::string& name, Effects& fx) {
-    return sm.reservation({{"action", "delete"}, {"name", name}}, root, now, fx);
+    return sm.reservation(
+        proto::ReservationRequest::from_json({{"action", "delete"}, {"name", name}}), root, now,
+        fx);
   }
   json job_in(const std::string& resv, int64_t minutes) {
     json s = spec(1, 1);
@@ -128,7 +134,8 @@ TEST(Reservations, BusyNodesAndNodeCount) {
   // A new NodeCnt picks again from the partition the nodes came from.
   ASSERT_TRUE(h.remove("ign", fx).value("ok", false));
   ASSERT_TRUE(h.remove("later", fx).value("ok", false));
-  h.sm.cancel({{"jobs", {std::to_string(job)}}}, h.root, h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(job)}}}), h.root, h.now,
+              fx);
   h.sm.agent_exited(busy_node, exit_report({{"job_id", job}, {"status", 15}}), h.now, fx);
   ASSERT_TRUE(h.update({"ReservationName=" + r["name"].get<std::string>(), "NodeCnt=2"}, fx)
                   .value("ok", false));
@@ -143,14 +150,17 @@ TEST(Reservations, WhoMayUseOne) {
       h.create({"StartTime=now", "Duration=60", "Nodes=node1", "Users=alice", "ReservationName=r"},
                fx)
           .value("ok", false));
-  EXPECT_EQ(error_of(h.sm.submit({{"spec", h.job_in("nosuch", 5)}}, h.alice, h.now, fx)),
+  EXPECT_EQ(error_of(h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.job_in("nosuch", 5)}}),
+                                 h.alice, h.now, fx)),
             "Requested reservation is invalid");
-  EXPECT_EQ(error_of(h.sm.submit({{"spec", h.job_in("r", 5)}}, h.bob, h.now, fx)),
+  EXPECT_EQ(error_of(h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.job_in("r", 5)}}),
+                                 h.bob, h.now, fx)),
             "Access denied to requested reservation");
   h.submit(h.alice, h.job_in("r", 5), fx);
   // Users=-alice: everyone but alice.
   ASSERT_TRUE(h.update({"ReservationName=r", "Users=-alice"}, fx).value("ok", false));
-  EXPECT_EQ(error_of(h.sm.submit({{"spec", h.job_in("r", 5)}}, h.alice, h.now, fx)),
+  EXPECT_EQ(error_of(h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.job_in("r", 5)}}),
+                                 h.alice, h.now, fx)),
             "Access denied to requested reservation");
   h.submit(h.bob, h.job_in("r", 5), fx);
 }

@@ -16,12 +16,14 @@ struct Backend : RestBackend {
   Effects fx;
   std::vector<store::JobRecord> records;
   explicit Backend(Harness& harness) : h(harness) {}
-  json query(const json& req) override { return h.sm.query(req, h.now); }
+  json query(const json& req) override {
+    return h.sm.query(proto::QueryRequest::from_json(req), h.now);
+  }
   json submit(const json& req, const Caller& who) override {
-    return h.sm.submit(req, who, h.now, fx);
+    return h.sm.submit(proto::SubmitRequest::from_json(req), who, h.now, fx);
   }
   json cancel(const json& req, const Caller& who) override {
-    return h.sm.cancel(req, who, h.now, fx);
+    return h.sm.cancel(proto::CancelRequest::from_json(req), who, h.now, fx);
   }
   std::vector<store::JobRecord> acct_jobs(const store::JobFilter& f) override {
     std::vector<store::JobRecord> out;
@@ -322,7 +324,7 @@ TEST(RestAuth, TokensNameTheirUserAndExpire) {
     return std::nullopt;
   };
   const Caller alice{1000, 1000, "alice", "alice"};
-  json reply = issue_token({{"lifespan", 60}}, alice, false, key, 1000);
+  json reply = issue_token(proto::TokenRequest{.lifespan = 60}, alice, false, key, 1000);
   ASSERT_TRUE(reply.value("ok", false));
   const std::string token = reply["token"];
   auto auth = rest_authenticate(key, "alice", token, 1030, users);
@@ -333,9 +335,10 @@ TEST(RestAuth, TokensNameTheirUserAndExpire) {
   EXPECT_FALSE(rest_authenticate(key, "alice", "", 1030, users).caller);
   EXPECT_FALSE(rest_authenticate(token_key("other"), "alice", token, 1030, users).caller);
   // The default lifespan is Slurm's 1800 s; others' tokens are for operators only.
-  EXPECT_EQ(issue_token(json::object(), alice, false, key, 1000)["lifespan"], 1800);
-  EXPECT_EQ(issue_token({{"username", "bob"}}, alice, false, key, 1000)["error"],
+  EXPECT_EQ(issue_token(proto::TokenRequest{}, alice, false, key, 1000)["lifespan"], 1800);
+  EXPECT_EQ(issue_token(proto::TokenRequest{.username = "bob"}, alice, false, key, 1000)["error"],
             "Invalid user id");
-  reply = issue_token({{"username", "alice"}}, Caller{0, 0, "root", "root"}, true, key, 1000);
+  reply = issue_token(proto::TokenRequest{.username = "alice"}, Caller{0, 0, "root", "root"}, true,
+                      key, 1000);
   EXPECT_TRUE(rest_authenticate(key, "alice", reply["token"], 1030, users).caller);
 }

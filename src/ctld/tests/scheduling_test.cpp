@@ -167,7 +167,8 @@ TEST(Scheduling, FairShareUsageSurvivesRestart) {
 
 namespace {
 json test_only(Harness& h, json spec, Effects& fx) {
-  return h.sm.submit({{"spec", spec}, {"test_only", true}}, h.alice, h.now, fx);
+  return h.sm.submit(proto::SubmitRequest::from_json({{"spec", spec}, {"test_only", true}}), h.alice,
+                     h.now, fx);
 }
 }  // namespace
 
@@ -224,7 +225,9 @@ TEST(Scheduling, TestOnlyRefusalsAndADownPartition) {
   json too_big = test_only(h, h.spec(5, 1), fx);
   EXPECT_FALSE(too_big.value("ok", true));
   EXPECT_EQ(too_big["error"], "Requested node configuration is not available");
-  json down = h.sm.partition_update({{"name", "debug"}, {"set", {{"state", "DOWN"}}}}, h.root, fx);
+  json down = h.sm.partition_update(
+      proto::PartitionUpdateRequest::from_json({{"name", "debug"}, {"set", {{"state", "DOWN"}}}}),
+      h.root, fx);
   ASSERT_TRUE(down.value("ok", false)) << down.dump();
   json answer = test_only(h, h.spec(1, 1), fx);
   ASSERT_TRUE(answer.value("ok", false)) << answer.dump();

@@ -43,12 +43,12 @@ TEST(StateMachine, RejectsBadPartitionAndImpossibleMemory) {
   Effects fx;
   json s = h.spec();
   s["partitions"] = {"nosuch"};
-  json r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+  json r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx);
   EXPECT_FALSE(r["ok"]);
   EXPECT_EQ(r["error"], "Invalid partition name specified");
   s = h.spec();
   s["mem_per_node_mb"] = 5000;
-  r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+  r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx);
   EXPECT_EQ(r["error"], "Requested node configuration is not available");
   EXPECT_EQ(r["detail"], "Memory specification can not be satisfied");
   EXPECT_EQ(h.sm.job_count(), 0u);
@@ -59,7 +59,8 @@ TEST(StateMachine, TooManyTasksIsAcceptedButWaitsWithoutBlockingOthers) {
   Harness h;
   Effects fx;
   // As Slurm 22.05: more CPUs per task than any node has is refused outright ...
-  json r = h.sm.submit({{"spec", h.spec(1, 64)}}, h.alice, h.now, fx);
+  json r =
+      h.sm.submit(proto::SubmitRequest::from_json({{"spec", h.spec(1, 64)}}), h.alice, h.now, fx);
   EXPECT_EQ(r.value("detail", ""), "CPU count per node can not be satisfied");
   // ... while more tasks than the partition can hold waits (PartitionConfig), planned on the
   // fewest nodes the tasks would need.
@@ -108,14 +109,17 @@ TEST(StateMachine, OnlyOwnerOrOperatorMayCancel) {
   Harness h;
   Effects fx;
   uint64_t id = h.submit(h.alice, h.spec(), fx);
-  json r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.bob, h.now, fx);
+  json r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.bob,
+                       h.now, fx);
   ASSERT_EQ(r["errors"].size(), 1u);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
-  r = h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.root, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.root, h.now,
+                  fx);
   EXPECT_TRUE(r["errors"].empty());
   EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Cancelled);
-  r = h.sm.cancel({{"jobs", {std::to_string(id), "999"}}}, h.alice, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id), "999"}}}), h.alice,
+                  h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Job/step already completing or completed");
   EXPECT_EQ(r["errors"][1]["error"], "Invalid job id specified");
 }
@@ -126,7 +130,8 @@ TEST(StateMachine, CancelRunningJobTerminatesAndHoldsResourcesUntilExit) {
   uint64_t id = h.submit(h.alice, h.spec(2, 1), fx);
   h.sm.schedule(h.now, fx);
   Effects fx2;
-  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now + 3, fx2);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.alice, h.now + 3,
+              fx2);
   const core::Job* job = h.sm.find_job(id);
   EXPECT_EQ(job->state, core::JobState::Cancelled);
   EXPECT_TRUE(job->completing);
@@ -149,12 +154,14 @@ TEST(StateMachine, CancelByUserFilter) {
   Effects fx;
   h.submit(h.alice, h.spec(), fx);
   h.submit(h.bob, h.spec(), fx);
-  json r = h.sm.cancel({{"jobs", json::array()}, {"uid", 1000}}, h.alice, h.now, fx);
+  json r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", json::array()}, {"uid", 1000}}),
+                       h.alice, h.now, fx);
   EXPECT_EQ(r["matched"], 1);
   EXPECT_EQ(h.sm.find_job(1)->state, core::JobState::Cancelled);
   EXPECT_EQ(h.sm.find_job(2)->state, core::JobState::Pending);
   // Cancelling someone else's jobs by filter is refused per job.
-  r = h.sm.cancel({{"jobs", json::array()}, {"uid", 1001}}, h.alice, h.now, fx);
+  r = h.sm.cancel(proto::CancelRequest::from_json({{"jobs", json::array()}, {"uid", 1001}}),
+                  h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied");
 }
 
@@ -351,7 +358,8 @@ TEST(StateMachine, FinishedJobsArePurgedAfterMinJobAge) {
   Harness h;
   Effects fx;
   uint64_t id = h.submit(h.alice, h.spec(), fx);
-  h.sm.cancel({{"jobs", {std::to_string(id)}}}, h.alice, h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(id)}}}), h.alice, h.now,
+              fx);
   Effects fx2;
   h.sm.tick(h.now + 299, fx2);
   EXPECT_NE(h.sm.find_job(id), nullptr);
@@ -364,12 +372,12 @@ TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
   Harness h;
   Effects fx;
   h.submit(h.alice, h.spec(), fx);
-  json r = h.sm.query({{"what", "jobs"}}, h.now);
+  json r = h.sm.query(proto::QueryRequest::from_json({{"what", "jobs"}}), h.now);
   ASSERT_EQ(r["jobs"].size(), 1u);
   EXPECT_FALSE(r["jobs"][0]["spec"].contains("script"));
   EXPECT_FALSE(r["jobs"][0]["spec"].contains("environment"));
   EXPECT_EQ(r["jobs"][0]["std_out_path"], "/tmp/slurm-1.out");
-  r = h.sm.query({{"what", "jobs"}, {"job_id", 77}}, h.now);
+  r = h.sm.query(proto::QueryRequest::from_json({{"what", "jobs"}, {"job_id", 77}}), h.now);
   EXPECT_EQ(r["error"], "Invalid job id specified");
 }
 
@@ -380,8 +388,8 @@ TEST(StateMachine, QueryJobsHidesScriptAndEnvironment) {
 TEST(StateMachine, QueryTextIsTheReplyAsSent) {
   Harness h;
   Effects fx;
-  EXPECT_EQ(h.sm.query_text({{"what", "jobs"}}, h.now),
-            h.sm.query({{"what", "jobs"}}, h.now).dump());
+  EXPECT_EQ(h.sm.query_text(proto::QueryRequest::from_json({{"what", "jobs"}}), h.now),
+            h.sm.query(proto::QueryRequest::from_json({{"what", "jobs"}}), h.now).dump());
   for (const char* n : {"node1", "node2"})  // where srun reaches them (for the step below)
     h.sm.agent_register(n,
                         registration({{"running", json::array()},
@@ -401,21 +409,26 @@ TEST(StateMachine, QueryTextIsTheReplyAsSent) {
   odd["dependency"] = "afterok:" + std::to_string(ids[0]);
   ids.push_back(h.submit(h.alice, odd, fx));
   h.sm.schedule(h.now, fx);
-  json step = h.sm.step_create({{"job_id", with_step}, {"ntasks", 1}, {"name", "st\"ep"}}, h.alice,
-                               h.now, fx);
+  json step = h.sm.step_create(proto::StepCreateRequest::from_json(
+                                   {{"job_id", with_step}, {"ntasks", 1}, {"name", "st\"ep"}}),
+                               h.alice, h.now, fx);
   EXPECT_TRUE(step.value("ok", false)) << step;
-  h.sm.cancel({{"jobs", {std::to_string(ids[5])}}}, h.alice, h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(ids[5])}}}), h.alice, h.now,
+              fx);
   for (bool detail : {true, false})
     for (bool active_only : {true, false}) {
       const json req = {{"what", "jobs"}, {"detail", detail}, {"active_only", active_only}};
-      const json sent = json::parse(h.sm.query_text(req, h.now + 5));
-      EXPECT_EQ(sent, h.sm.query(req, h.now + 5)) << req;
+      const json sent =
+          json::parse(h.sm.query_text(proto::QueryRequest::from_json(req), h.now + 5));
+      EXPECT_EQ(sent, h.sm.query(proto::QueryRequest::from_json(req), h.now + 5)) << req;
       EXPECT_GE(sent["jobs"].size(), 6u);
     }
   for (const json& req :
        {json{{"what", "jobs"}, {"job_id", ids[0]}}, json{{"what", "jobs"}, {"job_id", 77}},
         json{{"what", "nodes"}}, json{{"what", "partitions"}}, json{{"what", "nothing"}}})
-    EXPECT_EQ(h.sm.query_text(req, h.now), h.sm.query(req, h.now).dump()) << req;
+    EXPECT_EQ(h.sm.query_text(proto::QueryRequest::from_json(req), h.now),
+              h.sm.query(proto::QueryRequest::from_json(req), h.now).dump())
+        << req;
 }
 
 // A job list may ask for some keys only (squeue's common formats): exactly those come, plus
@@ -425,12 +438,14 @@ TEST(StateMachine, QueryTextGivesOnlyTheKeysAskedFor) {
   Effects fx;
   for (int i = 0; i < 3; ++i) h.submit(h.alice, h.spec(1, 2), fx);
   h.sm.schedule(h.now, fx);
-  const json all = h.sm.query({{"what", "jobs"}, {"detail", false}}, h.now);
-  const json some = json::parse(h.sm.query_text({{"what", "jobs"},
-                                                 {"detail", false},
-                                                 {"keys", {"state", "run_time", "nodelist"}},
-                                                 {"spec_keys", {"name"}}},
-                                                h.now));
+  const json all =
+      h.sm.query(proto::QueryRequest::from_json({{"what", "jobs"}, {"detail", false}}), h.now);
+  const json some = json::parse(
+      h.sm.query_text(proto::QueryRequest::from_json({{"what", "jobs"},
+                                                      {"detail", false},
+                                                      {"keys", {"state", "run_time", "nodelist"}},
+                                                      {"spec_keys", {"name"}}}),
+                      h.now));
   ASSERT_EQ(some["jobs"].size(), all["jobs"].size());
   for (size_t i = 0; i < all["jobs"].size(); ++i) {
     const json& full = all["jobs"][i];
@@ -455,11 +470,12 @@ TEST(StateMachine, QueryTextLeavesOutJobsNotAskedFor) {
     h.submit(i % 2 ? h.bob : h.alice, spec, fx);
   }
   h.sm.schedule(h.now, fx);
-  const json all = h.sm.query({{"what", "jobs"}, {"detail", false}}, h.now);
+  const json all =
+      h.sm.query(proto::QueryRequest::from_json({{"what", "jobs"}, {"detail", false}}), h.now);
   auto only = [&](const json& narrow) {
     json req = {{"what", "jobs"}, {"detail", false}};
     req.update(narrow);
-    return json::parse(h.sm.query_text(req, h.now))["jobs"];
+    return json::parse(h.sm.query_text(proto::QueryRequest::from_json(req), h.now))["jobs"];
   };
   auto expected = [&](const std::function<bool(const json&)>& keep) {
     json out = json::array();
@@ -494,7 +510,7 @@ TEST(StateMachine, PartitionStatesFollowSlurm) {
   uint64_t down = h.submit(h.alice, s, fx);
   for (const char* p : {"pDRAIN", "pINACTIVE"}) {
     s["partitions"] = {p};
-    json r = h.sm.submit({{"spec", s}}, h.alice, h.now, fx);
+    json r = h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), h.alice, h.now, fx);
     EXPECT_EQ(r["error"], "Required partition not available (inactive or drain)") << p;
   }
   h.sm.schedule(h.now, fx);

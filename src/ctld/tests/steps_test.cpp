@@ -151,8 +151,10 @@ TEST(Steps, CreateSignsACredentialForTheAgents) {
   const uint64_t id = h.allocation(h.alice, 4, 2);
   ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
   Effects fx;
-  json r = h.sm.step_create({{"job_id", id}, {"ntasks", 3}, {"nodes_min", 2}, {"name", "hostname"}},
-                            h.alice, h.now, fx);
+  json r =
+      h.sm.step_create(proto::StepCreateRequest::from_json(
+                           {{"job_id", id}, {"ntasks", 3}, {"nodes_min", 2}, {"name", "hostname"}}),
+                       h.alice, h.now, fx);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["step_id"], 0);
   EXPECT_EQ(r["nodelist"], "node[1-2]");
@@ -172,16 +174,20 @@ TEST(Steps, CreateSignsACredentialForTheAgents) {
   EXPECT_EQ(c["nodes"]["node2"]["tasks"], json::array({2}));
   EXPECT_EQ(h.sm.find_job(id)->steps.size(), 1u);
   // Others may not start steps in alice's allocation.
-  EXPECT_EQ(h.sm.step_create({{"job_id", id}}, h.bob, h.now, fx)["error"],
+  EXPECT_EQ(h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}}), h.bob, h.now,
+                             fx)["error"],
             "Access/permission denied");
   // The next step waits for CPUs (3 of 4 busy, 2 asked for) until the first ends.
-  json busy = h.sm.step_create({{"job_id", id}, {"ntasks", 2}}, h.alice, h.now, fx);
+  json busy = h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 2}}),
+                               h.alice, h.now, fx);
   EXPECT_FALSE(busy["ok"]);
   EXPECT_TRUE(busy["busy"]);
-  ASSERT_TRUE(h.sm.step_complete({{"job_id", id}, {"step_id", 0}, {"exit_code", 3}}, h.alice,
-                                 h.now + 5, fx)["ok"]);
+  ASSERT_TRUE(h.sm.step_complete(
+      proto::StepCompleteRequest::from_json({{"job_id", id}, {"step_id", 0}, {"exit_code", 3}}),
+      h.alice, h.now + 5, fx)["ok"]);
   EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Failed);
-  json next = h.sm.step_create({{"job_id", id}, {"ntasks", 2}}, h.alice, h.now, fx);
+  json next = h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 2}}),
+                               h.alice, h.now, fx);
   ASSERT_TRUE(next["ok"]) << next.dump();
   EXPECT_EQ(next["step_id"], 1);
 }
@@ -190,7 +196,8 @@ TEST(Steps, AStepEndsWhenEveryNodeReportsItsTasksGoneEvenWithoutSrun) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 4, 2);
   Effects fx;
-  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 4}}),
+                               h.alice, h.now, fx)["ok"]);
   h.sm.agent_step_exited("node1", step_exit_report({{"job_id", id}, {"step_id", 0}, {"status", 0}}),
                          h.now, fx);
   EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
@@ -200,15 +207,17 @@ TEST(Steps, AStepEndsWhenEveryNodeReportsItsTasksGoneEvenWithoutSrun) {
   EXPECT_EQ(s.state, core::JobState::Cancelled);  // killed by a signal (Slurm's sacct goldens)
   EXPECT_EQ(s.exit_signal, 9);
   // Its CPUs are free for the next step.
-  EXPECT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
+  EXPECT_TRUE(h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 4}}),
+                               h.alice, h.now, fx)["ok"]);
 }
 
 TEST(Steps, AStepPastItsOwnTimeLimitEndsWithoutItsJob) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 2, 1);
   Effects fx;
-  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 1}, {"time_limit_min", 1}}, h.alice,
-                               h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.step_create(
+      proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 1}, {"time_limit_min", 1}}),
+      h.alice, h.now, fx)["ok"]);
   Effects early;
   h.sm.tick(h.now + 59, early);
   EXPECT_EQ(h.sm.find_job(id)->steps[0].state, core::JobState::Running);
@@ -230,12 +239,13 @@ TEST(Steps, ScancelSignalsTheStepsTheBatchShellOrBothAsAsked) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 4, 2);
   Effects fx;
-  ASSERT_TRUE(h.sm.step_create({{"job_id", id}, {"ntasks", 4}}, h.alice, h.now, fx)["ok"]);
+  ASSERT_TRUE(h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}, {"ntasks", 4}}),
+                               h.alice, h.now, fx)["ok"]);
   auto sent = [&](const json& extra) {
     json req = {{"op", "cancel"}, {"jobs", json::array({std::to_string(id)})}, {"signal", 10}};
     req.update(extra);
     Effects out;
-    EXPECT_TRUE(h.sm.cancel(req, h.alice, h.now, out)["ok"]);
+    EXPECT_TRUE(h.sm.cancel(proto::CancelRequest::from_json(req), h.alice, h.now, out)["ok"]);
     std::vector<std::string> types;
     for (const auto& [node, msg] : wire(out)) {
       types.push_back(msg["type"].get<std::string>());
@@ -257,8 +267,11 @@ TEST(Steps, AllocationEndsWhenItsHolderSaysSoAndEndsItsSteps) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 2, 1);
   Effects fx;
-  ASSERT_TRUE(h.sm.step_create({{"job_id", id}}, h.alice, h.now, fx)["ok"]);
-  json r = h.sm.allocation_complete({{"job_id", id}, {"status", 0}}, h.alice, h.now + 10, fx);
+  ASSERT_TRUE(h.sm.step_create(proto::StepCreateRequest::from_json({{"job_id", id}}), h.alice,
+                               h.now, fx)["ok"]);
+  json r = h.sm.allocation_complete(
+      proto::AllocationCompleteRequest::from_json({{"job_id", id}, {"status", 0}}), h.alice,
+      h.now + 10, fx);
   ASSERT_TRUE(r["ok"]) << r.dump();
   const core::Job* job = h.sm.find_job(id);
   EXPECT_EQ(job->state, core::JobState::Completed);
@@ -275,7 +288,9 @@ TEST(Steps, CancelledOrTimedOutAllocationsFreeTheirNodesAtOnce) {
   StepHarness h;
   const uint64_t id = h.allocation(h.alice, 2, 1);
   Effects fx;
-  json r = h.sm.cancel({{"jobs", json::array({std::to_string(id)})}}, h.alice, h.now, fx);
+  json r =
+      h.sm.cancel(proto::CancelRequest::from_json({{"jobs", json::array({std::to_string(id)})}}),
+                  h.alice, h.now, fx);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_FALSE(h.sm.find_job(id)->completing);
   EXPECT_EQ(h.sm.find_node("node1")->alloc_cpus, 0);
@@ -296,14 +311,17 @@ TEST(Steps, TheCredentialCarriesTheJobsMemoryOnEachNode) {
   StepHarness h;
   const uint64_t limited = h.allocation(h.alice, 2, 2, 300);
   Effects fx;
-  json r =
-      h.sm.step_create({{"job_id", limited}, {"ntasks", 2}, {"nodes_min", 2}}, h.alice, h.now, fx);
+  json r = h.sm.step_create(
+      proto::StepCreateRequest::from_json({{"job_id", limited}, {"ntasks", 2}, {"nodes_min", 2}}),
+      h.alice, h.now, fx);
   ASSERT_TRUE(r["ok"]) << r.dump();
   json c = json::parse(r["cred"].get<std::string>());
   EXPECT_EQ(c["nodes"]["node1"]["job_mem_mb"], 300);
   EXPECT_EQ(c["nodes"]["node2"]["job_mem_mb"], 300);
   const uint64_t plain = h.allocation(h.alice, 2, 2);
-  r = h.sm.step_create({{"job_id", plain}, {"ntasks", 2}, {"nodes_min", 2}}, h.alice, h.now, fx);
+  r = h.sm.step_create(
+      proto::StepCreateRequest::from_json({{"job_id", plain}, {"ntasks", 2}, {"nodes_min", 2}}),
+      h.alice, h.now, fx);
   ASSERT_TRUE(r["ok"]) << r.dump();
   c = json::parse(r["cred"].get<std::string>());
   EXPECT_FALSE(c["nodes"]["node1"].contains("job_mem_mb"));  // no --mem: no limit

@@ -162,7 +162,8 @@ TEST(UiApi, ChangeTrackerReportsTheNotedJobsThatChanged) {
   // Cancelled, then purged: each reported, the purged job with its owner (PrivateData's
   // filter needs it once the job is gone).
   Effects cancelled;
-  h.sm.cancel({{"jobs", {std::to_string(b)}}}, h.bob, h.now, cancelled);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(b)}}}), h.bob, h.now,
+              cancelled);
   t.note(cancelled, {});
   c = t.look(h.sm);
   ASSERT_EQ(c.jobs.size(), 1u);
@@ -392,7 +393,8 @@ TEST(UiApi, ReservationsFollowPrivateData) {
     rr.duration_min = 60;
     rr.users = users;
     rr.flags = core::kResvOverlap;
-    const json r = h.sm.reservation({{"action", "create"}, {"request", rr}}, h.root, h.now, fx);
+    const json r = h.sm.reservation(proto::ReservationRequest{.action = "create", .request = rr},
+                                    h.root, h.now, fx);
     ASSERT_TRUE(r.value("ok", false)) << r.dump();
   }
   const json mine = ui_reservations(h.sm, ui_viewer(h.sm, h.alice), h.now);
@@ -476,7 +478,8 @@ TEST(UiApi, DISABLED_PageOfAHundredThousandJobs) {
   s["hold"] = true;
   for (int i = 0; i < 100000; ++i) {
     Effects one;
-    h.sm.submit({{"spec", s}}, i % 10 == 0 ? h.bob : h.alice, h.now, one);
+    h.sm.submit(proto::SubmitRequest::from_json({{"spec", s}}), i % 10 == 0 ? h.bob : h.alice,
+                h.now, one);
   }
   std::printf("jobs: %zu\n", h.sm.job_count());
   const UiViewer v = ui_viewer(h.sm, h.root);
