@@ -671,7 +671,8 @@ json ui_reservations(const StateMachine& m, const UiViewer& v, int64_t now) {
   if (const auto& data = m.acct_data())
     for (const auto& a : data->assocs)
       if (a.user == v.who.user) my_accounts.push_back(a.account);
-  for (auto& r : m.query(proto::QueryRequest{.what = "reservations"}, now).value("reservations", json::array())) {
+  for (auto& r : m.query(proto::QueryRequest{.what = "reservations"}, now)
+                     .value("reservations", json::array())) {
     if (!v.is_operator && v.private_reservations) {
       bool named = false;
       for (const auto& u : core::split_list(r.value("users", ""), ','))

@@ -167,8 +167,8 @@ TEST(Scheduling, FairShareUsageSurvivesRestart) {
 
 namespace {
 json test_only(Harness& h, json spec, Effects& fx) {
-  return h.sm.submit(proto::SubmitRequest::from_json({{"spec", spec}, {"test_only", true}}), h.alice,
-                     h.now, fx);
+  return h.sm.submit(proto::SubmitRequest::from_json({{"spec", spec}, {"test_only", true}}),
+                     h.alice, h.now, fx);
 }
 }  // namespace
 
