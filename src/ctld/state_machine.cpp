@@ -909,6 +909,8 @@ json StateMachine::test_only_plan(core::JobSpec spec, const Partition& part, con
           {"partition", part.name}};
 }
 
+size_t StateMachine::planned_jobs() const { return scheduler_->plans().size(); }
+
 void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time) {
   sched::ClusterView v = view();
   v.out_of_time = std::move(out_of_time);

@@ -206,6 +206,8 @@ class StateMachine {
   void schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time = {});
   // Pending jobs the last pass did not get to (bf_max_time).
   size_t last_pass_not_considered() const { return last_pass_not_considered_; }
+  // Pending jobs the engine holds a plan for (its PlanMemory).
+  size_t planned_jobs() const;
   // Jobs whose plan-only fields (reason, priority, expected start, planned nodes) changed since
   // the last call: these change without a journal write (so without a journal::Job write), and
   // the dashboard's change feed needs them too. The server takes them after every batch.

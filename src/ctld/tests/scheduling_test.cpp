@@ -203,7 +203,12 @@ TEST(Scheduling, TestOnlyAnswersWhatTheEnginePlans) {
   json queued = h.spec(4, 1);
   queued["time_limit_min"] = 20;
   const uint64_t first = h.submit(h.alice, queued, fx);
+  h.sm.schedule(h.now, fx);
+  const size_t planned = h.sm.planned_jobs();
+  ASSERT_GE(planned, 1u);
   json behind_queued = test_only(h, one, fx);
+  // The question left the engine's plans as they were: no plan for the answer's job id.
+  EXPECT_EQ(h.sm.planned_jobs(), planned);
   ASSERT_TRUE(behind_queued.value("ok", false)) << behind_queued.dump();
   EXPECT_EQ(behind_queued["start"], ends + 20 * 60);
   EXPECT_EQ(h.sm.find_job(first)->state, core::JobState::Pending);
