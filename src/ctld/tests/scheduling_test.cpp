@@ -205,7 +205,6 @@ TEST(Scheduling, TestOnlyAnswersWhatTheEnginePlans) {
   const uint64_t first = h.submit(h.alice, queued, fx);
   h.sm.schedule(h.now, fx);
   const size_t planned = h.sm.planned_jobs();
-  ASSERT_GE(planned, 1u);
   json behind_queued = test_only(h, one, fx);
   // The question left the engine's plans as they were: no plan for the answer's job id.
   EXPECT_EQ(h.sm.planned_jobs(), planned);
