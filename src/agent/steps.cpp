@@ -81,7 +81,10 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
   // The task prologs (slurm.conf's TaskProlog, then srun's --task-prolog), as Slurm's stepd
   // runs them: what they export, unset and print goes to the task; a failure is the task's end.
   void run_prologs(TaskSpec& spec) {
-    for (const auto& [path, user] : {std::pair{conf_prolog, false}, std::pair{user_prolog, true}}) {
+    for (const auto& entry : {std::pair{conf_prolog, false}, std::pair{user_prolog, true}}) {
+      // Named copies, not a structured binding: Clang before 16 cannot capture one.
+      const std::string& path = entry.first;
+      const bool user = entry.second;
       if (path.empty()) continue;
       const std::string who = user ? "user task_prolog" : "task_prolog";
       const std::string err = spec.stepd_name + ": error: ";

@@ -127,6 +127,9 @@ template <class... F>
 struct Overloaded : F... {
   using F::operator()...;
 };
+// Clang before 17 deduces no aggregate's template arguments without a guide.
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
 
 class Effects {
  public:
