@@ -8,26 +8,6 @@ using nlohmann::json;
 namespace {
 json typed(const char* type) { return json{{"type", type}}; }
 
-std::optional<int32_t> opt_int32(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_int32(j, key);
-}
-std::optional<uint32_t> opt_uint32(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_uint32(j, key);
-}
-std::optional<int64_t> opt_int(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_int(j, key);
-}
-std::optional<double> opt_number(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_number(j, key);
-}
-std::optional<std::string> opt_string(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_string(j, key);
-}
 // The elements of array member `key` (none when absent).
 const json& array_of(const json& j, const char* key) {
   static const json empty = json::array();

@@ -128,6 +128,39 @@ std::map<std::string, std::string> get_string_map(const json& msg, const char* k
 
 bool has(const json& msg, const char* key) { return member(msg, key) != nullptr; }
 
+std::optional<std::string> opt_string(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_string(msg, key);
+}
+std::optional<bool> opt_bool(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_bool(msg, key);
+}
+std::optional<int64_t> opt_int(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_int(msg, key);
+}
+std::optional<uint64_t> opt_uint(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_uint(msg, key);
+}
+std::optional<int32_t> opt_int32(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_int32(msg, key);
+}
+std::optional<uint32_t> opt_uint32(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_uint32(msg, key);
+}
+std::optional<double> opt_number(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_number(msg, key);
+}
+std::optional<std::vector<std::string>> opt_strings(const json& msg, const char* key) {
+  if (!has(msg, key)) return std::nullopt;
+  return get_strings(msg, key);
+}
+
 uint64_t need_uint(const json& msg, const char* key) {
   if (!member(msg, key)) throw BadMessage(std::string("field \"") + key + "\" is missing");
   return get_uint(msg, key);

@@ -38,6 +38,15 @@ std::vector<std::string> get_strings(const nlohmann::json& msg, const char* key)
 std::map<std::string, std::string> get_string_map(const nlohmann::json& msg, const char* key);
 // Whether member `key` is there and not null.
 bool has(const nlohmann::json& msg, const char* key);
+// An optional member: as the getter above reads it, or nullopt when absent or null.
+std::optional<std::string> opt_string(const nlohmann::json& msg, const char* key);
+std::optional<bool> opt_bool(const nlohmann::json& msg, const char* key);
+std::optional<int64_t> opt_int(const nlohmann::json& msg, const char* key);
+std::optional<uint64_t> opt_uint(const nlohmann::json& msg, const char* key);
+std::optional<int32_t> opt_int32(const nlohmann::json& msg, const char* key);
+std::optional<uint32_t> opt_uint32(const nlohmann::json& msg, const char* key);
+std::optional<double> opt_number(const nlohmann::json& msg, const char* key);
+std::optional<std::vector<std::string>> opt_strings(const nlohmann::json& msg, const char* key);
 // Member `key` that must be there: an unsigned integer (ids).
 uint64_t need_uint(const nlohmann::json& msg, const char* key);
 

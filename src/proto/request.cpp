@@ -9,34 +9,6 @@ using nlohmann::json;
 namespace {
 json with_op(const char* op) { return json{{"op", op}}; }
 
-std::optional<std::string> opt_string(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_string(j, key);
-}
-std::optional<bool> opt_bool(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_bool(j, key);
-}
-std::optional<int64_t> opt_int(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_int(j, key);
-}
-std::optional<int32_t> opt_int32(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_int32(j, key);
-}
-std::optional<uint32_t> opt_uint32(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_uint32(j, key);
-}
-std::optional<uint64_t> opt_uint(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_uint(j, key);
-}
-std::optional<std::vector<std::string>> opt_strings(const json& j, const char* key) {
-  if (!has(j, key)) return std::nullopt;
-  return get_strings(j, key);
-}
 // An array of unsigned integers that fit in T.
 template <class T>
 std::optional<std::vector<T>> opt_uints(const json& j, const char* key) {
