@@ -3,56 +3,20 @@ controller started by `drover up` with DroverK8sNamespace= watches a NodeSet on 
 server; the fakelet runs each agent pod's droverd as a local process (exec mode), which joins
 as a dynamic node with the key the operator put in a Secret. Scale up, a job, scale down, and a
 deleted pod marking its node DOWN."""
-import importlib.util
 import json
 import os
 import pathlib
-import re
-import subprocess
 import time
 
 import pytest
 
 from conftest import wait_for
-
-HERE = pathlib.Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("drover_it", HERE.parent / "integration" / "conftest.py")
-it = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(it)
-
-NS = "default"
-NODESETS = f"/apis/drover.io/v1alpha1/namespaces/{NS}/nodesets"
-PODS = f"/api/v1/namespaces/{NS}/pods"
-
-
-def nodes(c):
-    """sinfo's nodes as {name: state}."""
-    out = c.ok("sinfo", "-h", "-N", "-o", "%N %T")
-    return dict(line.split()[:2] for line in out.splitlines() if line.strip())
-
-
-def node_state_condition(api, pod):
-    r = api("GET", f"{PODS}/{pod}")
-    if r.status_code != 200:
-        return None
-    for cond in r.json().get("status", {}).get("conditions") or []:
-        if cond["type"] == "drover.io/NodeState":
-            return cond
-    return None
+from operator_env import NODESETS, NS, PODS, it, node_state_condition, nodes, slurmctld_port, start_cluster
 
 
 @pytest.fixture
 def cluster(api, tmp_path):
-    subprocess.run([os.environ["DROVER_K8S_FAKELET"], "node", "create", "kn1", "--cpu", "16",
-                    "--memory", "32Gi"], check=True, capture_output=True)
-    state = str(tmp_path / "state")
-    work = str(tmp_path / "work")
-    os.makedirs(work)
-    os.chmod(work, 0o1777)
-    c = it.Cluster(state, work)
-    c.up("--nodes", "1", "--cpus", "1", "--mem", "500", "--timeout", "60",
-         "--set", f"DroverK8sNamespace={NS}", "--set", f"DroverK8sKubeconfig={os.environ['KUBECONFIG']}",
-         "--set", "MaxNodeCount=16")
+    c = start_cluster(api, tmp_path, max_nodes=16)
     try:
         yield c
     finally:
@@ -64,8 +28,7 @@ def cluster(api, tmp_path):
 
 def test_nodeset_scales_runs_jobs_and_follows_pods(api, cluster):
     c = cluster
-    conf = pathlib.Path(c.state_dir, "slurm.conf").read_text()
-    port = re.search(r"^SlurmctldPort=(\d+)", conf, re.M).group(1)
+    port = slurmctld_port(c)
     droverd = os.path.join(it.BIN, "droverd")
     body = {
         "apiVersion": "drover.io/v1alpha1",

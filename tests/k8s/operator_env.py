@@ -22,7 +22,7 @@ def fakelet(*args):
     subprocess.run([os.environ["DROVER_K8S_FAKELET"], *args], check=True, capture_output=True)
 
 
-def start_cluster(api, tmp_path, k8s_nodes=("kn1",), settings=()):
+def start_cluster(api, tmp_path, k8s_nodes=("kn1",), settings=(), max_nodes=32):
     """Fake Kubernetes nodes and a drover cluster (one static node) whose controller runs the
     operator in namespace NS."""
     for n in k8s_nodes:
@@ -35,7 +35,7 @@ def start_cluster(api, tmp_path, k8s_nodes=("kn1",), settings=()):
     c = it.Cluster(state, work)
     args = ["--nodes", "1", "--cpus", "1", "--mem", "500", "--timeout", "60",
             "--set", f"DroverK8sNamespace={NS}", "--set", f"DroverK8sKubeconfig={os.environ['KUBECONFIG']}",
-            "--set", "MaxNodeCount=32"]
+            "--set", f"MaxNodeCount={max_nodes}"]
     for s in settings:
         args += ["--set", s]
     c.up(*args)
