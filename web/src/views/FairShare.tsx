@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { createColumnHelper, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { GridTable } from "./GridTable";
 import { api, type ShareRow } from "../api";
 
 type Row = ShareRow & { depth: number };
@@ -80,26 +81,7 @@ export function FairShare() {
         <p className="empty">No fair share: the cluster runs priority/basic, or has no associations.</p>
       )}
       {rows.length > 0 && (
-        <table className="grid-table small" data-testid="fairshare">
-          <thead>
-            {table.getHeaderGroups().map((hg) => (
-              <tr key={hg.id}>
-                {hg.headers.map((h) => (
-                  <th key={h.id}>{flexRender(h.column.columnDef.header, h.getContext())}</th>
-                ))}
-              </tr>
-            ))}
-          </thead>
-          <tbody>
-            {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-account={row.original.account} data-user={row.original.user}>
-                {row.getVisibleCells().map((c) => (
-                  <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <GridTable table={table} className="grid-table small" testId="fairshare" rowProps={(r) => ({ "data-account": r.account, "data-user": r.user })} />
       )}
     </section>
   );

@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { createColumnHelper, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { GridTable, JobLink } from "./GridTable";
 import { api, type HistoryQuery, type HistoryRow } from "../api";
 import { navigate, useSearch } from "../router";
 import { duration, stateClass, when } from "../format";
@@ -47,17 +48,7 @@ export function History() {
     () => [
       col.accessor("id", {
         header: "Job",
-        cell: (c) => (
-          <a
-            href={`/ui/job/${c.row.original.job_id}`}
-            onClick={(e) => {
-              e.preventDefault();
-              navigate(`/job/${c.row.original.job_id}`);
-            }}
-          >
-            {c.getValue()}
-          </a>
-        ),
+        cell: (c) => <JobLink jobId={c.row.original.job_id} label={c.getValue()} />,
       }),
       col.accessor("name", { header: "Name" }),
       col.accessor("user", { header: "User" }),
@@ -111,26 +102,7 @@ export function History() {
       <p className="section-note">From the accounting store, as sacct reads it: jobs that ended in the period.</p>
       {jobs.error && <p className="error">{jobs.error.message}</p>}
       <div className="table-scroll">
-        <table className="grid-table">
-          <thead>
-            {table.getHeaderGroups().map((hg) => (
-              <tr key={hg.id}>
-                {hg.headers.map((h) => (
-                  <th key={h.id}>{flexRender(h.column.columnDef.header, h.getContext())}</th>
-                ))}
-              </tr>
-            ))}
-          </thead>
-          <tbody>
-            {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-job={row.original.job_id} data-state={row.original.state}>
-                {row.getVisibleCells().map((c) => (
-                  <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <GridTable table={table} className="grid-table" rowProps={(r) => ({ "data-job": r.job_id, "data-state": r.state })} />
         {!jobs.isLoading && total === 0 && <p className="empty">No ended jobs in this period.</p>}
       </div>
       <div className="pager">

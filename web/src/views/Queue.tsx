@@ -10,6 +10,7 @@ import {
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { api, type JobQuery, type JobRow } from "../api";
 import { navigate, useSearch } from "../router";
+import { JobLink } from "./GridTable";
 import { limit, stateClass, when } from "../format";
 
 const STATES: [string, string][] = [
@@ -57,17 +58,7 @@ export function Queue() {
     () => [
       col.accessor("id", {
         header: "Job",
-        cell: (c) => (
-          <a
-            href={`/ui/job/${c.row.original.job_id}`}
-            onClick={(e) => {
-              e.preventDefault();
-              navigate(`/job/${c.row.original.job_id}`);
-            }}
-          >
-            {c.getValue()}
-          </a>
-        ),
+        cell: (c) => <JobLink jobId={c.row.original.job_id} label={c.getValue()} />,
       }),
       col.accessor("name", { header: "Name" }),
       col.accessor("user", { header: "User" }),

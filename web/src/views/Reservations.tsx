@@ -1,6 +1,7 @@
 import { useMemo } from "react";
 import { useQuery } from "@tanstack/react-query";
-import { createColumnHelper, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { createColumnHelper, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { GridTable } from "./GridTable";
 import { api, type Reservation } from "../api";
 import { duration, when } from "../format";
 
@@ -65,26 +66,7 @@ export function Reservations() {
       {resv.error && <p className="error">{resv.error.message}</p>}
       {resv.data && list.length === 0 && <p className="empty">No reservations.</p>}
       {list.length > 0 && (
-        <table className="grid-table small" data-testid="reservations">
-          <thead>
-            {table.getHeaderGroups().map((hg) => (
-              <tr key={hg.id}>
-                {hg.headers.map((h) => (
-                  <th key={h.id}>{flexRender(h.column.columnDef.header, h.getContext())}</th>
-                ))}
-              </tr>
-            ))}
-          </thead>
-          <tbody>
-            {table.getRowModel().rows.map((row) => (
-              <tr key={row.id} data-resv={row.original.name}>
-                {row.getVisibleCells().map((c) => (
-                  <td key={c.id}>{flexRender(c.column.columnDef.cell, c.getContext())}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <GridTable table={table} className="grid-table small" testId="reservations" rowProps={(r) => ({ "data-resv": r.name })} />
       )}
     </section>
   );
