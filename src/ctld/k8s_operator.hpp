@@ -19,6 +19,7 @@
 
 #include "core/slurm_conf.hpp"
 #include "k8s/operator/actions.hpp"
+#include "k8s/operator/decision_log.hpp"
 #include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/observed.hpp"
 #include "proto/request.hpp"
@@ -71,6 +72,8 @@ class K8sOperator {
   // Something changed (a watch event, a node's state in drover): reconcile soon. Cheap, from
   // any thread.
   void poke();
+  // The NodeSet size decisions made so far (autoscaling, scale-in), for the dashboard.
+  const k8s::op::DecisionLog& decisions() const { return decisions_; }
 
  private:
   struct Impl;
@@ -87,6 +90,7 @@ class K8sOperator {
   bool dirty_ = true;
   std::atomic<bool> stop_{false};
   std::thread thread_;
+  k8s::op::DecisionLog decisions_;
 };
 
 }  // namespace drover::ctld
