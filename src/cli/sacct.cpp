@@ -591,62 +591,65 @@ enum LongOnly {
   kEnvVars,
   kUseLocalUid,
   kWholeHetjob,
+  kReason,
 };
 
 const std::vector<LongOption> kLongOptions = {
     {"allusers", ArgKind::None, 'a'},
     {"accounts", ArgKind::Required, 'A'},
-    {"brief", ArgKind::None, 'b'},
-    {"duplicates", ArgKind::None, 'D'},
-    {"endtime", ArgKind::Required, 'E'},
-    {"helpformat", ArgKind::None, 'e'},
-    {"gid", ArgKind::Required, 'g'},
-    {"group", ArgKind::Required, 'g'},
-    {"help", ArgKind::None, kHelpOpt},
-    {"jobs", ArgKind::Required, 'j'},
-    {"long", ArgKind::None, 'l'},
-    {"allclusters", ArgKind::None, 'L'},
-    {"clusters", ArgKind::Required, 'M'},
-    {"cluster", ArgKind::Required, 'M'},
-    {"nodelist", ArgKind::Required, 'N'},
-    {"noheader", ArgKind::None, 'n'},
-    {"format", ArgKind::Required, 'o'},
-    {"parsable", ArgKind::None, 'p'},
-    {"parsable2", ArgKind::None, 'P'},
-    {"partition", ArgKind::Required, 'r'},
-    {"state", ArgKind::Required, 's'},
-    {"starttime", ArgKind::Required, 'S'},
-    {"truncate", ArgKind::None, 'T'},
-    {"uid", ArgKind::Required, 'u'},
-    {"user", ArgKind::Required, 'u'},
-    {"usage", ArgKind::None, kUsageOpt},
-    {"verbose", ArgKind::None, 'v'},
-    {"version", ArgKind::None, 'V'},
     {"allocations", ArgKind::None, 'X'},
-    {"name", ArgKind::Required, kName},
-    {"local", ArgKind::None, kLocal},
-    {"federation", ArgKind::None, kFederation},
-    {"noconvert", ArgKind::None, kNoconvert},
-    {"units", ArgKind::Required, kUnits},
-    {"json", ArgKind::Optional, kJson},
-    {"yaml", ArgKind::Optional, kYaml},
-    {"associations", ArgKind::Required, 'x'},
+    {"brief", ArgKind::None, 'b'},
     {"batch-script", ArgKind::None, 'B'},
     {"completion", ArgKind::None, 'c'},
     {"constraints", ArgKind::Required, 'C'},
     {"delimiter", ArgKind::Required, kDelimiter},
+    {"duplicates", ArgKind::None, 'D'},
+    {"federation", ArgKind::None, kFederation},
+    {"helpformat", ArgKind::None, 'e'},
+    {"help-fields", ArgKind::None, 'e'},
+    {"endtime", ArgKind::Required, 'E'},
     {"env-vars", ArgKind::None, kEnvVars},
     {"file", ArgKind::Required, 'f'},
     {"flags", ArgKind::Required, 'F'},
+    {"gid", ArgKind::Required, 'g'},
+    {"group", ArgKind::Required, 'g'},
+    {"help", ArgKind::None, kHelpOpt},
+    {"local", ArgKind::None, kLocal},
+    {"name", ArgKind::Required, kName},
     {"nnodes", ArgKind::Required, 'i'},
     {"ncpus", ArgKind::Required, 'I'},
-    {"qos", ArgKind::Required, 'q'},
-    {"reason", ArgKind::Required, 'R'},
-    {"timelimit-max", ArgKind::Required, 'K'},
+    {"jobs", ArgKind::Required, 'j'},
     {"timelimit-min", ArgKind::Required, 'k'},
+    {"timelimit-max", ArgKind::Required, 'K'},
+    {"long", ArgKind::None, 'l'},
+    {"allclusters", ArgKind::None, 'L'},
+    {"cluster", ArgKind::Required, 'M'},
+    {"clusters", ArgKind::Required, 'M'},
+    {"nodelist", ArgKind::Required, 'N'},
+    {"noconvert", ArgKind::None, kNoconvert},
+    {"units", ArgKind::Required, kUnits},
+    {"noheader", ArgKind::None, 'n'},
+    {"fields", ArgKind::Required, 'o'},
+    {"format", ArgKind::Required, 'o'},
+    {"parsable", ArgKind::None, 'p'},
+    {"parsable2", ArgKind::None, 'P'},
+    {"qos", ArgKind::Required, 'q'},
+    {"partition", ArgKind::Required, 'r'},
+    {"reason", ArgKind::Required, kReason},
+    {"state", ArgKind::Required, 's'},
+    {"starttime", ArgKind::Required, 'S'},
+    {"truncate", ArgKind::None, 'T'},
+    {"uid", ArgKind::Required, 'u'},
     {"use-local-uid", ArgKind::None, kUseLocalUid},
+    {"usage", ArgKind::None, kUsageOpt},
+    {"user", ArgKind::Required, 'u'},
+    {"verbose", ArgKind::None, 'v'},
+    {"version", ArgKind::None, 'V'},
     {"wckeys", ArgKind::Required, 'W'},
     {"whole-hetjob", ArgKind::Optional, kWholeHetjob},
+    {"associations", ArgKind::Required, 'x'},
+    {"json", ArgKind::Optional, kJson},
+    {"yaml", ArgKind::Optional, kYaml},
 };
 
 // Options drover's sacct refuses rather than print a different report than the one asked for.
@@ -660,7 +663,7 @@ std::string refused_option(int id) {
       return "-k/--timelimit-min";
     case 'K':
       return "-K/--timelimit-max";
-    case 'R':
+    case kReason:
       return "-R/--reason";
     case kDelimiter:
       return "--delimiter";
@@ -717,7 +720,7 @@ int64_t parse_past_time(const std::string& text, int64_t now) {
 CommandResult run_sacct(const std::vector<std::string>& args, const CommandEnv& env, int64_t now) {
   CommandResult res;
   const ParsedArgs parsed = parse_options(
-      "sacct", args, "aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:R:s:S:Ttu:vVW:x:X", kLongOptions);
+      "sacct", args, "aA:bBcC:DeE:f:F:g:hi:I:j:k:K:lLM:nN:o:pPq:r:s:S:Ttu:vVW:x:X", kLongOptions);
   if (!parsed.error.empty())
     return fail(std::move(res), parsed.error + "\nTry \"sacct --help\" for more information\n");
   bool all_users = false, allocations = false, brief = false, long_format = false,

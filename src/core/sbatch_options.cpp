@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "core/duration.hpp"
+#include "core/getopt.hpp"
 #include "core/memsize.hpp"
 #include "core/text.hpp"
 
@@ -19,8 +20,8 @@ struct OptDef {
   char short_name;  // 0: long only
 };
 
-// sbatch 22.05's option table. Within one initial letter the order is the one its getopt
-// ambiguity messages list, so "--par" reports the same possibilities in the same order.
+// sbatch 22.05's option table, in the order its getopt ambiguity messages list them (so "--par"
+// and even "--=x", which matches every option, report the same possibilities in that order).
 constexpr OptDef kOptions[] = {
     {"account", Arg::kRequired, 'A'},
     {"acctg-freq", Arg::kRequired, 0},
@@ -121,9 +122,9 @@ constexpr OptDef kOptions[] = {
     {"tmp", Arg::kRequired, 0},
     {"uid", Arg::kRequired, 0},
     {"use-min-nodes", Arg::kNone, 0},
-    {"usage", Arg::kNone, 0},
     {"verbose", Arg::kNone, 'v'},
     {"version", Arg::kNone, 'V'},
+    {"usage", Arg::kNone, 0},
     {"wait", Arg::kNone, 'W'},
     {"wait-all-nodes", Arg::kRequired, 0},
     {"wckey", Arg::kRequired, 0},
@@ -425,26 +426,33 @@ void apply(SbatchOptions& o, std::string_view name, const std::optional<std::str
   }
 }
 
-const OptDef* find_short(char c) {
-  for (const auto& d : kOptions)
-    if (d.short_name == c) return &d;
-  return nullptr;
-}
+// getopt's tables for sbatch: the short option string, and the long options with each one's
+// index in kOptions as its id (offset past the short options' characters).
+constexpr int kLongIdBase = 256;
 
-// getopt_long's lookup: an exact name wins, otherwise a unique prefix.
-const OptDef* find_long(std::string_view name, std::string_view as_typed) {
-  std::vector<const OptDef*> matches;
-  for (const auto& d : kOptions) {
-    if (d.name == name) return &d;
-    if (!name.empty() && d.name.substr(0, name.size()) == name) matches.push_back(&d);
+struct GetoptTables {
+  std::string shorts = "+";  // the first operand (the script) ends the options
+  std::vector<LongOption> longs;
+  GetoptTables() {
+    for (std::size_t i = 0; i < std::size(kOptions); ++i) {
+      const OptDef& d = kOptions[i];
+      const ArgKind kind = d.arg == Arg::kNone       ? ArgKind::None
+                           : d.arg == Arg::kRequired ? ArgKind::Required
+                                                     : ArgKind::Optional;
+      longs.push_back({d.name.data(), kind, kLongIdBase + static_cast<int>(i)});
+      if (d.short_name != 0) {
+        shorts += d.short_name;
+        if (kind != ArgKind::None) shorts += kind == ArgKind::Required ? ":" : "::";
+      }
+    }
   }
-  if (matches.empty()) usage_error("unrecognized option '--" + std::string(as_typed) + "'");
-  if (matches.size() > 1) {
-    std::string msg = "option '--" + std::string(as_typed) + "' is ambiguous; possibilities:";
-    for (const auto* m : matches) msg += " '--" + std::string(m->name) + "'";
-    usage_error(msg);
-  }
-  return matches.front();
+};
+
+const OptDef& option_of(int id) {
+  if (id >= kLongIdBase) return kOptions[id - kLongIdBase];
+  for (const auto& d : kOptions)
+    if (d.short_name == static_cast<char>(id)) return d;
+  throw std::logic_error("sbatch: getopt reported an unknown option");
 }
 
 }  // namespace
@@ -455,55 +463,16 @@ SbatchOptions parse_sbatch_args(const std::vector<std::string>& args, SbatchOpti
   auto stops = [](std::string_view name) {
     return name == "help" || name == "usage" || name == "version";
   };
-  std::size_t i = 0;
-  while (i < args.size()) {
-    const std::string& a = args[i];
-    if (a == "--") {
-      ++i;
-      break;
-    }
-    if (a.size() < 2 || a[0] != '-') break;  // first non-option: the script
-    ++i;
-    if (a[1] == '-') {
-      std::string_view body = std::string_view(a).substr(2);
-      std::size_t eq = body.find('=');
-      const OptDef* d = find_long(body.substr(0, eq), body);
-      std::optional<std::string> value;
-      if (eq != std::string_view::npos) {
-        if (d->arg == Arg::kNone)
-          usage_error("option '--" + std::string(d->name) + "' doesn't allow an argument");
-        value = std::string(body.substr(eq + 1));
-      } else if (d->arg == Arg::kRequired) {
-        if (i >= args.size())
-          usage_error("option '--" + std::string(d->name) + "' requires an argument");
-        value = args[i++];
-      }
-      apply(o, d->name, value);
-      if (stops(d->name)) return base;
-      continue;
-    }
-    // A cluster of short options.
-    for (std::size_t k = 1; k < a.size(); ++k) {
-      const OptDef* d = find_short(a[k]);
-      if (d == nullptr) usage_error(std::string("invalid option -- '") + a[k] + "'");
-      if (d->arg == Arg::kNone) {
-        apply(o, d->name, std::nullopt);
-        if (stops(d->name)) return base;
-        continue;
-      }
-      std::optional<std::string> value;
-      if (k + 1 < a.size()) {
-        value = a.substr(k + 1);
-      } else if (d->arg == Arg::kRequired) {
-        if (i >= args.size())
-          usage_error(std::string("option requires an argument -- '") + a[k] + "'");
-        value = args[i++];
-      }
-      apply(o, d->name, value);
-      break;
-    }
+  static const GetoptTables tables;
+  ParsedArgs parsed = parse_options("", args, tables.shorts, tables.longs);
+  // As getopt's loop: each option acts in turn, so a --help before a bad option still helps.
+  for (const ParsedOption& p : parsed.options) {
+    const OptDef& d = option_of(p.id);
+    apply(o, d.name, p.value);
+    if (stops(d.name)) return base;
   }
-  o.script_argv.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (!parsed.error.empty()) usage_error(parsed.error);
+  o.script_argv = std::move(parsed.operands);
   return base;
 }
 

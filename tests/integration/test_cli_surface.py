@@ -133,6 +133,13 @@ def test_version_is_slurms_release_line(cmd):
         assert p.stdout.split()[:2] == ["slurm", "22.05.8"], (cmd, flag, p.stdout)
 
 
+def test_sacct_option_table_is_slurms():
+    """sacct needs slurmdbd, so tests/compat cannot diff it: "--=x" (an empty name, a prefix of
+    every long option) lists its getopt table, compared with the line real Slurm 22.05 printed."""
+    with open(os.path.join(GOLDEN_HELP, "sacct.table")) as f:
+        assert run("sacct", "--=x").stderr.splitlines()[0] == f.read().rstrip("\n")
+
+
 @pytest.mark.parametrize("cmd,usage_start", [
     ("squeue", "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"),
     ("sinfo", "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"),

@@ -71,6 +71,12 @@ TEST(SbatchArgs, UsageErrorsMatchGetopt) {
             hinted("option '--par' is ambiguous; possibilities: '--parsable' '--partition'"));
   EXPECT_EQ(error_of({"--pa=x"}),
             hinted("option '--pa=x' is ambiguous; possibilities: '--parsable' '--partition'"));
+  // An empty name is a prefix of every option, as glibc's getopt_long finds.
+  EXPECT_EQ(error_of({"--=x"}).rfind("option '--=x' is ambiguous; possibilities: '--account' ", 0),
+            0u);
+  // Each option acts in turn: help before a bad option helps, after it the error wins.
+  EXPECT_TRUE(parse_sbatch_args({"--help", "--bogus"}).help);
+  EXPECT_EQ(error_of({"--bogus", "--help"}), hinted("unrecognized option '--bogus'"));
   EXPECT_EQ(error_of({"--a"}), hinted("option '--a' is ambiguous; possibilities: '--account' "
                                       "'--acctg-freq' '--array'"));
   EXPECT_EQ(error_of({"--time"}), hinted("option '--time' requires an argument"));

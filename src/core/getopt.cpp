@@ -1,6 +1,6 @@
-#include "cli/getopt.hpp"
+#include "core/getopt.hpp"
 
-namespace drover::cli {
+namespace drover::core {
 namespace {
 
 // The argument kind of short option `c` in getopt's string, or nullopt when it is not one.
@@ -19,7 +19,8 @@ std::optional<ArgKind> short_kind(std::string_view shorts, char c) {
 ParsedArgs parse_options(std::string_view program, const std::vector<std::string>& args,
                          std::string_view shorts, const std::vector<LongOption>& longs) {
   ParsedArgs out;
-  const std::string prog(program);
+  // An empty program leaves the complaint bare, for callers that say who complains themselves.
+  const std::string prog = program.empty() ? std::string() : std::string(program) + ": ";
   const bool stop_at_operand = !shorts.empty() && shorts.front() == '+';
   if (stop_at_operand) shorts.remove_prefix(1);
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -55,26 +56,26 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
         for (const LongOption* m : matches)
           ambiguous = ambiguous || m->id != matches[0]->id || m->arg != matches[0]->arg;
         if (ambiguous) {
-          out.error = prog + ": option '" + a + "' is ambiguous; possibilities:";
+          out.error = prog + "option '" + a + "' is ambiguous; possibilities:";
           for (const LongOption* m : matches) out.error += std::string(" '--") + m->name + "'";
           return out;
         }
         found = matches[0];
       }
       if (!found) {
-        out.error = prog + ": unrecognized option '" + a + "'";
+        out.error = prog + "unrecognized option '" + a + "'";
         return out;
       }
       ParsedOption p{found->id, std::nullopt};
       if (eq != std::string::npos) {
         if (found->arg == ArgKind::None) {
-          out.error = prog + ": option '--" + found->name + "' doesn't allow an argument";
+          out.error = prog + "option '--" + found->name + "' doesn't allow an argument";
           return out;
         }
         p.value = body.substr(eq + 1);
       } else if (found->arg == ArgKind::Required) {
         if (i + 1 >= args.size()) {
-          out.error = prog + ": option '--" + found->name + "' requires an argument";
+          out.error = prog + "option '--" + found->name + "' requires an argument";
           return out;
         }
         p.value = args[++i];
@@ -87,7 +88,7 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
       const char c = a[k];
       const auto kind = short_kind(shorts, c);
       if (!kind) {
-        out.error = prog + ": invalid option -- '" + std::string(1, c) + "'";
+        out.error = prog + "invalid option -- '" + std::string(1, c) + "'";
         return out;
       }
       ParsedOption p{static_cast<unsigned char>(c), std::nullopt};
@@ -96,7 +97,7 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
           p.value = a.substr(k + 1);
         } else if (*kind == ArgKind::Required) {
           if (i + 1 >= args.size()) {
-            out.error = prog + ": option requires an argument -- '" + std::string(1, c) + "'";
+            out.error = prog + "option requires an argument -- '" + std::string(1, c) + "'";
             return out;
           }
           p.value = args[++i];
@@ -110,4 +111,4 @@ ParsedArgs parse_options(std::string_view program, const std::vector<std::string
   return out;
 }
 
-}  // namespace drover::cli
+}  // namespace drover::core

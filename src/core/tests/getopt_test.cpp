@@ -1,8 +1,8 @@
-#include "cli/getopt.hpp"
+#include "core/getopt.hpp"
 
 #include <gtest/gtest.h>
 
-using namespace drover::cli;
+using namespace drover::core;
 
 namespace {
 
