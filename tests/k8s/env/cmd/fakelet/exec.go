@@ -37,12 +37,12 @@ type execPod struct {
 	message   string
 	startTime metav1.Time
 	procs     map[string]*os.Process
-	// host directory of each volume (volumes.go)
-	volumeDirs map[string]string
-	stopping   bool
-	grace      time.Duration
-	stopCh     chan struct{}
-	done       chan struct{}
+	stopping  bool
+	grace     time.Duration
+	stopCh    chan struct{}
+	done      chan struct{}
+
+	volumeDirs map[string]string // host directory of each volume (volumes.go)
 }
 
 func newExecPod(c *controller, pod *corev1.Pod) *execPod {
