@@ -7,10 +7,9 @@ Go modules (tests/k8s/tools). Run by CTest (k8s_helm) through run-smoke.
 - two releases of the same name in two namespaces install side by side, and each one's
   ServiceAccount can reach its own namespace's objects only; an upgrade keeps the generated
   cluster key;
-- a release whose NodeSet asks for 3 agent pods: droverctld runs beside the API server (the
-  fakelet runs pods as processes but mounts no volumes, so it cannot give the controller's pod
-  its ConfigMap, Secret and journal volume) with the slurm.conf the chart rendered into its
-  ConfigMap, the cluster key from the chart's Secret and the chart's ServiceAccount's token, so
+- a release whose NodeSet asks for 3 agent pods: droverctld runs beside the API server (no
+  scheduler here; statefulset_test.py runs it in its StatefulSet's pod) with the slurm.conf the
+  chart rendered into its ConfigMap, the cluster key from the chart's Secret and the chart's ServiceAccount's token, so
   the operator works with exactly the Role the chart grants; the fakelet runs the agent pods'
   droverd, and they become 3 idle nodes; a job makes its pod busy (label and PDB); a NodeSet
   of another release's namespace is left alone.
@@ -356,7 +355,9 @@ def test_chart_nodeset_of_three_gives_three_idle_nodes(tools, tmp_path):
             check=False).stdout == "true", timeout=30)
         subprocess.run([str(BUILD / "slurm-bin" / "scancel"), job], env=env, timeout=30)
         assert set(sinfo(env)) == {"cpu-0", "cpu-1", "cpu-2"}
-        assert kubectl(tools, "get", "pods", "-n", "hpc-other", "-o", "name").stdout.strip() == ""
+        # No agent pods there (its StatefulSet's controller pod, unscheduled here, is its own).
+        assert kubectl(tools, "get", "pods", "-n", "hpc-other", "-l", "drover.io/nodeset",
+                       "-o", "name").stdout.strip() == ""
         ctld_log = (tmp_path / "ctld.log").read_text()
         assert "NodeSet other" not in ctld_log
         assert "forbidden" not in ctld_log.lower() and " 403" not in ctld_log, ctld_log[-3000:]

@@ -41,6 +41,8 @@ type execPod struct {
 	grace     time.Duration
 	stopCh    chan struct{}
 	done      chan struct{}
+
+	volumeDirs map[string]string // host directory of each volume (volumes.go)
 }
 
 func newExecPod(c *controller, pod *corev1.Pod) *execPod {
@@ -145,6 +147,14 @@ func (ep *execPod) run() {
 		ep.setPhase(corev1.PodFailed, err.Error())
 		return
 	}
+	dirs, err := ep.prepareVolumes()
+	if err != nil {
+		if !ep.stopped() {
+			ep.setPhase(corev1.PodFailed, err.Error())
+		}
+		return
+	}
+	ep.volumeDirs = dirs
 	policy := ep.pod.Spec.RestartPolicy
 	for _, ctr := range ep.pod.Spec.InitContainers {
 		for restarts := int32(0); ; restarts++ {
@@ -237,12 +247,15 @@ func (ep *execPod) environ(ctr corev1.Container) ([]string, map[string]string) {
 		set("KUBERNETES_SERVICE_HOST", u.Hostname())
 		set("KUBERNETES_SERVICE_PORT", u.Port())
 	}
-	if ep.c.kubeconfig != "" {
+	if ep.c.kubeconfig != "" && !hasServiceAccountMount(ctr) {
 		if abs, err := filepath.Abs(ep.c.kubeconfig); err == nil {
 			set("KUBECONFIG", abs)
 		}
 	}
 	set("HOSTNAME", ep.pod.Name)
+	for _, kv := range ep.serviceLinks() {
+		set(kv[0], kv[1])
+	}
 	for _, e := range ctr.Env {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil:
@@ -273,6 +286,9 @@ func (ep *execPod) environ(ctr corev1.Container) ([]string, map[string]string) {
 		}
 	}
 	env := os.Environ()
+	if hasServiceAccountMount(ctr) {
+		env = withoutVar(env, "KUBECONFIG")
+	}
 	for _, k := range order {
 		env = append(env, k+"="+vars[k])
 	}
@@ -306,6 +322,10 @@ func (ep *execPod) runContainer(init bool, ctr corev1.Container, restarts int32)
 	if len(ctr.Command) == 0 {
 		return terminated(127, "StartError", "fakelet exec pods need an explicit command", now())
 	}
+	argv, newNS, err := ep.withVolumes(ctr, argv)
+	if err != nil {
+		return terminated(128, "StartError", err.Error(), now())
+	}
 	logPath := filepath.Join(ep.dir, ctr.Name+".log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -320,6 +340,9 @@ func (ep *execPod) runContainer(init bool, ctr corev1.Container, restarts int32)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if newNS {
+		cmd.SysProcAttr.Cloneflags = syscall.CLONE_NEWNS
+	}
 
 	ep.mu.Lock()
 	if ep.stopping {

@@ -60,6 +60,8 @@ func main() {
 		err = cmdRun(os.Args[2:])
 	case "node":
 		err = cmdNode(os.Args[2:])
+	case "mount-exec":
+		err = cmdMountExec(os.Args[2:])
 	case "-h", "--help", "help":
 		usage()
 		return

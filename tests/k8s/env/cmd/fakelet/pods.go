@@ -43,6 +43,7 @@ type controller struct {
 
 	mu    sync.Mutex
 	execs map[types.UID]*execPod // pods whose containers run as local processes
+	svc   *services              // service links and proxy (proxy.go)
 	// first time this fakelet saw a simulated pod; start-delay counts from here.
 	seen map[types.UID]time.Time
 }
@@ -56,6 +57,10 @@ func cmdRun(args []string) error {
 	workers := fs.Int("workers", 4, "pod sync workers")
 	leaseEvery := fs.Duration("lease-interval", 10*time.Second, "node lease renew interval")
 	statusEvery := fs.Duration("status-interval", time.Minute, "node status heartbeat interval")
+	serviceProxy := fs.Bool("service-proxy", false,
+		"forward connections to Services' loopback cluster IPs to their ready pods (proxy.go)")
+	provisioner := fs.Bool("provisioner", true,
+		"provision hostPath PersistentVolumes for claims of the "+storageClassName+" StorageClass")
 	_ = fs.Parse(args)
 
 	cs, cfg, err := clientFor(*kc)
@@ -128,10 +133,21 @@ func cmdRun(args []string) error {
 		return err
 	}
 
+	if err := c.liftNotReadyTaints(ctx, nodeInf.Informer()); err != nil {
+		return err
+	}
 	podFactory.Start(ctx.Done())
 	nodeFactory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), podInf.Informer().HasSynced, nodeInf.Informer().HasSynced) {
 		return fmt.Errorf("informer caches did not sync")
+	}
+	if err := c.startServices(ctx, *serviceProxy); err != nil {
+		return err
+	}
+	if *provisioner {
+		if err := c.runProvisioner(ctx); err != nil {
+			return fmt.Errorf("provisioner: %w", err)
+		}
 	}
 	log.Printf("fakelet: running (all-nodes=%v, state-dir=%s)", *allNodes, *stateDir)
 
