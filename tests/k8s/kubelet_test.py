@@ -2,7 +2,8 @@
 DROVER_K8S_KUBELET=real starts two real nodes (containerd + runc + the pinned release's kubelet);
 the agent image from deploy/images is loaded into their containerd; droverctld's operator runs
 a NodeSet on each node, the kubelets run the pods from the image, and droverd in them registers
-with the controller as dynamic nodes that run a job across the two pods."""
+with the controller as dynamic nodes that run a job across the two pods. A deleted pod, which
+the kubelet really stops, requeues its job and is replaced."""
 import json
 import os
 import pathlib
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from conftest import ROOT, wait_for
-from operator_env import NODESETS, NS, PODS, it, node_state_condition, nodes, slurmctld_port, start_cluster
+from operator_env import NODESETS, PODS, it, node_state_condition, nodes, pod_names, slurmctld_port, start_cluster
 
 REAL_NODES = os.environ.get("DROVER_K8S_REAL_NODES", "").split()
 pytestmark = pytest.mark.skipif(not REAL_NODES, reason="the environment has no real kubelet nodes "
@@ -175,3 +176,21 @@ def test_agent_pods_from_the_image_register_and_run_a_job(api, agent_image, clus
     assert done["JobState"] == "COMPLETED" and done["ExitCode"] == "0:0", (done, text)
     assert done["NodeList"] in ("real[0-1]-0", "real0-0,real1-0"), done
     assert sorted(text.split()) == ["real0-0", "real1-0"], text
+
+    # A deleted pod: its node DOWN and its job requeued at once; the kubelet stops the container
+    # (SIGTERM to droverd) and confirms the deletion; the replacement pod joins.
+    job = c.sbatch("-w", "real1-0", "-D", "/tmp", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(job, "RUNNING", timeout=20)
+    old = pod(api, "real1-0")["metadata"]["uid"]
+    t0 = time.time()
+    assert api("DELETE", f"{PODS}/real1-0").status_code == 200
+    info = c.wait_state(job, ("PENDING", "REQUEUED"), timeout=5)
+    took = time.time() - t0
+    print(f"job on the deleted pod requeued after {took:.2f}s")
+    assert took < 2.0 and info["Restarts"] == "1", info
+    selector = f"{PODS}?labelSelector=drover.io/nodeset%3Dreal1"
+    wait_for("the deleted pod gone",
+             lambda: all(p["metadata"]["uid"] != old for p in api("GET", selector).json()["items"]), timeout=60)
+    wait_for("a replacement agent idle", lambda: len(pod_names(api, "real1")) == 1 and all(
+        nodes(c).get(n, "").startswith("idle") and ready(pod(api, n)) for n in pod_names(api, "real1")), timeout=60)
+    c.ok("scancel", str(job))
