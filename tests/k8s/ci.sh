@@ -3,7 +3,7 @@
 #
 #   bash tests/k8s/ci.sh deps    install missing Debian packages (needs root)
 #   bash tests/k8s/ci.sh build   deps + build/cache etcd, kube-apiserver,
-#                                kube-controller-manager and the fakelet, then helm and
+#                                kube-controller-manager, kubelet and the fakelet, then helm and
 #                                kubectl (tools/build; each timed)
 #   bash tests/k8s/ci.sh test    build + configure tests/k8s on its own (in a
 #                                temp dir) and run `ctest -L k8s` there; for
@@ -23,6 +23,9 @@ die() { printf 'k8s ci: error: %s\n' "$*" >&2; exit 1; }
 
 deps() {
   local pkgs=(openssl curl ca-certificates libcurl4-openssl-dev nlohmann-json3-dev libgtest-dev cmake g++)
+  # The real kubelet's nodes (env/up with DROVER_K8S_KUBELET=real; ctest k8s_kubelet) and the
+  # agent image they run (deploy/images/build).
+  pkgs+=(containerd runc containernetworking-plugins iproute2 mmdebstrap)
   local missing=() p
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -46,7 +49,8 @@ deps() {
 build() {
   deps
   local t0=$SECONDS bindir
-  bindir="$("$here/env/build")" || die "building the Kubernetes test environment failed"
+  # With the kubelet and the pause image of the real-kubelet mode.
+  bindir="$(DROVER_K8S_KUBELET=real "$here/env/build")" || die "building the Kubernetes test environment failed"
   local dt=$((SECONDS - t0))
   log "environment binaries in $bindir"
   log "k8s env build took ${dt}s (cold builds take several minutes; cached ones a second)"
