@@ -531,6 +531,7 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
     o.label = env_flag(env, "SLURM_LABELIO");
     o.kill_on_bad_exit = get("SLURM_KILL_BAD_EXIT").value_or("0") == "1";
     if (auto v = get("SLURM_TASK_PROLOG")) o.task_prolog = *v;
+    if (auto v = get("SLURM_NO_KILL")) o.no_kill = core::to_lower(*v) != "off";
     if (auto v = get("SLURM_TASK_EPILOG")) o.task_epilog = *v;
     o.overlap = env_flag(env, "SLURM_OVERLAP");
     o.unbuffered = env_flag(env, "SLURM_UNBUFFEREDIO");
@@ -541,6 +542,7 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       o.time_limit_min = core::parse_time_limit_minutes(*v, "time");
   } else {
     if (auto v = get("SALLOC_PARTITION")) o.partition = *v;
+    if (auto v = get("SALLOC_NO_KILL")) o.no_kill = core::to_lower(*v) != "off";
     if (auto v = get("SALLOC_ACCOUNT")) o.account = *v;
     if (auto v = get("SALLOC_TIMELIMIT"))
       o.time_limit_min = core::parse_time_limit_minutes(*v, "time");
@@ -590,9 +592,13 @@ RunOptions parse_run_options(const std::string& program, const std::vector<std::
       case 'J':
         o.job_name = value;
         break;
-      case 'k':
-        o.no_kill = true;
+      case 'k': {
+        const std::string v = core::to_lower(value);
+        if (value_opt && v != "off" && v != "set")
+          throw RunUsageError("Invalid --no-kill specification", false, 255);
+        o.no_kill = v != "off";
         break;
+      }
       case 'K':
         if (!is_srun)
           throw RunUsageError(refused_name(refused("kill-command")) + " is not supported by drover",
@@ -864,6 +870,7 @@ core::JobSpec allocation_spec(const RunOptions& o, const std::string& program,
   if (o.time_limit_min) spec.time_limit_min = *o.time_limit_min;
   spec.signal = o.signal.value_or("");
   spec.exclusive = o.exclusive;
+  spec.no_kill = o.no_kill;
   if (o.partition) spec.partitions = {*o.partition};
   std::vector<char> cwd(4096);
   const std::string here = ::getcwd(cwd.data(), cwd.size()) ? cwd.data() : "/";

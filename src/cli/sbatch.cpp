@@ -430,6 +430,9 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.hold = opts.hold;
   spec.nice = opts.nice.value_or(0);
   if (opts.requeue_set) spec.requeue = opts.requeue ? 1 : 0;
+  // -k, -kset or --no-kill=set; "off" (from a later source) turns it off again.
+  if (auto it = opts.other.find("no-kill"); it != opts.other.end())
+    spec.no_kill = core::to_lower(it->second) != "off";
   if (opts.kill_on_invalid_dep_set) spec.kill_on_invalid_dep = opts.kill_on_invalid_dep ? 1 : 0;
   spec.signal = opts.signal.value_or("");
   spec.nodelist = opts.nodelist.value_or("");

@@ -51,6 +51,9 @@ struct JobSpec {
   bool nodes_set = false;
   bool cpus_per_task_set = false;
   bool exclusive = false;
+  // -k/--no-kill: a failed node (not the batch host) leaves the allocation instead of ending
+  // the job.
+  bool no_kill = false;
   int nodes_min = 1;
   int nodes_max = 0;  // 0: no upper bound given
   int cpus_per_task = 1;

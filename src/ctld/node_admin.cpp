@@ -114,6 +114,12 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
     if (job.completing) {
       processes_gone(job);
       fx.job_changed(id);
+    } else if (job.spec.no_kill && job.state == core::JobState::Running &&
+               job.batch_host != node.name && job.alloc.size() > 1) {
+      // -k/--no-kill: as Slurm, the node leaves the allocation and the job goes on with the
+      // rest (its steps there are lost; new steps use the nodes left).
+      excise_node(job, node.name);
+      fx.job_changed(id);
     } else if (requeue_allowed(job)) {
       // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
       requeue_job(job, now, 0, false, fx);
@@ -125,6 +131,15 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
     // Whatever still runs there is stopped (the agent may be alive: an operator downed it).
     fx.order(node.name, proto::Terminate{id, config_.kill_wait_s, std::nullopt, std::nullopt});
   }
+}
+
+void StateMachine::excise_node(core::Job& job, const std::string& node) {
+  auto it = std::find_if(job.alloc.begin(), job.alloc.end(),
+                         [&](const core::NodeAlloc& a) { return a.node == node; });
+  if (it == job.alloc.end()) return;
+  if (core::Node* n = nodes_.get(node)) n->discharge(*it);
+  job.alloc.erase(it);
+  full_pass_needed_ = true;
 }
 
 json StateMachine::node_admin_record(const std::string& name) const {

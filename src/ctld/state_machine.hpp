@@ -342,6 +342,8 @@ class StateMachine {
   void processes_gone(core::Job& job);
   // A node went down: its jobs are requeued (where allowed) or end NODE_FAIL.
   void fail_jobs_on(const core::Node& node, int64_t now, Effects& fx);
+  // Takes one node out of a running job's allocation and frees what the job held there.
+  void excise_node(core::Job& job, const std::string& node);
   void finish_exit(core::Job& job, int status, int64_t now, Effects& fx, int64_t oom_kills = 0);
   // `why` is appended to Slurm's cancellation notice in the job's error file ("" or " DUE TO ...").
   // `kill_wait`: seconds between SIGTERM and SIGKILL (-1: KillWait).

@@ -21,7 +21,7 @@ namespace drover::core {
                       X(nodelist) X(exclude) X(constraint) X(gres) X(gpus) X(gpus_per_node)     \
                           X(gpus_per_task) X(reservation) X(licenses) X(mail_type) X(mail_user) \
                               X(open_mode) X(submit_dir) X(submit_nice) X(get_user_env)         \
-                                  X(mem_per_gpu_mb) X(default_name) X(interactive)
+                                  X(mem_per_gpu_mb) X(default_name) X(interactive) X(no_kill)
 #define DROVER_FIELDS_JOBSPEC(X) DROVER_FIELDS_JOBSPEC_SMALL(X) X(script) X(environment)
 
 #define DROVER_FIELDS_ALLOC(X) X(node) X(cpus) X(mem_mb) X(tasks) X(gres) X(cpu_ids) X(gpu_ids)
