@@ -20,56 +20,54 @@ void on_interrupt(int) { g_interrupted = 1; }
 }  // namespace
 
 int test_only(const core::JobSpec& spec, const std::string& program) {
-  json reply;
+  std::optional<proto::Outcome<proto::SubmitReply>> outcome;
   try {
-    reply = call_controller({{"op", "submit"}, {"spec", spec}, {"test_only", true}});
+    outcome = ask(proto::SubmitRequest{.spec = spec, .test_only = true});
   } catch (const ControllerUnreachable&) {
     std::cerr << program
               << ": error: Unable to allocate resources: Unable to contact slurm controller "
                  "(connect failure)\n";
     return 1;
   }
-  if (!reply.value("ok", false)) {
-    if (reply.contains("bad_partition"))
-      std::cerr << program
-                << ": error: invalid partition specified: " << reply.value("bad_partition", "")
+  if (const proto::ErrorReply* refused = outcome->refusal()) {
+    if (refused->bad_partition)
+      std::cerr << program << ": error: invalid partition specified: " << *refused->bad_partition
                 << '\n';
-    std::cerr << "allocation failure: " << reply.value("error", "unknown error") << '\n';
+    std::cerr << "allocation failure: " << refused->error.message << '\n';
     return 1;
   }
-  std::cerr << program << ": Job " << reply.value("job_id", uint64_t{0}) << " to start at "
-            << core::format_timestamp(reply.value("start", int64_t{0})) << " using "
-            << reply.value("cpus", 0) << " processors on nodes " << reply.value("nodes", "")
-            << " in partition " << reply.value("partition", "") << '\n';
+  const proto::SubmitReply& plan = outcome->reply();
+  std::cerr << program << ": Job " << plan.job_id << " to start at "
+            << core::format_timestamp(plan.start.value_or(0)) << " using " << plan.cpus.value_or(0)
+            << " processors on nodes " << plan.nodes.value_or("") << " in partition "
+            << plan.partition.value_or("") << '\n';
   return 0;
 }
 
 std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string& program,
                                    bool quiet, bool immediate) {
-  json reply;
+  std::optional<proto::Outcome<proto::SubmitReply>> outcome;
   try {
-    reply = submit_to_controller(proto::SubmitRequest{.spec = spec});
+    outcome = submit_to_controller(proto::SubmitRequest{.spec = spec});
   } catch (const SubmitUnanswered& e) {
     std::cerr << program << ": error: Unable to allocate resources: " << unanswered_submission(e)
               << '\n';
     return std::nullopt;
   }
-  if (!reply.value("ok", false)) {
+  if (const proto::ErrorReply* refused = outcome->refusal()) {
     // The detail line first, as sbatch prints it; then each command's own wording.
-    if (reply.contains("bad_partition"))
-      std::cerr << program
-                << ": error: invalid partition specified: " << reply.value("bad_partition", "")
+    if (refused->bad_partition)
+      std::cerr << program << ": error: invalid partition specified: " << *refused->bad_partition
                 << '\n';
-    if (reply.contains("detail"))
-      std::cerr << program << ": error: " << reply.value("detail", "") << '\n';
+    if (refused->detail) std::cerr << program << ": error: " << *refused->detail << '\n';
     std::cerr << program << ": error: "
               << (program == "salloc" ? "Job submit/allocate failed: "
                                       : "Unable to allocate resources: ")
-              << reply.value("error", "unknown error") << '\n';
+              << refused->error.message << '\n';
     return std::nullopt;
   }
   Allocation a;
-  a.job_id = reply.value("job_id", uint64_t{0});
+  a.job_id = outcome->reply().job_id;
   const std::string id = std::to_string(a.job_id);
   struct sigaction sa {
   }, old_int{}, old_term{};
@@ -91,7 +89,7 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
     }
     json info;
     try {
-      info = call_controller(proto::AllocationInfoRequest{a.job_id});
+      info = call_controller(proto::AllocationInfoRequest{.job_id = a.job_id});
     } catch (const ControllerUnreachable&) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
@@ -134,7 +132,7 @@ std::optional<Allocation> allocate(const core::JobSpec& spec, const std::string&
 
 std::string allocation_state(uint64_t job_id) {
   try {
-    json info = call_controller(proto::AllocationInfoRequest{job_id});
+    json info = call_controller(proto::AllocationInfoRequest{.job_id = job_id});
     return info.value("state", "UNKNOWN");
   } catch (const ControllerUnreachable&) {
     return "RUNNING";  // not known to be gone
@@ -145,7 +143,7 @@ bool allocation_alive(uint64_t job_id) { return allocation_state(job_id) == "RUN
 
 void release_allocation(uint64_t job_id, int status) {
   try {
-    call_controller(proto::AllocationCompleteRequest{job_id, status});
+    call_controller(proto::AllocationCompleteRequest{.job_id = job_id, .status = status});
   } catch (const ControllerUnreachable&) {
   }
 }

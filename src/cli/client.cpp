@@ -245,7 +245,8 @@ std::string new_request_id() {
 }
 }  // namespace
 
-json submit_to_controller(proto::SubmitRequest submission, std::string id) {
+proto::Outcome<proto::SubmitReply> submit_to_controller(proto::SubmitRequest submission,
+                                                        std::string id) {
   if (id.empty()) id = new_request_id();
   submission.request_id = id;
   const json request = submission.to_json();
@@ -258,7 +259,7 @@ json submit_to_controller(proto::SubmitRequest submission, std::string id) {
   bool maybe_received = false;
   while (true) {
     try {
-      return call_controller(request);
+      return proto::decode_reply<proto::SubmitReply>(call_controller(request));
     } catch (const ControllerUnreachable& e) {
       maybe_received = maybe_received || e.maybe_received;
       const auto now = std::chrono::steady_clock::now();

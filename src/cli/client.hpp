@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/slurm_conf.hpp"
+#include "proto/reply.hpp"
 #include "proto/request.hpp"
 
 namespace drover::cli {
@@ -47,6 +48,12 @@ struct ControllerUnreachable : std::runtime_error {
 json call_controller(const json& request);
 // A typed request (proto/request.hpp), the way every command builds one.
 json call_controller(const proto::Request& request);
+// A typed request and its reply, decoded here once (proto/reply.hpp); a reply that does not
+// read is a refusal ("malformed reply: ..."). Throws ControllerUnreachable.
+template <class Req>
+proto::Outcome<proto::reply_t<Req>> ask(const Req& request) {
+  return proto::decode_reply<proto::reply_t<Req>>(call_controller(proto::Request(request)));
+}
 // The same, the reply as the controller wrote it (for a reader that does not build a tree:
 // squeue over 100,000 jobs).
 std::string call_controller_text(const json& request);
@@ -63,7 +70,8 @@ struct SubmitUnanswered : ControllerUnreachable {
       : ControllerUnreachable(what, maybe_received), request_id(std::move(request_id)) {}
   std::string request_id;
 };
-json submit_to_controller(proto::SubmitRequest request, std::string request_id = "");
+proto::Outcome<proto::SubmitReply> submit_to_controller(proto::SubmitRequest request,
+                                                        std::string request_id = "");
 // The line a command prints after `prefix` ("Batch job submission failed: ") when a submission
 // went unanswered: Slurm's connect failure when it never reached the controller, else that
 // the job may exist, with the request id that finds it.

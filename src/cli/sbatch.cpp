@@ -449,14 +449,14 @@ int sbatch_main(const std::vector<std::string>& args) {
   spec.gpus_per_task = opts.gpus_per_task.value_or("");
   spec.mem_per_gpu_mb = opts.mem_per_gpu_mb.value_or(-1);
 
-  json reply;
+  std::optional<proto::Outcome<proto::SubmitReply>> outcome;
   try {
     proto::SubmitRequest request{.spec = spec, .test_only = opts.test_only};
     // $DROVER_REQUEST_ID names the submission, so running sbatch again with it after a lost
     // reply gets the job already made (it is kept out of the job's environment above).
     const char* id = std::getenv("DROVER_REQUEST_ID");
-    reply = opts.test_only ? call_controller(request)
-                           : submit_to_controller(std::move(request), id ? id : "");
+    outcome =
+        opts.test_only ? ask(request) : submit_to_controller(std::move(request), id ? id : "");
   } catch (const SubmitUnanswered& e) {
     std::cerr << "sbatch: error: Batch job submission failed: " << unanswered_submission(e) << '\n';
     if (e.maybe_received)
@@ -468,35 +468,33 @@ int sbatch_main(const std::vector<std::string>& args) {
                  "(connect failure)\n";
     return 1;
   }
-  if (const auto failed = proto::Error::from_reply(reply)) {
-    const std::string& error = failed->message;
+  if (const proto::ErrorReply* failed = outcome->refusal()) {
+    const std::string& error = failed->error.message;
+    const bool bad_partition =
+        failed->error.code == proto::Errno::kInvalidPartitionName && failed->bad_partition;
+    if (bad_partition)
+      std::cerr << "sbatch: error: invalid partition specified: " << *failed->bad_partition << '\n';
     if (opts.test_only) {
-      if (failed->code == proto::Errno::kInvalidPartitionName && reply.contains("bad_partition"))
-        std::cerr << "sbatch: error: invalid partition specified: "
-                  << reply["bad_partition"].get<std::string>() << '\n';
       std::cerr << "allocation failure: " << error << '\n';
       return 1;
     }
-    if (failed->code == proto::Errno::kInvalidPartitionName && reply.contains("bad_partition"))
-      std::cerr << "sbatch: error: invalid partition specified: "
-                << reply["bad_partition"].get<std::string>() << '\n';
-    if (reply.contains("detail"))
-      std::cerr << "sbatch: error: " << reply["detail"].get<std::string>() << '\n';
+    if (failed->detail) std::cerr << "sbatch: error: " << *failed->detail << '\n';
     // Some checks real sbatch makes itself, before submitting: no "submission failed".
-    if (reply.value("local", false))
+    if (failed->local.value_or(false))
       std::cerr << "sbatch: error: " << error << '\n';
     else
       std::cerr << "sbatch: error: Batch job submission failed: " << error << '\n';
     return 1;
   }
-  if (reply.value("test_only", false)) {
-    std::cerr << "sbatch: Job " << reply.value("job_id", uint64_t{0}) << " to start at "
-              << core::format_timestamp(reply.value("start", int64_t{0})) << " using "
-              << reply.value("cpus", 0) << " processors on nodes " << reply.value("nodes", "")
-              << " in partition " << reply.value("partition", "") << '\n';
+  const proto::SubmitReply& reply = outcome->reply();
+  if (reply.test_only.value_or(false)) {
+    std::cerr << "sbatch: Job " << reply.job_id << " to start at "
+              << core::format_timestamp(reply.start.value_or(0)) << " using "
+              << reply.cpus.value_or(0) << " processors on nodes " << reply.nodes.value_or("")
+              << " in partition " << reply.partition.value_or("") << '\n';
     return 0;
   }
-  const uint64_t id = reply.at("job_id").get<uint64_t>();
+  const uint64_t id = reply.job_id;
   if (opts.parsable && !opts.quiet)
     std::cout << id << '\n';
   else if (!opts.quiet)

@@ -267,24 +267,24 @@ int scancel_main(const std::vector<std::string>& args) {
   if (!steps.empty()) req.steps = steps;
   if (verbose)
     for (const auto& id : ids) std::cerr << "scancel: Terminating job " << id << '\n';
-  json reply;
+  std::optional<proto::Outcome<proto::JobsReply>> reply;
   try {
-    reply = call_controller(req);
+    reply = ask(req);
   } catch (const ControllerUnreachable&) {
     std::cerr << "scancel: error: Kill job error on job id: Unable to contact slurm controller "
                  "(connect failure)\n";
     return 1;
   }
   int rc = 0;
-  for (const auto& e : reply.value("errors", json::array())) {
-    const proto::Error error = proto::Error::from_entry(e);
+  if (!reply->ok()) return rc;  // refused as a whole: nothing was signalled
+  for (const auto& [job, error] : (*reply)->errors) {
     // Like Slurm, jobs that are gone or already ending are only mentioned with -v.
     const bool benign =
         error.code == proto::Errno::kInvalidJobId || error.code == proto::Errno::kAlreadyDone;
     if (benign && !verbose) continue;
     if (!quiet || !benign)
-      std::cerr << "scancel: error: Kill job error on job id " << e.value("job", "") << ": "
-                << error.message << '\n';
+      std::cerr << "scancel: error: Kill job error on job id " << job << ": " << error.message
+                << '\n';
     if (error.code == proto::Errno::kAccessDenied) rc = kAccessDeniedExit;
   }
   return rc;

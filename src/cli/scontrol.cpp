@@ -475,21 +475,20 @@ int job_control(const std::string& action, const std::vector<std::string>& args)
     std::cerr << "too few arguments for keyword:" << action << '\n';
     return 1;
   }
-  proto::ControlRequest req{action, {}};
+  proto::ControlRequest req{.action = action};
   for (const auto& a : args)
     for (const auto& id : core::split_list(a, ',')) req.jobs.push_back(id);
-  json r = call_controller(req);
+  const auto r = ask(req);
+  if (const proto::ErrorReply* refused = r.refusal()) {
+    std::cerr << refused->error.message << '\n';
+    return 1;
+  }
   int rc = 0;
-  for (const auto& e : r.value("errors", json::array())) {
-    const std::string ref = e.value("job", ""), error = e.value("error", "");
-    std::cerr << job_error_line(ref, error) << '\n';
+  for (const auto& [ref, error] : r->errors) {
+    std::cerr << job_error_line(ref, error.message) << '\n';
     // hold and release go through Slurm's suspend call, which adds its own line.
     if (action != "requeue" && action != "requeuehold" && ref.find('_') == std::string::npos)
-      std::cerr << "slurm_suspend error: " << error << '\n';
-    rc = 1;
-  }
-  if (!r.value("ok", false) && r.contains("error")) {
-    std::cerr << r.value("error", "") << '\n';
+      std::cerr << "slurm_suspend error: " << error.message << '\n';
     rc = 1;
   }
   return rc;
@@ -532,14 +531,15 @@ int job_update(const std::vector<std::string>& args) {
     std::cerr << "No job identification provided\nRequest aborted\n";
     return 1;
   }
-  json r = call_controller(req);
+  const auto r = ask(req);
+  if (!r.ok()) return 0;  // refused as a whole: as before, nothing to report per job
   int rc = 0;
-  for (const auto& e : r.value("errors", json::array())) {
-    const std::string error = e.value("error", "");
+  for (const auto& [ref, e] : r->errors) {
+    const std::string& error = e.message;
     if (error.rfind("Update of this parameter is not supported", 0) == 0)
       std::cerr << error << "\nRequest aborted\n";
     else
-      std::cerr << job_error_line(e.value("job", ""), error) << '\n';
+      std::cerr << job_error_line(ref, error) << '\n';
     rc = 1;
   }
   return rc;
@@ -588,9 +588,9 @@ int node_update(const std::vector<std::string>& args) {
     std::cerr << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
     return 1;
   }
-  json r = call_controller(req);
-  if (!r.value("ok", false)) {
-    std::cerr << "slurm_update error: " << r.value("error", "Unknown error") << '\n';
+  const auto r = ask(req);
+  if (const proto::ErrorReply* refused = r.refusal()) {
+    std::cerr << "slurm_update error: " << refused->error.message << '\n';
     return 1;
   }
   return 0;
@@ -600,21 +600,22 @@ int node_update(const std::vector<std::string>& args) {
 int node_create(const std::vector<std::string>& args) {
   std::string line;
   for (const auto& a : args) line += (line.empty() ? "" : " ") + a;
-  json r = call_controller(proto::NodeCreateRequest{line});
-  if (r.value("ok", false)) return 0;
-  if (!r.value("detail", "").empty())
-    std::cerr << "scontrol: error: " << r.value("detail", "") << '\n';
-  std::cerr << "Error creating the node(s): " << r.value("error", "Unknown error") << '\n';
+  const auto r = ask(proto::NodeCreateRequest{.line = line});
+  const proto::ErrorReply* refused = r.refusal();
+  if (refused == nullptr) return 0;
+  if (!refused->detail.value_or("").empty())
+    std::cerr << "scontrol: error: " << *refused->detail << '\n';
+  std::cerr << "Error creating the node(s): " << refused->error.message << '\n';
   return 1;
 }
 
 // delete NodeName=LIST.
 int node_delete(const std::string& nodes) {
-  json r = call_controller(proto::NodeDeleteRequest{nodes});
-  if (r.value("ok", false)) return 0;
+  const auto r = ask(proto::NodeDeleteRequest{.nodes = nodes});
+  const proto::ErrorReply* refused = r.refusal();
+  if (refused == nullptr) return 0;
   std::cerr << "scontrol: error: failed to delete nodes " << nodes << '\n'
-            << "delete_node NodeName=" << nodes << ": " << r.value("error", "Unknown error")
-            << '\n';
+            << "delete_node NodeName=" << nodes << ": " << refused->error.message << '\n';
   return 1;
 }
 

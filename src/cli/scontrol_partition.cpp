@@ -83,10 +83,10 @@ std::optional<CommandResult> job_update_number_error(const std::string& key_raw,
 
 PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
   PartitionUpdate u;
-  json set = json::object();
+  proto::PartitionSettings set;
   std::string name;
   auto fail = [&](std::string err, int rc = 1) {
-    u.request = nullptr;
+    u.request.reset();
     u.result = {"", std::move(err), rc};
     return u;
   };
@@ -106,17 +106,17 @@ PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
                     "\nscontrol: error: Acceptable State values are UP, DOWN, DRAIN and "
                     "INACTIVE\n" +
                     kNoError);
-      set["state"] = upper;
+      set.state = upper;
     } else if (key == "maxtime" || key == "defaulttime") {
       try {
         const int64_t m = core::parse_time_limit_minutes(value);
-        set[key == "maxtime" ? "max_time_min" : "default_time_min"] = m;
+        (key == "maxtime" ? set.max_time_min : set.default_time_min) = m;
       } catch (const core::ParseError&) {
         return fail("scontrol: error: Invalid input " + a + "\n" + kNoError);
       }
     } else if (key == "maxnodes") {
       if (upper == "UNLIMITED" || upper == "INFINITE") {
-        set["max_nodes"] = -1;
+        set.max_nodes = -1;
         continue;
       }
       bool too_big = false;
@@ -125,7 +125,7 @@ PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
         return fail("scontrol: error: Numeric argument (" + value + ") to big for MaxNodes.\n");
       if (!n)
         return fail("scontrol: error: Invalid numeric value \"" + value + "\" for MaxNodes.\n");
-      set["max_nodes"] = *n;
+      set.max_nodes = *n;
     } else if (key == "minnodes") {
       bool too_big = false;
       auto n = parse_count(value, too_big);
@@ -134,7 +134,7 @@ PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
         u.result.err += "scontrol: error: \"" + value + "\" is not a valid node count\n";
         continue;
       }
-      set["min_nodes"] = *n;
+      set.min_nodes = *n;
     } else if (key == "priority" || key == "prioritytier" || key == "priorityjobfactor") {
       bool too_big = false;
       auto n = parse_count(value, too_big);
@@ -146,14 +146,14 @@ PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
         return fail("scontrol: error: Invalid " + shown + " value: " + value + "\n" + kNoError);
       }
       // Priority= sets both, as in Slurm 22.05.
-      if (key != "priorityjobfactor") set["priority_tier"] = *n;
-      if (key != "prioritytier") set["priority_job_factor"] = *n;
+      if (key != "priorityjobfactor") set.priority_tier = *n;
+      if (key != "prioritytier") set.priority_job_factor = *n;
     } else if (key == "default" || key == "hidden") {
       const std::string shown = key == "default" ? "Default" : "Hidden";
       if (upper != "YES" && upper != "NO")
         return fail("scontrol: error: Invalid input: " + a + "\nscontrol: error: Acceptable " +
                     shown + " values are YES and NO\n" + kNoError);
-      set[key == "default" ? "is_default" : "hidden"] = upper == "YES";
+      (key == "default" ? set.is_default : set.hidden) = upper == "YES";
     } else if (key == "nodes") {
       std::vector<std::string> nodes;
       if (!value.empty()) {
@@ -163,27 +163,27 @@ PartitionUpdate parse_partition_update(const std::vector<std::string>& args) {
           return fail("slurm_update error: Invalid node name specified\n");
         }
       }
-      set["nodes"] = nodes;
+      set.nodes = std::move(nodes);
     } else {
       return fail("scontrol: error: Update of this parameter is not supported: " + a +
                   "\n\nscontrol: error: Request aborted\n" + kNoError);
     }
   }
-  if (set.empty()) {
+  if (set == proto::PartitionSettings{}) {
     if (!u.result.err.empty()) return u;  // MinNodes=junk alone: Slurm's message, status 0
     return fail("scontrol: error: No changes specified\n");
   }
-  u.request = {{"op", "partition_update"}, {"name", name}, {"set", set}};
+  u.request = proto::PartitionUpdateRequest{.name = name, .set = std::move(set)};
   return u;
 }
 
 int scontrol_partition_update(const std::vector<std::string>& args) {
   PartitionUpdate u = parse_partition_update(args);
   std::cerr << u.result.err;
-  if (u.request.is_null()) return u.result.rc;
-  json r = call_controller(u.request);
-  if (!r.value("ok", false)) {
-    std::cerr << "slurm_update error: " << r.value("error", "Unknown error") << '\n';
+  if (!u.request) return u.result.rc;
+  const auto r = ask(*u.request);
+  if (const proto::ErrorReply* refused = r.refusal()) {
+    std::cerr << "slurm_update error: " << refused->error.message << '\n';
     return 1;
   }
   return 0;

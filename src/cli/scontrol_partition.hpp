@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "cli/report_cmds.hpp"
+#include "proto/request.hpp"
 
 namespace drover::cli {
 
 struct PartitionUpdate {
-  json request;          // {"op": "partition_update", "name", "set"}; null: nothing to send
+  std::optional<proto::PartitionUpdateRequest> request;  // none: nothing to send
   CommandResult result;  // what to print (and the exit status) when nothing is sent
 };
 

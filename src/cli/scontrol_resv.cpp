@@ -93,10 +93,10 @@ int reservation_create_or_update(bool create, const std::vector<std::string>& wo
     std::cerr << "scontrol: error: Reservation must be given.  No reservation update.\n";
     return 1;
   }
-  json r = call_controller(
-      proto::ReservationRequest{.action = create ? "create" : "update", .request = req});
-  if (!r.value("ok", false)) {
-    const proto::Error error = *proto::Error::from_reply(r);
+  const auto r =
+      ask(proto::ReservationRequest{.action = create ? "create" : "update", .request = req});
+  if (const proto::ErrorReply* refused = r.refusal()) {
+    const proto::Error& error = refused->error;
     const std::string& err = error.message;
     if (create) {
       std::cerr << "Error creating the reservation: " << err << '\n';
@@ -111,17 +111,17 @@ int reservation_create_or_update(bool create, const std::vector<std::string>& wo
     return 1;
   }
   if (create)
-    std::cout << "Reservation created: " << r.value("name", "") << '\n';
+    std::cout << "Reservation created: " << r->name.value_or("") << '\n';
   else
     std::cout << "Reservation updated.\n";
   return 0;
 }
 
 int reservation_delete(const std::string& tag, const std::string& name) {
-  json r = call_controller(proto::ReservationRequest{.action = "delete", .name = name});
-  if (!r.value("ok", false)) {
+  const auto r = ask(proto::ReservationRequest{.action = "delete", .name = name});
+  if (const proto::ErrorReply* refused = r.refusal()) {
     // Slurm names the word the reservation was given by, as typed.
-    std::cerr << "delete_reservation " << tag << ": " << r.value("error", "") << '\n';
+    std::cerr << "delete_reservation " << tag << ": " << refused->error.message << '\n';
     return 1;
   }
   return 0;

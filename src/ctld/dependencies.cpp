@@ -29,11 +29,12 @@ bool ended_ok(const core::Job& j) {
 }  // namespace
 
 // Only a job depending on itself is refused; unknown ids are accepted as Slurm 22.05 does.
-std::string StateMachine::check_dependency_targets(const core::Dependency& dep,
-                                                   uint64_t self) const {
+std::optional<proto::Error> StateMachine::check_dependency_targets(const core::Dependency& dep,
+                                                                   uint64_t self) const {
   for (const auto& e : dep.entries)
-    if (e.type != core::DepType::Singleton && e.job_id == self) return "Job dependency problem";
-  return "";
+    if (e.type != core::DepType::Singleton && e.job_id == self)
+      return proto::Error(proto::Errno::kDependency);
+  return std::nullopt;
 }
 
 core::DepState StateMachine::evaluate_entry(uint32_t own_task, const core::DepEntry& e,

@@ -76,24 +76,23 @@ json StateMachine::node_create(const proto::NodeCreateRequest& req, const Caller
   const std::string& line = req.line;
   std::vector<core::NodeConf> confs;
   if (std::string e = parse_node_line(line, confs); !e.empty()) {
-    json r = error_reply(proto::Errno::kError);
-    r["detail"] = e;
-    return r;
+    return proto::ErrorReply{.error = proto::Error(proto::Errno::kError), .detail = e}.to_json();
   }
   for (const auto& nc : confs) {
     if (nc.state != "FUTURE" && nc.state != "CLOUD") {
-      json r = error_reply(proto::Errno::kInvalidNodeState);
-      r["detail"] = "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol";
-      return r;
+      return proto::ErrorReply{
+          .error = proto::Error(proto::Errno::kInvalidNodeState),
+          .detail = "Only State=FUTURE and State=CLOUD allowed for nodes created by scontrol"}
+          .to_json();
     }
   }
   // Every node is checked before any is added: a refused request adds none.
   size_t count = nodes_.size();
   for (const auto& nc : confs) {
     if (nodes_.contains(nc.name)) {
-      json r = error_reply(proto::Errno::kInvalidNodeName);
-      r["detail"] = "Node '" + nc.name + "' already exists in the node table";
-      return r;
+      return proto::ErrorReply{.error = proto::Error(proto::Errno::kInvalidNodeName),
+                               .detail = "Node '" + nc.name + "' already exists in the node table"}
+          .to_json();
     }
     if (++count > max_node_count()) {
       return error_reply(proto::Errno::kError,
@@ -101,7 +100,7 @@ json StateMachine::node_create(const proto::NodeCreateRequest& req, const Caller
     }
   }
   for (const auto& nc : confs) add_dynamic_node(nc, true, fx);
-  return {{"ok", true}};
+  return proto::Ack{}.to_json();
 }
 
 std::string StateMachine::node_definition(const core::NodeConf& nc) {
@@ -154,12 +153,13 @@ json StateMachine::node_delete(const proto::NodeDeleteRequest& req, const Caller
   }
   full_pass_needed_ = true;
   fx.notify(notice::Reschedule{});
-  return {{"ok", true}};
+  return proto::Ack{}.to_json();
 }
 
-std::string StateMachine::register_dynamic(const std::string& name, const proto::Register& msg,
-                                           Effects& fx) {
-  if (!msg.dynamic) return "Invalid node name specified";
+std::optional<proto::Error> StateMachine::register_dynamic(const std::string& name,
+                                                           const proto::Register& msg,
+                                                           Effects& fx) {
+  if (!msg.dynamic) return proto::Error(proto::Errno::kInvalidNodeName);
   // The agent's --conf, over the shape it found: slurm.conf's syntax for one node.
   const std::string& conf = msg.conf;
   std::string line = "NodeName=" + name;
@@ -168,19 +168,23 @@ std::string StateMachine::register_dynamic(const std::string& name, const proto:
   for (std::string item; words >> item;) {
     const std::string key = item.substr(0, item.find('='));
     if (core::iequals(key, "NodeName") || core::iequals(key, "Port"))
-      return "Failed to parse nodeline 'NodeName=" + name + " " + conf + "'";
+      return proto::Error(proto::Errno::kError,
+                          "Failed to parse nodeline 'NodeName=" + name + " " + conf + "'");
     layout = layout || names_cpu_layout(key);
   }
   if (!layout && msg.cpus) line += " CPUs=" + std::to_string(*msg.cpus);
   if (msg.real_memory) line += " RealMemory=" + std::to_string(*msg.real_memory);
   if (!conf.empty()) line += " " + conf;
   std::vector<core::NodeConf> confs;
-  if (std::string e = parse_node_line(line, confs); !e.empty()) return e;
-  if (confs.size() != 1) return "Failed to parse nodeline '" + line + "'";
+  if (std::string e = parse_node_line(line, confs); !e.empty())
+    return proto::Error::from_message(e);  // the parser's
+  if (confs.size() != 1)
+    return proto::Error(proto::Errno::kError, "Failed to parse nodeline '" + line + "'");
   if (nodes_.size() + 1 > max_node_count())
-    return "Unable to add node '" + name + "', node table is full";
+    return proto::Error(proto::Errno::kError,
+                        "Unable to add node '" + name + "', node table is full");
   add_dynamic_node(confs[0], false, fx);
-  return "";
+  return std::nullopt;
 }
 
 void StateMachine::restore_dynamic_nodes(const std::map<std::string, json>& records) {

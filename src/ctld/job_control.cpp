@@ -83,7 +83,7 @@ json StateMachine::control(const proto::ControlRequest& req, const Caller& who, 
                            Effects& fx) {
   const std::string& action = req.action;
   const bool op = is_operator(who);
-  json errors = json::array();
+  std::vector<proto::JobError> errors;
   // A task named alone is split off the array's remainder first, as Slurm does.
   for (auto& t : resolve_all(req.jobs, true, fx)) {
     if (t.error) {
@@ -148,39 +148,37 @@ json StateMachine::control(const proto::ControlRequest& req, const Caller& who, 
       full_pass_needed_ = true;
     }
   }
-  return {{"ok", errors.empty()}, {"errors", errors}};
+  return proto::JobsReply{.errors = std::move(errors)}.to_json();
 }
 
 json StateMachine::update(const proto::JobUpdateRequest& req, const Caller& who, int64_t now,
                           Effects& fx) {
   const json set = req.set;
-  json errors = json::array();
+  std::vector<proto::JobError> errors;
   for (auto& t : resolve_all(req.jobs, true, fx)) {
     if (t.error) {
       errors.push_back(job_error(t.ref, *t.error));
       continue;
     }
     for (core::Job* jp : t.jobs) {
-      json r = update_one(*jp, set, who, now, fx);
-      if (!r.is_null()) {
-        // update_one's refusals are Slurm's texts (or drover's own): the number is looked up.
-        errors.push_back(job_error(t.ref, proto::Error::from_message(r.get<std::string>())));
+      if (auto refused = update_one(*jp, set, who, now, fx)) {
+        errors.push_back(job_error(t.ref, *refused));
         break;
       }
     }
   }
-  return {{"ok", errors.empty()}, {"errors", errors}};
+  return proto::JobsReply{.errors = std::move(errors)}.to_json();
 }
 
-// Returns null on success or the error text. Checks everything before changing anything.
-json StateMachine::update_one(core::Job& job, const json& set, const Caller& who, int64_t now,
-                              Effects& fx) {
+// Nothing on success, else why not. Checks everything before changing anything.
+std::optional<proto::Error> StateMachine::update_one(core::Job& job, const json& set,
+                                                     const Caller& who, int64_t now, Effects& fx) {
   const bool op = is_operator(who);
-  if (core::is_finished(job.state)) return "Job has already finished";
-  if (job.uid != who.uid && !op) return "Invalid user id";
+  if (core::is_finished(job.state)) return proto::Error(proto::Errno::kJobFinished);
+  if (job.uid != who.uid && !op) return proto::Error(proto::Errno::kUserIdMissing);
   const bool pending = job.state == core::JobState::Pending;
   core::Job next = job;
-  std::string applied_with_error;
+  std::optional<proto::Error> applied_with_error;
   for (const auto& [key_raw, value_json] : set.items()) {
     const std::string key = core::to_lower(key_raw);
     const std::string value = value_json.get<std::string>();
@@ -190,9 +188,10 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         int64_t m = 0;
         if (!value.empty() && (value[0] == '+' || value[0] == '-')) {
           const int64_t delta = core::parse_time_limit_minutes(value.substr(1));
-          if (job.time_limit_min == core::kInfinite) return "Invalid TimeLimit value";
+          if (job.time_limit_min == core::kInfinite)
+            return proto::Error(proto::Errno::kError, "Invalid TimeLimit value");
           m = job.time_limit_min + (value[0] == '+' ? delta : -delta);
-          if (m < 1) return "Invalid TimeLimit value";
+          if (m < 1) return proto::Error(proto::Errno::kError, "Invalid TimeLimit value");
         } else {
           m = core::parse_time_limit_minutes(value);
           if (m == 0) m = core::kInfinite;
@@ -200,35 +199,36 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         const bool raise = m == core::kInfinite
                                ? job.time_limit_min != core::kInfinite
                                : job.time_limit_min != core::kInfinite && m > job.time_limit_min;
-        if (raise && !pending && !op) return "Access/permission denied";
+        if (raise && !pending && !op) return proto::Error(proto::Errno::kAccessDenied);
         next.time_limit_min = m;
         next.spec.time_limit_min = m;
       } else if (key == "nice") {
         int n = std::stoi(value);
-        if (n < 0 && !op) return "Access/permission denied";
+        if (n < 0 && !op) return proto::Error(proto::Errno::kAccessDenied);
         if (next.priority != 0)
           next.priority = static_cast<uint32_t>(std::clamp<int64_t>(
               static_cast<int64_t>(next.priority) + next.nice - n, 1, 0xfffffffeLL));
         next.nice = n;
       } else if (key == "priority") {
-        if (!op) return "Access/permission denied";
+        if (!op) return proto::Error(proto::Errno::kAccessDenied);
         // Checked here too (scontrol checks first): a 64-bit value must not wrap.
         const long long v = std::stoll(value);
-        if (v < 0 || v > 4294967293LL) return "Invalid Priority value: " + value;
+        if (v < 0 || v > 4294967293LL)
+          return proto::Error(proto::Errno::kError, "Invalid Priority value: " + value);
         next.priority = static_cast<uint32_t>(v);
       } else if (key == "jobname" || key == "name" || key == "comment") {
-        if (value.size() > kMaxTextField) return kTooLong;
+        if (value.size() > kMaxTextField) return proto::Error(proto::Errno::kPathnameTooLong);
         (key == "comment" ? next.spec.comment : next.spec.name) = value;
       } else if (key == "partition") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         const Partition* p = find_partition(value);
-        if (p == nullptr) return "Invalid partition name specified";
+        if (p == nullptr) return proto::Error(proto::Errno::kInvalidPartitionName);
         const int nodes_wanted = next.spec.nodes_min;
         // Slurm makes the change and still reports that the job cannot run there now.
         if ((p->max_time_min >= 0 &&
              (next.time_limit_min < 0 || next.time_limit_min > p->max_time_min)) ||
             nodes_wanted > static_cast<int>(p->nodes.size()))
-          applied_with_error = "Requested partition configuration not available now";
+          applied_with_error = proto::Error(proto::Errno::kRequestedPartConfigUnavailable);
         next.partition = p->name;
         next.spec.partitions = {p->name};
       } else if (key == "numnodes" || key == "minnodes") {
@@ -236,58 +236,60 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         auto dash = value.find('-');
         int lo = std::stoi(value.substr(0, dash));
         int hi = dash == std::string::npos ? lo : std::stoi(value.substr(dash + 1));
-        if (lo < 1 || hi < lo) return "Invalid node count specified";
+        if (lo < 1 || hi < lo)
+          return proto::Error(proto::Errno::kError, "Invalid node count specified");
         next.spec.nodes_min = lo;
         next.spec.nodes_max = dash == std::string::npos ? 0 : hi;  // shown as "2", not "2-2"
         next.spec.nodes_set = true;
         if (next.spec.ntasks < lo) next.spec.ntasks = lo;
       } else if (key == "numtasks") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         int n = std::stoi(value);
-        if (n < 1) return "Invalid number of tasks";
+        if (n < 1) return proto::Error(proto::Errno::kError, "Invalid number of tasks");
         next.spec.ntasks = n;
         next.spec.ntasks_set = true;
       } else if (key == "dependency") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         core::Dependency dep;
         if (!value.empty()) {
           try {
             dep = core::parse_dependency(value, config_.max_array_size);
           } catch (const core::ParseError& e) {
-            return std::string(e.what());
+            return proto::Error::from_message(e.what());  // the parser's: Slurm's texts
           }
-          if (auto problem = check_dependency_targets(dep, job.id); !problem.empty())
-            return problem;
+          if (auto problem = check_dependency_targets(dep, job.id)) return problem;
         }
         next.dependency = dep;
         next.spec.dependency = value;
       } else if (key == "starttime" || key == "begintime") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         next.spec.begin_time = core::parse_time_spec(value, now);
         next.eligible_time = std::max(now, next.spec.begin_time);
       } else if (key == "reqnodelist" || key == "nodelist") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         for (const auto& n : core::expand_hostlist(value))
-          if (!nodes_.contains(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return proto::Error(proto::Errno::kInvalidNodeName);
         next.spec.nodelist = value;
       } else if (key == "excnodelist") {
-        if (!pending) return "Job is no longer pending execution";
+        if (!pending) return proto::Error(proto::Errno::kJobNotPending);
         for (const auto& n : core::expand_hostlist(value))
-          if (!nodes_.contains(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return proto::Error(proto::Errno::kInvalidNodeName);
         next.spec.exclude = value;
       } else if (key == "arraytaskthrottle") {
         const long long v = std::stoll(value);
-        if (v < 0 || v > 0xffffffffLL) return "Invalid ArrayTaskThrottle specification";
+        if (v < 0 || v > 0xffffffffLL)
+          return proto::Error(proto::Errno::kError, "Invalid ArrayTaskThrottle specification");
         next.array_max_running = static_cast<uint32_t>(v);
       } else if (key == "requeue") {
         next.spec.requeue = std::stoi(value) != 0 ? 1 : 0;
       } else {
-        return "Update of this parameter is not supported: " + key_raw + "=" + value;
+        return proto::Error(proto::Errno::kError,
+                            "Update of this parameter is not supported: " + key_raw + "=" + value);
       }
     } catch (const core::ParseError& e) {
-      return std::string(e.what());
+      return proto::Error::from_message(e.what());  // the parser's: Slurm's texts
     } catch (const std::exception&) {
-      return "Invalid " + key_raw + " specification";
+      return proto::Error(proto::Errno::kError, "Invalid " + key_raw + " specification");
     }
   }
   job = std::move(next);
@@ -296,8 +298,7 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
   fx.job_changed(job.id);
   fx.notify(notice::Reschedule{});
   full_pass_needed_ = true;
-  if (!applied_with_error.empty()) return applied_with_error;
-  return nullptr;
+  return applied_with_error;
 }
 
 }  // namespace drover::ctld

@@ -50,14 +50,14 @@ std::optional<proto::Request> drover_command(const op::Action& a) {
         else if constexpr (std::is_same_v<T, op::DownNode>)
           return proto::NodeUpdateRequest{.nodes = x.node, .state = "DOWN", .reason = x.reason};
         else if constexpr (std::is_same_v<T, op::DeleteDroverNode>)
-          return proto::NodeDeleteRequest{x.node};
+          return proto::NodeDeleteRequest{.nodes = x.node};
         else if constexpr (std::is_same_v<T, op::SetNodeFeatures>) {
           std::string list;
           for (const auto& f : x.features) list += (list.empty() ? "" : ",") + f;
           // scontrol update AvailableFeatures= ActiveFeatures=: all of them active.
           return proto::NodeUpdateRequest{.nodes = x.node, .features = list, .features_act = list};
         } else if constexpr (std::is_same_v<T, op::RequeueJob>)
-          return proto::ControlRequest{"requeue", {std::to_string(x.job)}};
+          return proto::ControlRequest{.action = "requeue", .jobs = {std::to_string(x.job)}};
         else if constexpr (std::is_same_v<T, op::CancelJob>) {
           proto::CancelRequest c;
           c.jobs = std::vector<std::string>{std::to_string(x.job)};

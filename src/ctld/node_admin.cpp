@@ -100,7 +100,7 @@ json StateMachine::node_update(const proto::NodeUpdateRequest& req, const Caller
   }
   full_pass_needed_ = true;
   fx.notify(notice::Reschedule{});
-  return {{"ok", true}};
+  return proto::Ack{}.to_json();
 }
 
 void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx) {

@@ -90,22 +90,23 @@ json StateMachine::partition_update(const proto::PartitionUpdateRequest& req, co
   acct_.forget_submit_usage();
   full_pass_needed_ = true;
   fx.notify(notice::Reschedule{});
-  return {{"ok", true}};
+  return proto::Ack{}.to_json();
 }
 
-std::string StateMachine::part_limits_error(const core::JobSpec& spec, const Partition& p) const {
-  if (core::to_upper(config_.conf.get("EnforcePartLimits", "NO")) == "NO") return "";
+std::optional<proto::Error> StateMachine::part_limits_error(const core::JobSpec& spec,
+                                                            const Partition& p) const {
+  if (core::to_upper(config_.conf.get("EnforcePartLimits", "NO")) == "NO") return std::nullopt;
   int64_t cpus = 0;
   for (NodeId idx : p.nodes) cpus += nodes_.get(idx)->cpus;
   if (int64_t{spec.ntasks} * std::max(1, spec.cpus_per_task) > cpus)
-    return "More processors requested than permitted";
+    return proto::Error(proto::Errno::kTooManyRequestedCpus);
   if (spec.nodes_min > static_cast<int>(p.nodes.size()) ||
       (p.max_nodes > 0 && spec.nodes_min > p.max_nodes))
-    return "Node count specification invalid";
+    return proto::Error(proto::Errno::kInvalidNodeCount);
   if (p.max_time_min >= 0 && spec.time_limit_min != core::kTimeNotSet &&
       (spec.time_limit_min < 0 || spec.time_limit_min > p.max_time_min))
-    return "Requested time limit is invalid (missing or exceeds some limit)";
-  return "";
+    return proto::Error(proto::Errno::kInvalidTimeLimit);
+  return std::nullopt;
 }
 
 json StateMachine::partition_admin_record(const std::string& name) const {

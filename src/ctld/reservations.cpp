@@ -55,22 +55,25 @@ void StateMachine::restore_reservations(std::vector<core::Reservation> resvs, in
   mark_reserved_nodes(now);
 }
 
-std::string StateMachine::reservation_access(const core::JobSpec& spec,
-                                             const std::string& user) const {
-  if (spec.reservation.empty()) return "";
+std::optional<proto::Error> StateMachine::reservation_access(const core::JobSpec& spec,
+                                                             const std::string& user) const {
+  if (spec.reservation.empty()) return std::nullopt;
   const core::Reservation* r = find_reservation(spec.reservation);
-  if (r == nullptr) return "Requested reservation is invalid";
-  if (!r->admits(user, spec.account)) return "Access denied to requested reservation";
-  return "";
+  if (r == nullptr) return proto::Error(proto::Errno::kReservationInvalid);
+  if (!r->admits(user, spec.account)) return proto::Error(proto::Errno::kReservationAccess);
+  return std::nullopt;
 }
 
-std::string StateMachine::settle_reservation(core::Reservation& r, const core::ResvRequest& req,
-                                             bool pick_nodes, int64_t now) const {
-  if (r.end <= r.start || r.end <= now) return "Invalid time specified";
+std::optional<proto::Error> StateMachine::settle_reservation(core::Reservation& r,
+                                                             const core::ResvRequest& req,
+                                                             bool pick_nodes, int64_t now) const {
+  if (r.end <= r.start || r.end <= now) return proto::Error(proto::Errno::kInvalidTimeValue);
   if (r.users.empty() && r.accounts.empty())
-    return "Either Users/Groups and/or Accounts must be specified";
+    return proto::Error(proto::Errno::kError,
+                        "Either Users/Groups and/or Accounts must be specified");
   for (const auto& u : r.users)
-    if (!(user_exists ? user_exists(u) : getpw_exists(u))) return "Invalid user id";
+    if (!(user_exists ? user_exists(u) : getpw_exists(u)))
+      return proto::Error(proto::Errno::kUserIdMissing);
   const bool may_overlap = (r.flags & (core::kResvOverlap | core::kResvMaint)) != 0;
   const bool ignore_jobs = (r.flags & core::kResvIgnoreJobs) != 0;
   // A node is busy for the reservation when a job on it may still run at its start.
@@ -105,10 +108,10 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
         try {
           r.nodes = core::expand_hostlist(*req.nodes);
         } catch (const core::ParseError&) {
-          return "Invalid node name specified";
+          return proto::Error(proto::Errno::kInvalidNodeName);
         }
         for (const auto& n : r.nodes)
-          if (!nodes_.contains(n)) return "Invalid node name specified";
+          if (!nodes_.contains(n)) return proto::Error(proto::Errno::kInvalidNodeName);
         r.flags |= core::kResvSpecNodes;
       }
       r.partition.clear();
@@ -118,12 +121,12 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
       const Partition* part = nullptr;
       if (req.partition) {
         part = find_partition(*req.partition);
-        if (part == nullptr) return "Invalid partition name specified";
+        if (part == nullptr) return proto::Error(proto::Errno::kInvalidPartitionName);
       } else {
         part = partitions_.default_partition();
         if (part == nullptr && !partitions_.empty()) part = &partitions_.front();
       }
-      if (part == nullptr) return "Invalid partition name specified";
+      if (part == nullptr) return proto::Error(proto::Errno::kInvalidPartitionName);
       r.partition = part->name;
       for (NodeId idx : part->nodes) {
         if (static_cast<int>(r.nodes.size()) >= *req.node_cnt) break;
@@ -131,16 +134,17 @@ std::string StateMachine::settle_reservation(core::Reservation& r, const core::R
         if (!n.schedulable() || busy(n.name) || clashes(n.name)) continue;
         r.nodes.push_back(n.name);
       }
-      if (static_cast<int>(r.nodes.size()) < *req.node_cnt) return "Requested nodes are busy";
-      return "";
+      if (static_cast<int>(r.nodes.size()) < *req.node_cnt)
+        return proto::Error(proto::Errno::kNodesBusy);
+      return std::nullopt;
     }
   }
-  if (r.nodes.empty()) return "Requested node configuration is not available";
+  if (r.nodes.empty()) return proto::Error(proto::Errno::kRequestedNodeConfigUnavailable);
   for (const auto& n : r.nodes)
-    if (clashes(n)) return "Requested reservation overlaps with another reservation";
+    if (clashes(n)) return proto::Error(proto::Errno::kReservationOverlap);
   for (const auto& n : r.nodes)
-    if (busy(n)) return "Requested nodes are busy";
-  return "";
+    if (busy(n)) return proto::Error(proto::Errno::kNodesBusy);
+  return std::nullopt;
 }
 
 json StateMachine::reservation(const proto::ReservationRequest& req, const Caller& who, int64_t now,
@@ -160,7 +164,7 @@ json StateMachine::reservation(const proto::ReservationRequest& req, const Calle
     mark_reserved_nodes(now);
     fx.notify(notice::Reschedule{});
     full_pass_needed_ = true;
-    return {{"ok", true}};
+    return proto::ReservationReply{}.to_json();
   }
   if (!req.request)
     return proto::Error(proto::Errno::kError, "Invalid request: field \"request\" is missing")
@@ -221,9 +225,7 @@ json StateMachine::reservation(const proto::ReservationRequest& req, const Calle
   } else {
     return error_reply(proto::Errno::kError, "Unknown reservation request");
   }
-  // settle_reservation's refusals are Slurm's texts (or drover's own): their number is looked up.
-  if (std::string err = settle_reservation(r, rq, pick_nodes, now); !err.empty())
-    return error_reply(proto::Error::from_message(err));
+  if (auto err = settle_reservation(r, rq, pick_nodes, now)) return error_reply(*err);
   const bool created = action == "create";
   if (created) {
     reservations_.count_created();
@@ -235,7 +237,7 @@ json StateMachine::reservation(const proto::ReservationRequest& req, const Calle
   mark_reserved_nodes(now);
   fx.notify(notice::Reschedule{});
   full_pass_needed_ = true;
-  return {{"ok", true}, {"name", name}};
+  return proto::ReservationReply{.name = name}.to_json();
 }
 
 void StateMachine::advance_reservations(int64_t now, Effects& fx) {

@@ -13,6 +13,7 @@
 #include "ctld/metrics.hpp"
 #include "ctld/state_machine.hpp"
 #include "proto/data_parser/envelope.hpp"
+#include "proto/request.hpp"
 #include "store/accounting.hpp"
 
 namespace drover::ctld {
@@ -36,9 +37,9 @@ struct RestResponse {
 class RestBackend {
  public:
   virtual ~RestBackend() = default;
-  virtual nlohmann::json query(const nlohmann::json& req) = 0;
-  virtual nlohmann::json submit(const nlohmann::json& req, const Caller& who) = 0;
-  virtual nlohmann::json cancel(const nlohmann::json& req, const Caller& who) = 0;
+  virtual nlohmann::json query(const proto::QueryRequest& req) = 0;
+  virtual nlohmann::json submit(const proto::SubmitRequest& req, const Caller& who) = 0;
+  virtual nlohmann::json cancel(const proto::CancelRequest& req, const Caller& who) = 0;
   virtual std::vector<store::JobRecord> acct_jobs(const store::JobFilter& filter) = 0;
   virtual SchedStats sched_stats() = 0;
 };

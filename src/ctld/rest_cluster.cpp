@@ -24,7 +24,7 @@ json float_value(const json& v) {
 // Lists `key` from a query; with `name`, only that entry (404 when there is none).
 void list_named(Call& call, const char* what, const char* key, const std::string& name,
                 int missing_errno, const std::function<json(const json&)>& convert) {
-  const json reply = call.ctx.backend.query({{"what", what}});
+  const json reply = call.ctx.backend.query({.what = what});
   json& out = call.body[key] = json::array();
   call.body["last_update"] = time_value(call.ctx.now);
   for (const auto& item : reply.value(what, json::array()))
@@ -36,7 +36,7 @@ void list_named(Call& call, const char* what, const char* key, const std::string
 }  // namespace
 
 void get_ping(Call& call) {
-  const json reply = call.ctx.backend.query({{"what", "ping"}});
+  const json reply = call.ctx.backend.query({.what = "ping"});
   call.body["pings"] = json::array({{{"hostname", call.ctx.config.control_host},
                                      {"pinged", "UP"},
                                      {"responding", reply.value("ok", false)},
@@ -47,7 +47,7 @@ void get_ping(Call& call) {
 
 void get_diag(Call& call) {
   const SchedStats s = call.ctx.backend.sched_stats();
-  const json jobs = call.ctx.backend.query({{"what", "jobs"}, {"detail", false}});
+  const json jobs = call.ctx.backend.query({.what = "jobs", .detail = false});
   int64_t pending = 0, running = 0, completed = 0, cancelled = 0, failed = 0;
   for (const auto& j : jobs.value("jobs", json::array())) {
     const std::string st = j.value("state", "");
@@ -145,10 +145,11 @@ void get_reservations(Call& call, const std::string& name) {
 }
 
 void get_shares(Call& call) {
-  json req = {{"what", "shares"}};
+  proto::QueryRequest req{.what = "shares"};
   // ?users=a,b&accounts=x as Slurm's shares query takes them.
-  for (const char* key : {"users", "accounts"})
-    if (const std::string v = call.param(key); !v.empty()) req[key] = csv(v);
+  for (auto [key, list] : {std::pair{"users", &req.users}, std::pair{"accounts", &req.accounts}})
+    if (const std::string v = call.param(key); !v.empty())
+      *list = csv(v).get<std::vector<std::string>>();
   const json reply = call.ctx.backend.query(req);
   const json names = reply.value("tres_names", json::array());
   json shares = json::array();

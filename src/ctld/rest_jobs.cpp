@@ -55,7 +55,7 @@ uint64_t parse_job_id(const std::string& text, bool& array_task) {
 }  // namespace
 
 void get_jobs(Call& call) {
-  const json reply = call.ctx.backend.query({{"what", "jobs"}, {"detail", true}});
+  const json reply = call.ctx.backend.query({.what = "jobs", .detail = true});
   call.body["jobs"] = json::array();
   call.body["last_backfill"] = time_value(call.ctx.last_sched_pass);
   call.body["last_update"] = time_value(call.ctx.last_job_change);
@@ -90,8 +90,7 @@ void get_job(Call& call, const std::string& id) {
         "Job array Ids are not currently supported for job searches. Showing all jobs in "
         "array instead.",
         "get_job");
-  const json reply =
-      call.ctx.backend.query({{"what", "jobs"}, {"detail", true}, {"job_id", job_id}});
+  const json reply = call.ctx.backend.query({.what = "jobs", .job_id = job_id, .detail = true});
   if (!reply.value("ok", false))
     return call.error(404, rest_errno::kInvalidJobId, "Unable to query JobId=" + id, "get_job");
   for (const auto& v : reply.value("jobs", json::array()))
@@ -112,8 +111,8 @@ void delete_job(Call& call, const std::string& id) {
     }
   }
   // Signals other than KILL go to the batch shell and the steps, as slurmrestd's KILL_FULL_JOB.
-  json req = {{"jobs", json::array({id})}, {"signal", signal}, {"full", true}};
-  const json reply = call.ctx.backend.cancel(req, call.ctx.who);
+  const json reply = call.ctx.backend.cancel(
+      {.jobs = std::vector<std::string>{id}, .signal = signal, .full = true}, call.ctx.who);
   for (const auto& e : reply.value("errors", json::array())) {
     const proto::Error error = proto::Error::from_entry(e);
     const std::string& text = error.message;
@@ -277,11 +276,12 @@ void submit_job(Call& call) {
     return call.error(
         400, errno_for(err) == rest_errno::kError ? rest_errno::kRestFailParsing : errno_for(err),
         err, "job");
-  json request = {{"spec", spec}};
   // Drover's own: a client that retries after a lost reply names its submission, and the
   // retry gets the job the first attempt created.
-  if (body.contains("request_id")) request["request_id"] = body["request_id"];
-  const json reply = call.ctx.backend.submit(request, call.ctx.who);
+  std::optional<proto::SubmitRequest> request = proto::SubmitRequest::from_parts(
+      spec, body.contains("request_id") ? &body["request_id"] : nullptr);
+  const json reply = request ? call.ctx.backend.submit(*request, call.ctx.who)
+                             : proto::SubmitRequest::invalid().reply();
   if (!reply.value("ok", false)) {
     const proto::Error error = *proto::Error::from_reply(reply);
     std::string text = error.message.empty() ? "Batch job submission failed" : error.message;

@@ -27,11 +27,13 @@ void Server::answer_from_accounting(const RestRequest& req, const Caller& caller
    public:
     AccountingBackend(store::AccountingStore& store, SchedStats stats)
         : store_(store), stats_(stats) {}
-    json query(const json&) override { throw std::logic_error("query on the accounting thread"); }
-    json submit(const json&, const Caller&) override {
+    json query(const proto::QueryRequest&) override {
+      throw std::logic_error("query on the accounting thread");
+    }
+    json submit(const proto::SubmitRequest&, const Caller&) override {
       throw std::logic_error("submit on the accounting thread");
     }
-    json cancel(const json&, const Caller&) override {
+    json cancel(const proto::CancelRequest&, const Caller&) override {
       throw std::logic_error("cancel on the accounting thread");
     }
     std::vector<store::JobRecord> acct_jobs(const store::JobFilter& filter) override {
@@ -60,40 +62,19 @@ void Server::answer_from_accounting(const RestRequest& req, const Caller& caller
   });
 }
 
-namespace {
-// A REST handler's request in the commands' form, decoded as the command socket decodes it,
-// then answered; a refusal is the error reply the socket would send.
-template <class T, class F>
-json decoded(const json& req, F&& answer) {
-  try {
-    return answer(T::from_json(req));
-  } catch (const proto::BadRequest& e) {
-    return e.error.reply();
-  } catch (const proto::BadMessage& e) {
-    return proto::Error(proto::Errno::kError, std::string("Invalid request: ") + e.what()).reply();
-  }
-}
-}  // namespace
-
 void Server::start_rest(net::HttpServer& http) {
   // The controller's own requests, run on the state thread within one batch.
   class Backend : public RestBackend {
    public:
     Backend(Server& s, Effects& fx, int64_t now) : s_(s), fx_(fx), now_(now) {}
-    json query(const json& req) override {
-      return decoded<proto::QueryRequest>(
-          req, [&](const auto& r) { return s_.machine_.query(r, now_); });
+    json query(const proto::QueryRequest& req) override { return s_.machine_.query(req, now_); }
+    json submit(const proto::SubmitRequest& req, const Caller& who) override {
+      json reply = s_.machine_.submit(req, who, now_, fx_);
+      if (reply.value("ok", false)) ++s_.sched_stats_.jobs_submitted;
+      return reply;
     }
-    json submit(const json& req, const Caller& who) override {
-      return decoded<proto::SubmitRequest>(req, [&](const auto& r) {
-        json reply = s_.machine_.submit(r, who, now_, fx_);
-        if (reply.value("ok", false)) ++s_.sched_stats_.jobs_submitted;
-        return reply;
-      });
-    }
-    json cancel(const json& req, const Caller& who) override {
-      return decoded<proto::CancelRequest>(
-          req, [&](const auto& r) { return s_.machine_.cancel(r, who, now_, fx_); });
+    json cancel(const proto::CancelRequest& req, const Caller& who) override {
+      return s_.machine_.cancel(req, who, now_, fx_);
     }
     // Never on this thread: requests that read job records go to answer_from_accounting.
     std::vector<store::JobRecord> acct_jobs(const store::JobFilter&) override {
@@ -361,7 +342,8 @@ void Server::start_ui(net::HttpServer& http) {
         return on_state(
             [this, id, action, now](Effects& fx, const UiViewer& v) {
               const json reply = machine_.control(
-                  proto::ControlRequest{action, {std::to_string(id)}}, v.who, now, fx);
+                  proto::ControlRequest{.action = action, .jobs = {std::to_string(id)}}, v.who, now,
+                  fx);
               if (reply.value("ok", false)) return ui_json(200, {{"ok", true}});
               proto::Error err(proto::Errno::kError, "Invalid request");
               for (const auto& e : reply.value("errors", json::array()))

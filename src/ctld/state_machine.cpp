@@ -24,9 +24,9 @@ namespace drover::ctld {
 namespace {
 // A job no node of the partition can ever hold, and which of its requests is why.
 json unavailable(const std::string& detail) {
-  json r = error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
-  r["detail"] = detail;
-  return r;
+  return proto::ErrorReply{.error = proto::Error(proto::Errno::kRequestedNodeConfigUnavailable),
+                           .detail = detail}
+      .to_json();
 }
 
 std::string resolve_path(const std::string& path, const std::string& workdir) {
@@ -150,7 +150,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   if (req.request_id && !test_only) {
     request_id = *req.request_id;
     if (auto first = jobs_.submit_ids().find(who.uid, request_id))
-      return {{"ok", true}, {"job_id", first->job_id}, {"retried", true}};
+      return proto::SubmitReply{.job_id = first->job_id, .retried = true}.to_json();
   }
   core::JobSpec spec = req.spec;
   if (spec.interactive)
@@ -179,9 +179,9 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   } else {
     for (const auto& name : spec.partitions)
       if (find_partition(name) == nullptr) {
-        json r = error_reply(proto::Errno::kInvalidPartitionName);
-        r["bad_partition"] = name;
-        return r;
+        return proto::ErrorReply{.error = proto::Error(proto::Errno::kInvalidPartitionName),
+                                 .bad_partition = name}
+            .to_json();
       }
     part = find_partition(spec.partitions.front());
   }
@@ -198,10 +198,9 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   // GRES: names must be among GresTypes; sbatch reports these itself (no "submission failed").
   {
     auto gres_error = [](const std::string& first_line) {
-      json r = error_reply(proto::Errno::kInvalidGres);
-      r["local"] = true;
-      if (!first_line.empty()) r["detail"] = first_line;
-      return r;
+      proto::ErrorReply r{.error = proto::Error(proto::Errno::kInvalidGres), .local = true};
+      if (!first_line.empty()) r.detail = first_line;
+      return r.to_json();
     };
     const bool any_gpu =
         !spec.gpus.empty() || !spec.gpus_per_node.empty() || !spec.gpus_per_task.empty();
@@ -246,8 +245,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
   sched::ClusterView v = view(false);
   if (part->state == "DRAIN" || part->state == "INACTIVE")
     return error_reply(proto::Errno::kPartitionNotAvail);
-  if (auto e = part_limits_error(spec, *part); !e.empty())
-    return error_reply(proto::Error::from_message(e));  // Slurm's texts
+  if (auto e = part_limits_error(spec, *part)) return error_reply(*e);
   sched::PartitionView pv{part->name,         part->nodes,     part->not_running_reason,
                           part->max_time_min, part->max_nodes, part->conf.priority_tier};
   if (spec.tmp_disk_mb > 0) {
@@ -266,10 +264,10 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
     no_mem.mem_per_node_mb = 1;
     no_mem.mem_per_cpu_mb = -1;
     if (sched::can_ever_fit(no_mem, pv, v)) {
-      json r = error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
+      proto::ErrorReply r{.error = proto::Error(proto::Errno::kRequestedNodeConfigUnavailable)};
       // Slurm explains only a per-node --mem; --mem-per-cpu gets the bare refusal.
-      if (spec.mem_per_cpu_mb < 0) r["detail"] = "Memory specification can not be satisfied";
-      return r;
+      if (spec.mem_per_cpu_mb < 0) r.detail = "Memory specification can not be satisfied";
+      return r.to_json();
     }
     // More GPUs (or other GRES) than the nodes have is refused too.
     if (spec.asks_for_gres()) {
@@ -325,8 +323,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
       return error_reply(proto::Errno::kInvalidFeature);
     }
   }
-  if (std::string err = reservation_access(spec, who.user); !err.empty())
-    return error_reply(proto::Error::from_message(err));  // Slurm's texts
+  if (auto err = reservation_access(spec, who.user)) return error_reply(*err);
   // No licenses can exist yet, so any named one is invalid, as in Slurm.
   if (!spec.licenses.empty()) return error_reply(proto::Errno::kInvalidLicenses);
   if (spec.deadline != 0 && spec.deadline <= now)
@@ -383,7 +380,7 @@ json StateMachine::submit(const proto::SubmitRequest& req, const Caller& who, in
     fx.journal(journal::SubmitId{SubmitIds::journal_key(who.uid, request_id),
                                  {{"job_id", id}, {"at", now}}});
   }
-  return {{"ok", true}, {"job_id", id}};
+  return proto::SubmitReply{.job_id = id}.to_json();
 }
 
 json StateMachine::cancel(const proto::CancelRequest& req, const Caller& who, int64_t now,
@@ -412,7 +409,7 @@ json StateMachine::cancel(const proto::CancelRequest& req, const Caller& who, in
     }
     targets.push_back(std::move(all));
   }
-  json errors = json::array();
+  std::vector<proto::JobError> errors;
   size_t matched = 0;
   // Steps ("36.0"): their tasks are stopped; the job goes on.
   for (const auto& ref : req.steps.value_or(std::vector<proto::StepRef>{})) {
@@ -513,7 +510,7 @@ json StateMachine::cancel(const proto::CancelRequest& req, const Caller& who, in
       if (running) send_terminate(job, now, "", fx);
     }
   }
-  return {{"ok", errors.empty()}, {"errors", errors}, {"matched", matched}};
+  return proto::JobsReply{.errors = std::move(errors), .matched = matched}.to_json();
 }
 
 void StateMachine::release(core::Job& job) {
@@ -603,8 +600,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
                                   int64_t now, Effects& fx) {
   NodeId id = nodes_.find(node_name);
   if (id == kNoNode) {
-    if (std::string why = register_dynamic(node_name, msg, fx); !why.empty())
-      return error_reply(proto::Error::from_message(why));  // Slurm's texts, or drover's own
+    if (auto why = register_dynamic(node_name, msg, fx)) return error_reply(*why);
     id = nodes_.find(node_name);
   }
   core::Node& node = *nodes_.get(id);
@@ -900,13 +896,13 @@ json StateMachine::test_only_plan(core::JobSpec spec, const Partition& part, con
         return error_reply(proto::Error::from_message(r.reason));
     return error_reply(proto::Errno::kRequestedNodeConfigUnavailable);
   }
-  return {{"ok", true},
-          {"test_only", true},
-          {"job_id", job.id},
-          {"start", std::max(start, begin)},
-          {"cpus", cpus},
-          {"nodes", core::compress_hostlist(names)},
-          {"partition", part.name}};
+  return proto::SubmitReply{.job_id = job.id,
+                            .test_only = true,
+                            .start = std::max(start, begin),
+                            .cpus = cpus,
+                            .nodes = core::compress_hostlist(names),
+                            .partition = part.name}
+      .to_json();
 }
 
 size_t StateMachine::planned_jobs() const { return scheduler_->plans().size(); }

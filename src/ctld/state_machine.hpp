@@ -26,6 +26,7 @@
 #include "ctld/reservation_book.hpp"
 #include "proto/agent_msg.hpp"
 #include "proto/error.hpp"
+#include "proto/reply.hpp"
 #include "proto/request.hpp"
 #include "sched/fairshare.hpp"
 #include "sched/limits.hpp"
@@ -59,10 +60,10 @@ inline json error_reply(proto::Errno code, std::string message) {
   return proto::Error(code, std::move(message)).reply();
 }
 // One job's entry of a reply's "errors" list (scancel, scontrol on several jobs).
-inline json job_error(const std::string& ref, const proto::Error& e) {
-  return {{"job", ref}, {"error", e.message}, {"errno", static_cast<int>(e.code)}};
+inline proto::JobError job_error(const std::string& ref, const proto::Error& e) {
+  return {.job = ref, .error = e};
 }
-inline json job_error(const std::string& ref, proto::Errno code) {
+inline proto::JobError job_error(const std::string& ref, proto::Errno code) {
   return job_error(ref, proto::Error(code));
 }
 
@@ -243,7 +244,8 @@ class StateMachine {
   bool apply_partition_settings(Partition& p, const json& set);
   // With EnforcePartLimits=ALL|ANY|YES, Slurm's refusal of a job beyond its partition's CPUs,
   // nodes or MaxTime ("" when within them, or when limits are not enforced at submit).
-  std::string part_limits_error(const core::JobSpec& spec, const Partition& p) const;
+  std::optional<proto::Error> part_limits_error(const core::JobSpec& spec,
+                                                const Partition& p) const;
 
   // The job `job_id` names, if the caller may act on it (else `error` is set).
   core::Job* caller_job(uint64_t job_id, const Caller& who, json& error);
@@ -290,13 +292,15 @@ class StateMachine {
   core::DepState evaluate_entry(uint32_t own_task, const core::DepEntry& e, int64_t now) const;
   // aftercorr on an array's remainder: splits off every task whose verdict is known.
   void split_correlated_tasks(core::Job& remainder, int64_t now, Effects& fx);
-  std::string check_dependency_targets(const core::Dependency& dep, uint64_t self) const;
+  std::optional<proto::Error> check_dependency_targets(const core::Dependency& dep,
+                                                       uint64_t self) const;
   // Back to PENDING for another run; `processes_alive`: they must be killed first (else they
   // are known gone, e.g. with their node).
   // `kill_wait` (-1: KillWait) and `notice` go to the processes being stopped.
   void requeue_job(core::Job& job, int64_t now, uint8_t hold, bool processes_alive, Effects& fx,
                    int64_t kill_wait = -1, const std::string& notice = "");
-  json update_one(core::Job& job, const json& set, const Caller& who, int64_t now, Effects& fx);
+  std::optional<proto::Error> update_one(core::Job& job, const json& set, const Caller& who,
+                                         int64_t now, Effects& fx);
   const Partition* find_partition(const std::string& name) const;
   // submit's --test-only answer: when and where the engine would start `spec` in `part`.
   json test_only_plan(core::JobSpec spec, const Partition& part, const Caller& who, int64_t now,
@@ -357,15 +361,16 @@ class StateMachine {
   sched::ClusterView view(bool with_running = true) const;
   void add_running(sched::ClusterView& v) const;
   // Reservations (reservations.cpp).
-  std::string reservation_access(const core::JobSpec& spec, const std::string& user) const;
+  std::optional<proto::Error> reservation_access(const core::JobSpec& spec,
+                                                 const std::string& user) const;
   // Ends reservations whose time is up (repeating ones move on; their running members are
   // stopped as Slurm does with ResvOverRun=0) and marks nodes RESERVED/MAINT.
   void advance_reservations(int64_t now, Effects& fx);
   void mark_reserved_nodes(int64_t now);
   // Checks a reservation about to be created or changed against nodes, jobs and the other
   // reservations; picks NodeCnt nodes. Returns an error text ("" if fine).
-  std::string settle_reservation(core::Reservation& r, const core::ResvRequest& req,
-                                 bool pick_nodes, int64_t now) const;
+  std::optional<proto::Error> settle_reservation(core::Reservation& r, const core::ResvRequest& req,
+                                                 bool pick_nodes, int64_t now) const;
   json reservation_view(const core::Reservation& r, int64_t now) const;
   // `detail` adds the expanded stdout/stderr/stdin paths (scontrol show job).
   json job_view(const core::Job& job, int64_t now, bool detail) const;
@@ -381,7 +386,8 @@ class StateMachine {
   json node_view(const core::Node& node) const;
   // Dynamic nodes (dynamic_nodes.cpp). A registration from an agent no node is known for:
   // "" when it became a node (droverd -Z), else why not.
-  std::string register_dynamic(const std::string& name, const proto::Register& msg, Effects& fx);
+  std::optional<proto::Error> register_dynamic(const std::string& name, const proto::Register& msg,
+                                               Effects& fx);
   NodeId add_dynamic_node(const core::NodeConf& nc, bool future, Effects& fx);
   // Whether a node joining later belongs to the partition (Nodes=ALL, or a NodeSet's feature).
   bool partition_takes(const Partition& p, const core::Node& n) const;

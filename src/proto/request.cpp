@@ -61,26 +61,35 @@ json SubmitRequest::to_json() const {
   put(j, "request_id", request_id);
   return j;
 }
-SubmitRequest SubmitRequest::from_json(const json& j) {
+Error SubmitRequest::invalid() { return Error(Errno::kError, "Invalid job request"); }
+
+std::optional<SubmitRequest> SubmitRequest::from_parts(const json& spec, const json* request_id) {
   SubmitRequest r;
-  // The controller's own wording for a submission it cannot read.
-  const BadRequest invalid(Error(Errno::kError, "Invalid job request"));
-  r.test_only = opt_bool(j, "test_only");
-  if (has(j, "request_id")) {
-    const json& rid = j.at("request_id");
-    if (!rid.is_string() || rid.get_ref<const std::string&>().empty() ||
-        rid.get_ref<const std::string&>().size() > 128)
-      throw invalid;
-    r.request_id = rid.get<std::string>();
+  if (request_id != nullptr && !request_id->is_null()) {
+    if (!request_id->is_string() || request_id->get_ref<const std::string&>().empty() ||
+        request_id->get_ref<const std::string&>().size() > 128)
+      return std::nullopt;
+    r.request_id = request_id->get<std::string>();
   }
+  if (!spec.is_object()) return std::nullopt;
   try {
-    r.spec = need_object(j, "spec").get<core::JobSpec>();
+    r.spec = spec.get<core::JobSpec>();
   } catch (const BadMessage&) {
-    throw invalid;
+    return std::nullopt;
   } catch (const json::exception&) {
-    throw invalid;
+    return std::nullopt;
   }
   return r;
+}
+
+SubmitRequest SubmitRequest::from_json(const json& j) {
+  const auto test_only = opt_bool(j, "test_only");
+  // A spec missing or not an object is the same refusal as one that does not read.
+  const json* rid = has(j, "request_id") ? &j.at("request_id") : nullptr;
+  std::optional<SubmitRequest> r = from_parts(has(j, "spec") ? j.at("spec") : json(), rid);
+  if (!r) throw BadRequest(invalid());
+  r->test_only = test_only;
+  return std::move(*r);
 }
 
 // cancel
@@ -134,7 +143,7 @@ json ControlRequest::to_json() const {
   return j;
 }
 ControlRequest ControlRequest::from_json(const json& j) {
-  return {get_string(j, "action"), job_refs(j, "jobs")};
+  return {.action = get_string(j, "action"), .jobs = job_refs(j, "jobs")};
 }
 
 json JobUpdateRequest::to_json() const {
@@ -145,7 +154,7 @@ json JobUpdateRequest::to_json() const {
 }
 JobUpdateRequest JobUpdateRequest::from_json(const json& j) {
   need_object(j, "set");
-  return {job_refs(j, "jobs"), get_string_map(j, "set")};
+  return {.jobs = job_refs(j, "jobs"), .set = get_string_map(j, "set")};
 }
 
 // nodes
@@ -160,8 +169,11 @@ json NodeUpdateRequest::to_json() const {
   return j;
 }
 NodeUpdateRequest NodeUpdateRequest::from_json(const json& j) {
-  return {opt_string(j, "nodes"), opt_string(j, "state"), opt_string(j, "reason"),
-          opt_string(j, "features"), opt_string(j, "features_act")};
+  return {.nodes = opt_string(j, "nodes"),
+          .state = opt_string(j, "state"),
+          .reason = opt_string(j, "reason"),
+          .features = opt_string(j, "features"),
+          .features_act = opt_string(j, "features_act")};
 }
 
 json NodeCreateRequest::to_json() const {
@@ -169,14 +181,18 @@ json NodeCreateRequest::to_json() const {
   j["line"] = line;
   return j;
 }
-NodeCreateRequest NodeCreateRequest::from_json(const json& j) { return {get_string(j, "line")}; }
+NodeCreateRequest NodeCreateRequest::from_json(const json& j) {
+  return {.line = get_string(j, "line")};
+}
 
 json NodeDeleteRequest::to_json() const {
   json j = with_op(kOp);
   j["nodes"] = nodes;
   return j;
 }
-NodeDeleteRequest NodeDeleteRequest::from_json(const json& j) { return {get_string(j, "nodes")}; }
+NodeDeleteRequest NodeDeleteRequest::from_json(const json& j) {
+  return {.nodes = get_string(j, "nodes")};
+}
 
 // partitions
 
@@ -265,7 +281,7 @@ json TokenRequest::to_json() const {
   return j;
 }
 TokenRequest TokenRequest::from_json(const json& j) {
-  return {opt_string(j, "username"), opt_int(j, "lifespan")};
+  return {.username = opt_string(j, "username"), .lifespan = opt_int(j, "lifespan")};
 }
 
 // listings
@@ -399,7 +415,7 @@ json AllocationInfoRequest::to_json() const {
   return j;
 }
 AllocationInfoRequest AllocationInfoRequest::from_json(const json& j) {
-  return {need_uint(j, "job_id")};
+  return {.job_id = need_uint(j, "job_id")};
 }
 
 json AllocationCompleteRequest::to_json() const {
@@ -409,7 +425,7 @@ json AllocationCompleteRequest::to_json() const {
   return j;
 }
 AllocationCompleteRequest AllocationCompleteRequest::from_json(const json& j) {
-  return {need_uint(j, "job_id"), opt_int32(j, "status")};
+  return {.job_id = need_uint(j, "job_id"), .status = opt_int32(j, "status")};
 }
 
 // accounting

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -19,6 +20,18 @@
 #include "proto/error.hpp"
 
 namespace drover::proto {
+
+// The first member of every request struct. A request is built by its members' names
+// (designated initializers) or member by member, never from a list of values: a JSON brace
+// list such as `QueryRequest{{"what", "shares"}}` would otherwise compile as the struct's
+// members in order (a string from two pointers); this makes it a compile error.
+struct NamedOnly {
+  NamedOnly() = default;
+  template <class A, class... R>
+  requires(!std::is_same_v<std::remove_cvref_t<A>, NamedOnly>) NamedOnly(A&&, R&&...)
+  = delete;
+  bool operator==(const NamedOnly&) const = default;
+};
 
 // A request the controller refuses with this error as its reply (not the generic "Invalid
 // request: ..." of a BadMessage).
@@ -31,11 +44,18 @@ struct BadRequest : BadMessage {
 // idempotent (cli/client.hpp submit_to_controller).
 struct SubmitRequest {
   static constexpr const char* kOp = "submit";
+  [[no_unique_address]] NamedOnly named_only = {};
   core::JobSpec spec = {};
   std::optional<bool> test_only = {};
   std::optional<std::string> request_id = {};
   nlohmann::json to_json() const;
   static SubmitRequest from_json(const nlohmann::json& j);
+  // From a job spec in its JSON form and a request id (null when none) that came some other
+  // way (the REST API's body); nothing when from_json would refuse them (invalid()).
+  static std::optional<SubmitRequest> from_parts(const nlohmann::json& spec,
+                                                 const nlohmann::json* request_id);
+  // The controller's own wording for a submission it cannot read.
+  static Error invalid();
 };
 
 // One step named by scancel ("36.0").
@@ -50,6 +70,7 @@ struct StepRef {
 // matches the filters; a signal other than 0 (cancel) or 9 signals instead.
 struct CancelRequest {
   static constexpr const char* kOp = "cancel";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::optional<std::vector<std::string>> jobs = {};
   std::optional<std::vector<StepRef>> steps = {};
   std::optional<int32_t> signal = {};
@@ -64,6 +85,7 @@ struct CancelRequest {
 // scontrol hold|uhold|release|requeue|requeuehold|suspend|resume ... on jobs.
 struct ControlRequest {
   static constexpr const char* kOp = "control";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string action = {};
   std::vector<std::string> jobs = {};
   nlohmann::json to_json() const;
@@ -73,6 +95,7 @@ struct ControlRequest {
 // scontrol update JobId=... Key=Value...: the keys as typed (any case), the values as text.
 struct JobUpdateRequest {
   static constexpr const char* kOp = "update";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::vector<std::string> jobs = {};
   std::map<std::string, std::string> set = {};
   nlohmann::json to_json() const;
@@ -82,6 +105,7 @@ struct JobUpdateRequest {
 // scontrol update NodeName=... State=... Reason=...; the Kubernetes operator's features.
 struct NodeUpdateRequest {
   static constexpr const char* kOp = "node_update";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::optional<std::string> nodes = {}, state = {}, reason = {}, features = {},
                              features_act = {};  // AvailableFeatures, ActiveFeatures
   nlohmann::json to_json() const;
@@ -91,6 +115,7 @@ struct NodeUpdateRequest {
 // scontrol create NodeName=...: the words as a slurm.conf line.
 struct NodeCreateRequest {
   static constexpr const char* kOp = "node_create";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string line = {};
   nlohmann::json to_json() const;
   static NodeCreateRequest from_json(const nlohmann::json& j);
@@ -99,6 +124,7 @@ struct NodeCreateRequest {
 // scontrol delete NodeName=LIST.
 struct NodeDeleteRequest {
   static constexpr const char* kOp = "node_delete";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string nodes = {};
   nlohmann::json to_json() const;
   static NodeDeleteRequest from_json(const nlohmann::json& j);
@@ -118,6 +144,7 @@ struct PartitionSettings {
 
 struct PartitionUpdateRequest {
   static constexpr const char* kOp = "partition_update";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string name = {};
   PartitionSettings set = {};
   nlohmann::json to_json() const;
@@ -128,6 +155,7 @@ struct PartitionUpdateRequest {
 // delete.
 struct ReservationRequest {
   static constexpr const char* kOp = "reservation";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string action = {};
   std::optional<std::string> name = {};
   std::optional<core::ResvRequest> request = {};
@@ -138,6 +166,7 @@ struct ReservationRequest {
 // scontrol reconfigure.
 struct ReconfigureRequest {
   static constexpr const char* kOp = "reconfigure";
+  [[no_unique_address]] NamedOnly named_only = {};
   nlohmann::json to_json() const;
   static ReconfigureRequest from_json(const nlohmann::json& j);
 };
@@ -145,6 +174,7 @@ struct ReconfigureRequest {
 // scontrol token [username=] [lifespan=].
 struct TokenRequest {
   static constexpr const char* kOp = "token";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::optional<std::string> username = {};
   std::optional<int64_t> lifespan = {};
   nlohmann::json to_json() const;
@@ -156,6 +186,7 @@ struct TokenRequest {
 // query parameters of those that take them (left out when not given).
 struct QueryRequest {
   static constexpr const char* kOp = "query";
+  [[no_unique_address]] NamedOnly named_only = {};
   std::string what = {};
   // jobs: one job (or array), the detailed view, active jobs only, only these fields.
   std::optional<uint64_t> job_id = {};
@@ -181,6 +212,7 @@ struct QueryRequest {
 // srun: a step in an allocation.
 struct StepCreateRequest {
   static constexpr const char* kOp = "step_create";
+  [[no_unique_address]] NamedOnly named_only = {};
   uint64_t job_id = 0;
   std::optional<int32_t> ntasks = {}, nodes_min = {}, nodes_max = {}, cpus_per_task = {},
                          ntasks_per_node = {};
@@ -196,6 +228,7 @@ struct StepCreateRequest {
 // srun: its step ended.
 struct StepCompleteRequest {
   static constexpr const char* kOp = "step_complete";
+  [[no_unique_address]] NamedOnly named_only = {};
   uint64_t job_id = 0;
   uint32_t step_id = 0;
   std::optional<int32_t> exit_code = {}, exit_signal = {};
@@ -207,6 +240,7 @@ struct StepCompleteRequest {
 // salloc, srun: the allocation's state and nodes.
 struct AllocationInfoRequest {
   static constexpr const char* kOp = "allocation_info";
+  [[no_unique_address]] NamedOnly named_only = {};
   uint64_t job_id = 0;
   nlohmann::json to_json() const;
   static AllocationInfoRequest from_json(const nlohmann::json& j);
@@ -215,6 +249,7 @@ struct AllocationInfoRequest {
 // salloc, srun: the allocation is given back (`status`: the command's wait status).
 struct AllocationCompleteRequest {
   static constexpr const char* kOp = "allocation_complete";
+  [[no_unique_address]] NamedOnly named_only = {};
   uint64_t job_id = 0;
   std::optional<int32_t> status = {};
   nlohmann::json to_json() const;
@@ -224,6 +259,7 @@ struct AllocationCompleteRequest {
 // sacctmgr show: the accounting data.
 struct AcctShowRequest {
   static constexpr const char* kOp = "acct_show";
+  [[no_unique_address]] NamedOnly named_only = {};
   nlohmann::json to_json() const;
   static AcctShowRequest from_json(const nlohmann::json& j);
 };
@@ -232,6 +268,7 @@ struct AcctShowRequest {
 // preview (`generation`).
 struct AcctChangeRequest {
   static constexpr const char* kOp = "acct_change";
+  [[no_unique_address]] NamedOnly named_only = {};
   core::AcctRequest request = {};
   std::optional<bool> commit = {};
   std::optional<uint64_t> generation = {};

@@ -61,3 +61,43 @@ def test_ill_typed_requests_are_refused_with_a_number(make_cluster):
         assert r == {"ok": False, "error": message, "errno": -1}, (payload, r)
     # Refused where it is decoded: nothing reached the state machine.
     assert call(c, b'{"op":"query","what":"jobs"}')["jobs"] == []
+
+
+def raw(c, payload):
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(c.env["DROVER_SOCKET"])
+        reply = exchange(s, payload)
+    assert reply is not None, payload
+    return reply.decode()
+
+
+def test_replies_are_the_previous_release_bytes(make_cluster, tmp_path):
+    """The controller's replies (src/proto/reply.hpp) byte for byte as the previous release
+    wrote them, so its commands read this controller's replies (a rolling upgrade)."""
+    c = make_cluster(nodes=1, cpus=2, mem=1000)
+    spec = {"name": "r", "script": "#!/bin/sh\nsleep 300\n", "workdir": str(tmp_path)}
+    submit = json.dumps({"op": "submit", "request_id": "rep-1", "spec": spec}).encode()
+    r = raw(c, submit)
+    job = json.loads(r)["job_id"]
+    assert r == '{"job_id":%d,"ok":true}' % job
+    assert raw(c, submit) == '{"job_id":%d,"ok":true,"retried":true}' % job
+    bad = dict(spec, partitions=["nope"])
+    assert raw(c, json.dumps({"op": "submit", "spec": bad}).encode()) == (
+        '{"bad_partition":"nope","errno":2000,"error":"Invalid partition name specified",'
+        '"ok":false}')
+    assert raw(c, ('{"action":"hold","jobs":["%d"],"op":"control"}' % job).encode()) == (
+        '{"errors":[],"ok":true}')
+    assert raw(c, ('{"jobs":["%d"],"op":"update","set":{"Comment":"x"}}' % job).encode()) == (
+        '{"errors":[],"ok":true}')
+    assert raw(c, ('{"jobs":["%d"],"op":"update","set":{"Foo":"1"}}' % job).encode()) == (
+        '{"errors":[{"errno":-1,"error":"Update of this parameter is not supported: Foo=1",'
+        '"job":"%d"}],"ok":false}' % job)
+    assert raw(c, b'{"nodes":"nosuch","op":"node_update","state":"RESUME"}') == (
+        '{"errno":2018,"error":"Invalid node name specified","ok":false}')
+    assert raw(c, b'{"name":"debug","op":"partition_update","set":{"hidden":false}}') == (
+        '{"ok":true}')
+    assert raw(c, ('{"jobs":["%d"],"op":"cancel"}' % job).encode()) == (
+        '{"errors":[],"matched":1,"ok":true}')
+    assert raw(c, b'{"jobs":["999999"],"op":"cancel"}') == (
+        '{"errors":[{"errno":2017,"error":"Invalid job id specified","job":"999999"}],'
+        '"matched":0,"ok":false}')

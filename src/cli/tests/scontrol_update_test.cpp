@@ -10,7 +10,7 @@ namespace {
 
 CommandResult refused(std::vector<std::string> args) {
   PartitionUpdate u = parse_partition_update(args);
-  EXPECT_TRUE(u.request.is_null()) << u.request.dump();
+  EXPECT_FALSE(u.request) << u.request->to_json().dump();
   return u.result;
 }
 
@@ -18,10 +18,11 @@ TEST(ScontrolPartitionUpdate, TypedRequest) {
   PartitionUpdate u = parse_partition_update(
       {"PartitionName=debug", "State=drain", "MaxTime=1:00:00", "DefaultTime=5", "MaxNodes=4",
        "MinNodes=1", "Priority=5", "Default=yes", "Hidden=NO", "Nodes=node[1-2]"});
-  ASSERT_FALSE(u.request.is_null());
-  EXPECT_EQ(u.request["op"], "partition_update");
-  EXPECT_EQ(u.request["name"], "debug");
-  const json& s = u.request["set"];
+  ASSERT_TRUE(u.request);
+  const json request = u.request->to_json();
+  EXPECT_EQ(request["op"], "partition_update");
+  EXPECT_EQ(request["name"], "debug");
+  const json& s = request["set"];
   EXPECT_EQ(s["state"], "DRAIN");
   EXPECT_EQ(s["max_time_min"], 60);
   EXPECT_EQ(s["default_time_min"], 5);
@@ -33,8 +34,9 @@ TEST(ScontrolPartitionUpdate, TypedRequest) {
   EXPECT_EQ(s["hidden"], false);
   EXPECT_EQ(s["nodes"], json({"node1", "node2"}));
   u = parse_partition_update({"PartitionName=debug", "MaxTime=INFINITE", "MaxNodes=UNLIMITED"});
-  EXPECT_EQ(u.request["set"]["max_time_min"], -1);
-  EXPECT_EQ(u.request["set"]["max_nodes"], -1);
+  ASSERT_TRUE(u.request);
+  EXPECT_EQ(u.request->set.max_time_min, -1);
+  EXPECT_EQ(u.request->set.max_nodes, -1);
 }
 
 TEST(ScontrolPartitionUpdate, SlurmsMessages) {

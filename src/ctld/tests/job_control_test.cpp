@@ -431,8 +431,8 @@ TEST(JobIndex, FollowsRequeueArraySplitsPurgeAndRestart) {
 
   // Requeued: completing while its processes go, then pending and out of the index.
   Effects fx2;
-  json r =
-      h.sm.control(proto::ControlRequest{"requeue", {std::to_string(plain)}}, h.alice, h.now, fx2);
+  json r = h.sm.control(proto::ControlRequest{.action = "requeue", .jobs = {std::to_string(plain)}},
+                        h.alice, h.now, fx2);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(job(h, plain).state, core::JobState::Pending);
   EXPECT_EQ(ids(h.sm.jobs().active()), (std::vector<uint64_t>{plain, 3, 4, 5}));

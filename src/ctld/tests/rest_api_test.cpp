@@ -16,14 +16,12 @@ struct Backend : RestBackend {
   Effects fx;
   std::vector<store::JobRecord> records;
   explicit Backend(Harness& harness) : h(harness) {}
-  json query(const json& req) override {
-    return h.sm.query(proto::QueryRequest::from_json(req), h.now);
+  json query(const proto::QueryRequest& req) override { return h.sm.query(req, h.now); }
+  json submit(const proto::SubmitRequest& req, const Caller& who) override {
+    return h.sm.submit(req, who, h.now, fx);
   }
-  json submit(const json& req, const Caller& who) override {
-    return h.sm.submit(proto::SubmitRequest::from_json(req), who, h.now, fx);
-  }
-  json cancel(const json& req, const Caller& who) override {
-    return h.sm.cancel(proto::CancelRequest::from_json(req), who, h.now, fx);
+  json cancel(const proto::CancelRequest& req, const Caller& who) override {
+    return h.sm.cancel(req, who, h.now, fx);
   }
   std::vector<store::JobRecord> acct_jobs(const store::JobFilter& f) override {
     std::vector<store::JobRecord> out;

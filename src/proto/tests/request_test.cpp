@@ -25,7 +25,30 @@ std::string refusal(const std::string& text) {
   }
   return "";
 }
+
+// Whether T can be built from a JSON-like brace list of values: `{{"what", "shares"}}` is a
+// JSON object's brace list, `{"shares"}` and `{5u}` are members in order.
+template <class T>
+concept FromBraceList = requires {
+  T{{"what", "shares"}};
+}
+|| requires { T{"shares"}; }
+|| requires { T{5u}; }
+|| requires { T{{"1"}, {{"a", "b"}}}; };
+template <class T>
+concept ByName = requires {
+  T{};
+};
+template <class... T>
+constexpr bool none_from_brace_list(std::variant<T...>*) {
+  return ((!FromBraceList<T> && ByName<T>)&&...);
+}
 }  // namespace
+
+// A brace list meant as JSON (`m.query({{"what", "shares"}}, now)`) must not compile as a
+// request's members in order; designated initializers do.
+static_assert(none_from_brace_list(static_cast<proto::Request*>(nullptr)));
+static_assert(requires { proto::QueryRequest{.what = "shares"}; });
 
 TEST(Request, EveryRequestRoundTrips) {
   proto::SubmitRequest submit;
@@ -69,20 +92,21 @@ TEST(Request, EveryRequestRoundTrips) {
   const proto::Request all[] = {
       submit,
       cancel,
-      proto::ControlRequest{"hold", {"1", "2"}},
-      proto::JobUpdateRequest{{"1"}, {{"TimeLimit", "10"}}},
-      proto::NodeUpdateRequest{"node[1-2]", "DRAIN", "maintenance", std::nullopt},
-      proto::NodeCreateRequest{"NodeName=d1 State=FUTURE"},
-      proto::NodeDeleteRequest{"d1"},
+      proto::ControlRequest{.action = "hold", .jobs = {"1", "2"}},
+      proto::JobUpdateRequest{.jobs = {"1"}, .set = {{"TimeLimit", "10"}}},
+      proto::NodeUpdateRequest{.nodes = "node[1-2]", .state = "DRAIN", .reason = "maintenance"},
+      proto::NodeCreateRequest{.line = "NodeName=d1 State=FUTURE"},
+      proto::NodeDeleteRequest{.nodes = "d1"},
       part,
       resv,
       proto::ReconfigureRequest{},
-      proto::TokenRequest{"bob", 3600},
+      proto::TokenRequest{.username = "bob", .lifespan = 3600},
       query,
       step,
-      proto::StepCompleteRequest{5, 0, 1, 0, false, std::nullopt},
-      proto::AllocationInfoRequest{5},
-      proto::AllocationCompleteRequest{5, 256},
+      proto::StepCompleteRequest{
+          .job_id = 5, .step_id = 0, .exit_code = 1, .exit_signal = 0, .cancelled = false},
+      proto::AllocationInfoRequest{.job_id = 5},
+      proto::AllocationCompleteRequest{.job_id = 5, .status = 256},
       proto::AcctShowRequest{},
       acct,
   };
