@@ -7,12 +7,15 @@ namespace drover::cli {
 
 std::string job_state_short(std::string_view state, bool completing) {
   if (completing) return "CG";
+  // The states of nearly every row, without parse_job_state's case-blind search.
+  if (state == "PENDING") return "PD";
+  if (state == "RUNNING") return "R";
   auto s = core::parse_job_state(state);
   return std::string(core::job_state_short(s.value_or(core::JobState::Pending)));
 }
 
 bool job_active(std::string_view state, bool completing) {
-  if (completing) return true;
+  if (completing || state == "PENDING" || state == "RUNNING") return true;
   auto s = core::parse_job_state(state);
   return s && !core::is_finished(*s);
 }

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <type_traits>
+#include <utility>
 
 #include "cli/args.hpp"
 #include "cli/client.hpp"
@@ -31,6 +32,7 @@
 #include "core/job.hpp"
 #include "core/memsize.hpp"
 #include "core/text.hpp"
+#include "proto/job_list.hpp"
 #include "proto/request.hpp"
 
 namespace drover::cli {
@@ -544,7 +546,7 @@ void append_fit(std::string& out, const std::string& value, int width, bool righ
 }
 
 template <class Row>
-std::string render(const std::vector<Column>& columns, const std::vector<Row>& rows,
+std::string render(const std::vector<Column>& columns, const std::vector<Row*>& rows,
                    const Context& ctx, bool with_header) {
   std::string out;
   if (with_header) {
@@ -561,19 +563,27 @@ std::string render(const std::vector<Column>& columns, const std::vector<Row>& r
   for (const auto& c : columns)
     line += c.literal.size() + static_cast<size_t>(std::max(c.width, 8));
   out.reserve(out.size() + rows.size() * line);
-  for (const auto& job : rows) {
+  for (const Row* job : rows) {
     for (size_t i = 0; i < columns.size(); ++i) {
       const Column& c = columns[i];
       out += c.literal;
-      if (get[i]) append_fit(out, get[i](job, ctx), c.width, c.right);
+      if (get[i]) append_fit(out, get[i](*job, ctx), c.width, c.right);
     }
     out += '\n';
   }
   return out;
 }
 
+// The state the default order compares: a typed row's without a copy.
+std::string state_key(const json& j) { return job_state_long(j); }
+std::string_view state_key(const JobRow& r) {
+  if (r.completing) return "COMPLETING";
+  return r.state.empty() ? std::string_view("PENDING") : std::string_view(r.state);
+}
+
 // The text listing of the rows that passed the filter: -r, Slurm's default order, the
-// joining of an array's pending records, -S, the columns.
+// joining of an array's pending records, -S, the columns. The rows stay where they are; the
+// order is one of pointers to them (moving 100,000 rows twice cost more than ordering them).
 template <class Row>
 std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
                     const std::vector<SortKey>& sort_keys, bool expand_arrays, const Context& ctx,
@@ -599,25 +609,45 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
     }
     rows = std::move(expanded);
   }
+  std::vector<Row*> order;
   // Slurm's default order: partition, then state, then priority (highest first). Keys are
   // read once per row, not per comparison (100,000 rows: a second less).
   {
+    // Partitions and states compare by their rank among the few distinct values (comparing
+    // the texts themselves was a fifth of squeue's time over 100,000 rows).
+    using Text = decltype(state_key(std::declval<const Row&>()));
+    struct Ranks {
+      std::map<Text, uint32_t> of;
+      const Text* last = nullptr;
+      uint32_t* last_rank = nullptr;
+      uint32_t* find(const Text& v) {  // most rows repeat the row before's value
+        if (last == nullptr || *last != v) {
+          auto it = of.try_emplace(v, 0).first;
+          last = &it->first;
+          last_rank = &it->second;
+        }
+        return last_rank;
+      }
+    } partitions, states;
     struct SortKey {
-      std::string partition, state;
+      uint32_t* partition;
+      uint32_t* state;
       uint32_t priority;
       uint64_t id, array_id;
-      size_t row;
+      Row* row;
     };
     std::vector<SortKey> keys;
     keys.reserve(rows.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-      const Row& j = rows[i];
-      keys.push_back(
-          {row_partition(j), job_state_long(j), row_priority(j), row_id(j), row_array_id(j), i});
+    for (Row& j : rows)
+      keys.push_back({partitions.find(Text(row_partition(j))), states.find(state_key(j)),
+                      row_priority(j), row_id(j), row_array_id(j), &j});
+    for (Ranks* r : {&partitions, &states}) {
+      uint32_t rank = 0;
+      for (auto& [value, n] : r->of) n = rank++;
     }
     std::stable_sort(keys.begin(), keys.end(), [](const SortKey& a, const SortKey& b) {
-      if (a.partition != b.partition) return a.partition < b.partition;
-      if (a.state != b.state) return a.state < b.state;
+      if (*a.partition != *b.partition) return *a.partition < *b.partition;
+      if (*a.state != *b.state) return *a.state < *b.state;
       if (a.priority != b.priority) return a.priority > b.priority;
       // Equal priorities (an array's tasks): the array's own record, then the newest first,
       // the order Slurm's controller keeps them in.
@@ -626,30 +656,29 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
         return a.id == a.array_id;
       return a.id > b.id;
     });
-    std::vector<Row> sorted;
-    sorted.reserve(rows.size());
-    for (const SortKey& k : keys) sorted.push_back(std::move(rows[k.row]));
-    rows = std::move(sorted);
+    order.reserve(keys.size());
+    for (const SortKey& k : keys) order.push_back(k.row);
   }
 
   // Without -r, the pending records of one array share a line: their tasks together and
   // their reasons joined, oldest record first (as Slurm's squeue shows them).
   if (!expand_arrays) {
     std::map<uint64_t, std::vector<size_t>> pending_by_array;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (row_array_id(rows[i]) != 0 && job_state_long(rows[i]) == "PENDING")
-        pending_by_array[row_array_id(rows[i])].push_back(i);
-    std::vector<bool> drop(rows.size(), false);
+    for (size_t i = 0; i < order.size(); ++i)
+      if (row_array_id(*order[i]) != 0 && state_key(*order[i]) == "PENDING")
+        pending_by_array[row_array_id(*order[i])].push_back(i);
+    std::vector<bool> drop(order.size(), false);
+    bool dropped = false;
     for (auto& [array_id, idx] : pending_by_array) {
       if (idx.size() < 2) continue;
       std::vector<size_t> by_age = idx;
       std::sort(by_age.begin(), by_age.end(),
-                [&](size_t a, size_t b) { return row_id(rows[a]) < row_id(rows[b]); });
+                [&](size_t a, size_t b) { return row_id(*order[a]) < row_id(*order[b]); });
       core::IndexSet tasks;
       std::string reasons;
       uint32_t throttle = 0;
       for (size_t i : by_age) {
-        const Row& r = rows[i];
+        const Row& r = *order[i];
         const std::string pending = row_pending(r);
         if (!pending.empty()) {
           const core::IndexSet set = core::IndexSet::parse(pending);
@@ -662,13 +691,16 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
         if (("," + reasons + ",").find("," + reason + ",") == std::string::npos)
           reasons += (reasons.empty() ? "" : ",") + reason;
       }
-      set_joined(rows[idx.front()], tasks.format_ranges(), throttle, reasons);
-      for (size_t k = 1; k < idx.size(); ++k) drop[idx[k]] = true;
+      set_joined(*order[idx.front()], tasks.format_ranges(), throttle, reasons);
+      for (size_t k = 1; k < idx.size(); ++k) drop[idx[k]] = dropped = true;
     }
-    std::vector<Row> kept;
-    for (size_t i = 0; i < rows.size(); ++i)
-      if (!drop[i]) kept.push_back(std::move(rows[i]));
-    rows = std::move(kept);
+    if (dropped) {
+      std::vector<Row*> kept;
+      kept.reserve(order.size());
+      for (size_t i = 0; i < order.size(); ++i)
+        if (!drop[i]) kept.push_back(order[i]);
+      order = std::move(kept);
+    }
   }
 
   if (!sort_keys.empty()) {
@@ -677,7 +709,9 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
       return c == 'i' || c == 'A' || c == 'F' || c == 'p' || c == 'Q' || c == 'D' || c == 'C' ||
              c == 'U';
     };
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    std::stable_sort(order.begin(), order.end(), [&](const Row* pa, const Row* pb) {
+      const Row& a = *pa;
+      const Row& b = *pb;
       for (const auto& k : sort_keys) {
         int cmp = 0;
         if (k.code == 'i' || k.code == 'A') {
@@ -696,7 +730,7 @@ std::string listing(std::vector<Row>& rows, const std::vector<Column>& columns,
     });
   }
 
-  return render(columns, rows, ctx, header);
+  return render(columns, order, ctx, header);
 }
 
 }  // namespace
@@ -951,6 +985,9 @@ int squeue_main(const std::vector<std::string>& args) {
         shown.push_back(it == kCodes.end() ? nullptr : find_field(it->second));
       }
       typed = ask_only_for(req, shown) && !tree_only;
+      // The compact form: the same fields, a third of the bytes (proto/job_list.hpp).
+      if (typed && std::getenv("DROVER_SQUEUE_OBJECTS") == nullptr)
+        req.form = std::string(proto::kJobRowsForm);
     }
     const char* const unreachable =
         "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n";
@@ -974,12 +1011,10 @@ int squeue_main(const std::vector<std::string>& args) {
         out.rc = 1;
         return out;
       }
-      std::vector<JobRow> rows;
-      rows.reserve(list.jobs.size());
-      for (auto& job : list.jobs)
-        if (filter.matches_row(job)) rows.push_back(std::move(job));
-      list.jobs = {};
-      out.out = listing(rows, columns, sort_keys, expand_arrays,
+      // Filtered in place: nothing moves while every row passes.
+      std::erase_if(list.jobs, [&](const JobRow& job) { return !filter.matches_row(job); });
+      text = {};
+      out.out = listing(list.jobs, columns, sort_keys, expand_arrays,
                         Context{list.now, list.cluster_name}, header);
       return out;
     }

@@ -12,8 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-// Where the reader is: the containers open around it, innermost last.
-enum class Ctx : uint8_t { Top, Jobs, Job, Spec, Alloc, AllocEntry, Other };
+// Where the reader is: the containers open around it, innermost last. Columns, Rows and Row:
+// the compact form (proto/job_list.hpp).
+enum class Ctx : uint8_t { Top, Jobs, Job, Spec, Alloc, AllocEntry, Columns, Rows, Row, Other };
 
 // The keys read; anything else is skipped.
 enum class Key : uint8_t {
@@ -24,6 +25,8 @@ enum class Key : uint8_t {
   Now,
   ClusterName,
   Jobs,
+  Columns,
+  Rows,
   // job
   Id,
   ArrayJobId,
@@ -53,6 +56,9 @@ enum class Key : uint8_t {
   CpusPerTask,
   // alloc entry
   Cpus,
+  // the compact form's summary of "alloc"
+  AllocNodes,
+  AllocCpus,
 };
 
 Key top_key(std::string_view k) {
@@ -61,6 +67,8 @@ Key top_key(std::string_view k) {
   if (k == "now") return Key::Now;
   if (k == "cluster_name") return Key::ClusterName;
   if (k == "jobs") return Key::Jobs;
+  if (k == "columns") return Key::Columns;
+  if (k == "rows") return Key::Rows;
   return Key::None;
 }
 
@@ -113,15 +121,29 @@ Key spec_key(std::string_view k) {
   return Key::None;
 }
 
-// nlohmann's SAX interface: the lexer without a tree.
+// A column of the compact form: the job's keys, the spec's, and the allocation's summary.
+Key column_key(std::string_view k) {
+  if (k == "alloc_nodes") return Key::AllocNodes;
+  if (k == "alloc_cpus") return Key::AllocCpus;
+  if (k == "alloc" || k == "spec") return Key::None;  // not columns: objects
+  const Key job = job_key(k);
+  return job != Key::None ? job : spec_key(k);
+}
+
+// nlohmann's SAX interface: the lexer without a tree. Reads both forms of the job list: "jobs"
+// (an object per job) and the compact "columns" + "rows" (proto/job_list.hpp).
 class Reader {
  public:
   explicit Reader(JobList& out) : out_(out) {}
 
-  bool null() { return true; }
+  bool null() {
+    value_key();
+    return true;
+  }
   bool boolean(bool v) {
-    if (key_ == Key::Ok && top() == Ctx::Top) out_.ok = v;
-    if (key_ == Key::Completing && top() == Ctx::Job) row().completing = v;
+    const Key k = value_key();
+    if (k == Key::Ok && top() == Ctx::Top) out_.ok = v;
+    if (k == Key::Completing && in_job()) row().completing = v;
     return true;
   }
   bool number_integer(json::number_integer_t v) { return number(v); }
@@ -135,14 +157,20 @@ class Reader {
     return number(static_cast<int64_t>(v));
   }
   bool string(json::string_t& v) {
+    const Key k = value_key();
     switch (top()) {
       case Ctx::Top:
-        if (key_ == Key::Error) out_.error = std::move(v);
-        if (key_ == Key::ClusterName) out_.cluster_name = std::move(v);
+        if (k == Key::Error) out_.error = std::move(v);
+        if (k == Key::ClusterName) out_.cluster_name = std::move(v);
         break;
-      case Ctx::Job: {
+      case Ctx::Columns:
+        columns_.push_back(column_key(v));
+        break;
+      case Ctx::Job:
+      case Ctx::Spec:
+      case Ctx::Row: {
         JobRow& r = row();
-        switch (key_) {
+        switch (k) {
           case Key::ArrayPending:
             r.array_pending = std::move(v);
             break;
@@ -164,14 +192,6 @@ class Reader {
           case Key::SchedNodes:
             r.sched_nodes = std::move(v);
             break;
-          default:
-            break;
-        }
-        break;
-      }
-      case Ctx::Spec: {
-        JobRow& r = row();
-        switch (key_) {
           case Key::Name:
             r.name = std::move(v);
             break;
@@ -195,13 +215,14 @@ class Reader {
 
   bool start_object(std::size_t) {
     const Ctx parent = top();
+    const Key k = value_key();
     Ctx next = Ctx::Other;
     if (stack_.empty())
       next = Ctx::Top;
     else if (parent == Ctx::Jobs) {
       out_.jobs.emplace_back();
       next = Ctx::Job;
-    } else if (parent == Ctx::Job && key_ == Key::Spec)
+    } else if (parent == Ctx::Job && k == Key::Spec)
       next = Ctx::Spec;
     else if (parent == Ctx::Alloc) {
       ++row().alloc_nodes;
@@ -234,11 +255,22 @@ class Reader {
   bool end_object() { return pop(); }
   bool start_array(std::size_t) {
     const Ctx parent = top();
+    const Key k = value_key();
     Ctx next = Ctx::Other;
-    if (parent == Ctx::Top && key_ == Key::Jobs)
+    if (parent == Ctx::Top && k == Key::Jobs) {
       next = Ctx::Jobs;
-    else if (parent == Ctx::Job && key_ == Key::Alloc)
+    } else if (parent == Ctx::Top && k == Key::Columns) {
+      columns_.clear();
+      next = Ctx::Columns;
+    } else if (parent == Ctx::Top && k == Key::Rows) {
+      next = Ctx::Rows;
+    } else if (parent == Ctx::Rows) {
+      out_.jobs.emplace_back();
+      column_ = 0;
+      next = Ctx::Row;
+    } else if (parent == Ctx::Job && k == Key::Alloc) {
       next = Ctx::Alloc;
+    }
     stack_.push_back(next);
     key_ = Key::None;
     return true;
@@ -250,7 +282,17 @@ class Reader {
 
  private:
   Ctx top() const { return stack_.empty() ? Ctx::Other : stack_.back(); }
+  bool in_job() const {
+    const Ctx c = top();
+    return c == Ctx::Job || c == Ctx::Spec || c == Ctx::Row;
+  }
   JobRow& row() { return out_.jobs.back(); }
+  // The key of the value that comes now: the last key read, or in a row the next column's.
+  Key value_key() {
+    if (top() != Ctx::Row) return key_;
+    const size_t i = column_++;
+    return i < columns_.size() ? columns_[i] : Key::None;
+  }
   bool pop() {
     stack_.pop_back();
     // After a nested value its key is spent; the next scalar comes after a key of its own.
@@ -258,13 +300,16 @@ class Reader {
     return true;
   }
   bool number(int64_t v) {
+    const Key k = value_key();
     switch (top()) {
       case Ctx::Top:
-        if (key_ == Key::Now) out_.now = v;
+        if (k == Key::Now) out_.now = v;
         break;
-      case Ctx::Job: {
+      case Ctx::Job:
+      case Ctx::Spec:
+      case Ctx::Row: {
         JobRow& r = row();
-        switch (key_) {
+        switch (k) {
           case Key::Id:
             r.id = static_cast<uint64_t>(v);
             break;
@@ -292,14 +337,6 @@ class Reader {
           case Key::TimeLimitMin:
             r.time_limit_min = v;
             break;
-          default:
-            break;
-        }
-        break;
-      }
-      case Ctx::Spec: {
-        JobRow& r = row();
-        switch (key_) {
           case Key::Ntasks:
             r.ntasks = static_cast<int>(v);
             break;
@@ -309,13 +346,19 @@ class Reader {
           case Key::CpusPerTask:
             r.cpus_per_task = static_cast<int>(v);
             break;
+          case Key::AllocNodes:
+            r.alloc_nodes = static_cast<int>(v);
+            break;
+          case Key::AllocCpus:
+            r.alloc_cpus = static_cast<int>(v);
+            break;
           default:
             break;
         }
         break;
       }
       case Ctx::AllocEntry:
-        if (key_ == Key::Cpus) row().alloc_cpus += static_cast<int>(v);
+        if (k == Key::Cpus) row().alloc_cpus += static_cast<int>(v);
         break;
       default:
         break;
@@ -326,6 +369,8 @@ class Reader {
   JobList& out_;
   std::vector<Ctx> stack_;
   Key key_ = Key::None;
+  std::vector<Key> columns_;  // the compact form's columns, as keys
+  size_t column_ = 0;         // in a row: the next value's column
 };
 
 // A json reader over the whole reply in memory that feeds Reader as nlohmann's SAX parser
@@ -571,6 +616,8 @@ class Lexer {
 
 bool read_job_list(std::string_view text, JobList& out) {
   out = JobList{};
+  // Room for the rows at once (a compact row is ~100 bytes; only touched pages cost).
+  out.jobs.reserve(text.size() / 90);
   Reader reader(out);
   return Lexer(text, reader).document();
 }

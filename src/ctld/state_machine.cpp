@@ -17,6 +17,7 @@
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/config_report.hpp"
+#include "proto/job_list.hpp"
 #include "proto/json.hpp"
 #include "proto/json_text.hpp"
 
@@ -1329,9 +1330,21 @@ std::string StateMachine::query_text(const proto::QueryRequest& req, int64_t now
     return !set || std::binary_search(set->begin(), set->end(), value);
   };
   // query()'s reply as dump() writes it, but each job written as text directly (its keys
-  // in their own order): building each job's json tree was most of the cost.
+  // in their own order): building each job's json tree was most of the cost. Or the compact
+  // form (proto/job_list.hpp) when the client asks for it.
+  const bool rows = req.form && *req.form == proto::kJobRowsForm;
   std::string out = "{\"cluster_name\":" + json(config_.cluster_name).dump() +
-                    ",\"control_host\":" + json(config_.control_host).dump() + ",\"jobs\":[";
+                    ",\"control_host\":" + json(config_.control_host).dump();
+  if (rows) {
+    out += ",\"columns\":[";
+    for (size_t i = 0; i < proto::kJobColumnNames.size(); ++i) {
+      if (i) out += ',';
+      proto::JsonObjectText::write(out, proto::kJobColumnNames[i]);
+    }
+    out += "],\"rows\":[";
+  } else {
+    out += ",\"jobs\":[";
+  }
   bool first = true;
   for (const auto& [id, job] : jobs_) {
     if (active_only && core::is_finished(job.state) && !job.completing) continue;
@@ -1340,7 +1353,10 @@ std::string StateMachine::query_text(const proto::QueryRequest& req, int64_t now
       continue;
     if (!first) out += ',';
     const size_t before = out.size();
-    job_view_text(out, job, now, detail, only);
+    if (rows)
+      job_row_text(out, job, now);
+    else
+      job_view_text(out, job, now, detail, only);
     // Room for the rest at the first job's size: growing a reply of tens of MB by doubling
     // copied it several times over on the state thread. (Not for a narrowed list: few jobs.)
     const bool narrowed = users || partitions || names || accounts || qos;

@@ -383,6 +383,8 @@ class StateMachine {
                      const KeyFilter& only = {}) const;
   template <class Put>
   void job_view_extras(const core::Job& job, int64_t now, bool detail, Put&& put) const;
+  // One job as a row of the job list's compact form (proto/job_list.hpp; job_list.cpp).
+  static void job_row_text(std::string& out, const core::Job& job, int64_t now);
   json node_view(const core::Node& node) const;
   // Dynamic nodes (dynamic_nodes.cpp). A registration from an agent no node is known for:
   // "" when it became a node (droverd -Z), else why not.

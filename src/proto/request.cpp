@@ -294,6 +294,7 @@ json QueryRequest::to_json() const {
   put(j, "active_only", active_only);
   put(j, "keys", keys);
   put(j, "spec_keys", spec_keys);
+  put(j, "form", form);
   put(j, "users", users);
   put(j, "partitions", partitions);
   put(j, "names", names);
@@ -319,6 +320,7 @@ QueryRequest QueryRequest::from_json(const json& j) {
   q.active_only = opt_bool(j, "active_only");
   q.keys = opt_strings(j, "keys");
   q.spec_keys = opt_strings(j, "spec_keys");
+  q.form = opt_string(j, "form");
   q.users = opt_strings(j, "users");
   q.partitions = opt_strings(j, "partitions");
   q.names = opt_strings(j, "names");

@@ -192,6 +192,8 @@ struct QueryRequest {
   std::optional<uint64_t> job_id = {};
   std::optional<bool> detail = {}, active_only = {};
   std::optional<std::vector<std::string>> keys = {}, spec_keys = {};
+  // jobs: "rows" asks for the compact form (proto/job_list.hpp); unset: objects.
+  std::optional<std::string> form = {};
   // jobs (squeue -u -p -n -A -q), shares (users, accounts), sacct (partitions, accounts).
   std::optional<std::vector<std::string>> users = {}, partitions = {}, names = {}, accounts = {},
                                           qos = {};

@@ -1,6 +1,8 @@
 """squeue reads its common listings as typed rows (no json tree per job) and asks the
 controller to leave out other users' (partitions', names', ...) jobs: the output is byte for
-byte what the json-tree reader (DROVER_SQUEUE_TREE=1) prints, for every listing option."""
+byte what the json-tree reader (DROVER_SQUEUE_TREE=1) prints, for every listing option, whether
+the rows come in the job list's compact form (the default) or as objects (DROVER_SQUEUE_OBJECTS=1,
+what a controller that predates the compact form sends)."""
 import os
 import subprocess
 import time
@@ -9,25 +11,24 @@ from conftest import SLURM_BIN
 
 
 def listings(c, args):
-    """(typed rows, json tree) results of one squeue command line."""
-    typed = c.run("squeue", *args)
-    tree = subprocess.run([os.path.join(SLURM_BIN, "squeue"), *args], capture_output=True,
-                          text=True, env=dict(c.env, DROVER_SQUEUE_TREE="1"), cwd=c.work,
-                          timeout=60)
-    return typed, tree
+    """(typed rows, typed rows read from objects, json tree) results of one squeue command."""
+    def with_env(**extra):
+        return subprocess.run([os.path.join(SLURM_BIN, "squeue"), *args], capture_output=True,
+                              text=True, env=dict(c.env, **extra), cwd=c.work, timeout=60)
+    return (c.run("squeue", *args), with_env(DROVER_SQUEUE_OBJECTS="1"),
+            with_env(DROVER_SQUEUE_TREE="1"))
 
 
 def same_listing(c, args):
-    # Running jobs' TIME can tick between the two calls: a few tries.
+    # Running jobs' TIME can tick between the calls: a few tries.
     for _ in range(3):
-        typed, tree = listings(c, args)
-        if (typed.returncode, typed.stdout, typed.stderr) == (tree.returncode, tree.stdout,
-                                                              tree.stderr):
-            return typed.stdout
+        results = [(r.returncode, r.stdout, r.stderr) for r in listings(c, args)]
+        if results[0] == results[1] == results[2]:
+            return results[0][1]
         time.sleep(0.3)
-    assert typed.stdout == tree.stdout, args
-    assert typed.stderr == tree.stderr, args
-    assert typed.returncode == tree.returncode, args
+    typed, objects, tree = results
+    assert typed == tree, args
+    assert objects == tree, args
 
 
 def test_typed_rows_print_what_the_tree_prints(make_cluster):

@@ -66,6 +66,68 @@ TEST(SqueueRows, ReadsWhatTheTreeHolds) {
   EXPECT_EQ(job_state_short(list.jobs[1]), "CG");
 }
 
+// The compact form (proto/job_list.hpp) of the same two jobs reads into the same rows; columns
+// the reader does not know are skipped whatever their values, and missing ones keep the defaults.
+const char* kRowsReply = R"({"cluster_name":"c1","control_host":"h","columns":["id",
+ "array_job_id","array_task_id","array_max_running","array_pending","state","completing",
+ "reason","partition","user","nodelist","sched_nodes","priority","uid","start_time","run_time",
+ "time_limit_min","alloc_nodes","alloc_cpus","name","account","qos","ntasks","nodes_min",
+ "cpus_per_task","weird"],"rows":[
+ [7,0,4294967294,0,"","RUNNING",false,"None","debug","alice","n[1-2]","",4294967295,1001,
+  1700000000,65,-1,2,5,"caf\u00e9 \\ x","a\"b","normal",5,2,1,[[{}],{"a":[true,1.5]}]],
+ [40,40,3,2,"3-9","PENDING",true,"JobArrayTaskLimit","hold","root","","",12,0,0,0,30,0,0,"arr",
+  "","",3,1,2,null]],"last_backfill":5,"now":1700000100,"ok":true})";
+
+TEST(SqueueRows, CompactRowsReadAsTheObjects) {
+  JobList objects, rows;
+  ASSERT_TRUE(read_job_list(kReply, objects));
+  ASSERT_TRUE(read_job_list(kRowsReply, rows));
+  EXPECT_TRUE(rows.ok);
+  EXPECT_EQ(rows.now, objects.now);
+  EXPECT_EQ(rows.cluster_name, objects.cluster_name);
+  ASSERT_EQ(rows.jobs.size(), objects.jobs.size());
+  for (size_t i = 0; i < rows.jobs.size(); ++i) {
+    const JobRow& a = rows.jobs[i];
+    const JobRow& b = objects.jobs[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.array_job_id, b.array_job_id);
+    EXPECT_EQ(a.array_task_id, b.array_task_id);
+    EXPECT_EQ(a.array_max_running, b.array_max_running);
+    EXPECT_EQ(a.array_pending, b.array_pending);
+    EXPECT_EQ(a.state, b.state);
+    EXPECT_EQ(a.completing, b.completing);
+    EXPECT_EQ(a.reason, b.reason);
+    EXPECT_EQ(a.partition, b.partition);
+    EXPECT_EQ(a.user, b.user);
+    EXPECT_EQ(a.nodelist, b.nodelist);
+    EXPECT_EQ(a.sched_nodes, b.sched_nodes);
+    EXPECT_EQ(a.priority, b.priority);
+    EXPECT_EQ(a.uid, b.uid);
+    EXPECT_EQ(a.start_time, b.start_time);
+    EXPECT_EQ(a.run_time, b.run_time);
+    EXPECT_EQ(a.time_limit_min, b.time_limit_min);
+    EXPECT_EQ(a.alloc_nodes, b.alloc_nodes);
+    EXPECT_EQ(a.alloc_cpus, b.alloc_cpus);
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.account, b.account);
+    EXPECT_EQ(a.qos, b.qos);
+    EXPECT_EQ(a.ntasks, b.ntasks);
+    EXPECT_EQ(a.nodes_min, b.nodes_min);
+    EXPECT_EQ(a.cpus_per_task, b.cpus_per_task);
+  }
+  // Fewer columns than values: the rest are skipped; a short row keeps the defaults.
+  JobList few;
+  ASSERT_TRUE(read_job_list(
+      R"({"columns":["user","id"],"rows":[["bob",9,"x",{"y":[1]}],["eve"]],"ok":true})", few));
+  ASSERT_EQ(few.jobs.size(), 2u);
+  EXPECT_EQ(few.jobs[0].user, "bob");
+  EXPECT_EQ(few.jobs[0].id, 9u);
+  EXPECT_EQ(few.jobs[1].user, "eve");
+  EXPECT_EQ(few.jobs[1].id, 0u);
+  EXPECT_EQ(few.jobs[1].reason, "None");
+  EXPECT_FALSE(read_job_list(R"({"columns":["id"],"rows":[[1],[2})", few));
+}
+
 TEST(SqueueRows, MissingKeysReadAsTheTreeDefaults) {
   JobList list;
   ASSERT_TRUE(read_job_list(R"({"jobs":[{"id":3,"alloc":[],"spec":{}}],"now":1,"ok":true})", list));

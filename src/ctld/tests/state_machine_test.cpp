@@ -7,6 +7,7 @@
 #include <random>
 
 #include "ctld/tests/harness.hpp"
+#include "proto/job_list.hpp"
 #include "proto/json.hpp"
 
 using namespace drover;
@@ -429,6 +430,71 @@ TEST(StateMachine, QueryTextIsTheReplyAsSent) {
     EXPECT_EQ(h.sm.query_text(proto::QueryRequest::from_json(req), h.now),
               h.sm.query(proto::QueryRequest::from_json(req), h.now).dump())
         << req;
+}
+
+// The compact form (proto/job_list.hpp): the same jobs in the same order, each row the values
+// the object form has under the columns' names (the spec's for its keys; the allocation's
+// entries and CPUs for alloc_nodes and alloc_cpus), with the same filters.
+TEST(StateMachine, QueryTextRowsHoldTheViewsValues) {
+  Harness h;
+  Effects fx;
+  for (const char* n : {"node1", "node2"})
+    h.sm.agent_register(n, registration({{"running", json::array()}}), h.now, fx);
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(h.submit(i % 2 ? h.bob : h.alice, h.spec(1, 2), fx));
+  json odd = h.spec();
+  odd["name"] = "quote\" back\\slash\ttab \u00e9t\u00e9 \u0001";
+  odd["array"] = "0-3%2";
+  odd["dependency"] = "afterok:" + std::to_string(ids[0]);
+  ids.push_back(h.submit(h.alice, odd, fx));
+  h.sm.schedule(h.now, fx);
+  h.sm.cancel(proto::CancelRequest::from_json({{"jobs", {std::to_string(ids[4])}}}), h.alice, h.now,
+              fx);
+  for (const json& narrow : {json::object(), json{{"active_only", true}},
+                             json{{"users", {"nobody-here"}}}, json{{"names", {odd["name"]}}}}) {
+    json req = {{"what", "jobs"}, {"detail", false}};
+    req.update(narrow);
+    const json objects =
+        json::parse(h.sm.query_text(proto::QueryRequest::from_json(req), h.now + 5));
+    req["form"] = "rows";
+    const json rows = json::parse(h.sm.query_text(proto::QueryRequest::from_json(req), h.now + 5));
+    EXPECT_FALSE(rows.contains("jobs"));
+    for (const char* key : {"ok", "now", "cluster_name", "control_host"})
+      EXPECT_EQ(rows[key], objects[key]) << key;
+    ASSERT_EQ(rows["rows"].size(), objects["jobs"].size()) << narrow;
+    const json& columns = rows["columns"];
+    ASSERT_EQ(columns.size(), proto::kJobColumnNames.size());
+    for (size_t i = 0; i < objects["jobs"].size(); ++i) {
+      const json& job = objects["jobs"][i];
+      const json& row = rows["rows"][i];
+      ASSERT_EQ(row.size(), columns.size());
+      for (size_t c = 0; c < columns.size(); ++c) {
+        const std::string name = columns[c];
+        json expected;
+        if (name == "alloc_nodes") {
+          expected = job["alloc"].size();
+        } else if (name == "alloc_cpus") {
+          int cpus = 0;
+          for (const auto& a : job["alloc"]) cpus += a["cpus"].get<int>();
+          expected = cpus;
+        } else {
+          expected = job.contains(name) ? job[name] : job["spec"][name];
+        }
+        EXPECT_EQ(row[c], expected) << "job " << job["id"] << " column " << name;
+      }
+    }
+  }
+  // A running job's nodes and CPUs, and an escaped name, are among them.
+  const json rows = json::parse(
+      h.sm.query_text(proto::QueryRequest::from_json({{"what", "jobs"}, {"form", "rows"}}), h.now));
+  bool running = false, named = false;
+  for (const auto& row : rows["rows"]) {
+    running = running || (row[5] == "RUNNING" && row[17].get<int>() > 0 && row[18].get<int>() > 0 &&
+                          !row[10].get<std::string>().empty());
+    named = named || row[19] == odd["name"];
+  }
+  EXPECT_TRUE(running);
+  EXPECT_TRUE(named);
 }
 
 // A job list may ask for some keys only (squeue's common formats): exactly those come, plus
