@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/error.hpp"
+#include "core/hostlist.hpp"
 
 namespace drover::core {
 namespace {
@@ -213,6 +214,42 @@ MemoryLimits memory_limits(const CgroupConf& conf, int64_t job_mem_mb, int64_t n
   if (conf.constrain_swap) l.memsw = to_bytes(memsw);
   if (!conf.constrain_ram) l.hard = l.memsw;
   return l;
+}
+
+std::vector<std::string> gres_gpu_files(std::string_view gres_conf, std::string_view node) {
+  std::vector<std::string> files;
+  size_t pos = 0;
+  while (pos < gres_conf.size()) {
+    size_t nl = gres_conf.find('\n', pos);
+    if (nl == std::string_view::npos) nl = gres_conf.size();
+    std::string line(gres_conf.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    std::string name, file, nodes;
+    size_t i = 0;
+    while (i < line.size()) {
+      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      const size_t start = i;
+      while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+      const std::string word = line.substr(start, i - start);
+      const size_t eq = word.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = lower(word.substr(0, eq)), value = word.substr(eq + 1);
+      if (key == "name")
+        name = value;
+      else if (key == "file" || key == "files")
+        file = value;
+      else if (key == "nodename")
+        nodes = value;
+    }
+    if (name != "gpu" || file.empty()) continue;
+    if (!nodes.empty()) {
+      const auto names = expand_hostlist(nodes);
+      if (std::find(names.begin(), names.end(), node) == names.end()) continue;
+    }
+    for (auto& f : expand_hostlist(file)) files.push_back(std::move(f));
+  }
+  return files;
 }
 
 }  // namespace drover::core

@@ -49,4 +49,9 @@ struct MemoryLimits {
 };
 MemoryLimits memory_limits(const CgroupConf& conf, int64_t job_mem_mb, int64_t node_mem_mb);
 
+// The GPU device files gres.conf gives `node`, in order (a job's GPU index i is the i-th):
+// lines "Name=gpu File=/dev/nvidia[0-1]" (all nodes) or with "NodeName=node[1-2]" (those).
+// Other GRES and lines without File= give none. Throws ParseError for a bad range.
+std::vector<std::string> gres_gpu_files(std::string_view gres_conf, std::string_view node);
+
 }  // namespace drover::core

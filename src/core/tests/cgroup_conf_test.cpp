@@ -128,3 +128,14 @@ TEST(MemoryLimits, SwapOnTop) {
   EXPECT_EQ(l.hard, 500 * kMiB);
   EXPECT_EQ(l.memsw, 600 * kMiB);
 }
+
+TEST(GresGpuFiles, PerNodeInOrder) {
+  const std::string conf =
+      "# GPUs\nName=gpu File=/dev/nvidia[0-1]\nNodeName=node[2-3] Name=gpu File=/dev/nvidia9\n"
+      "Name=mps Count=100\nName=gpu Type=a100 Count=1\n";
+  EXPECT_EQ(gres_gpu_files(conf, "node1"),
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia1"}));
+  EXPECT_EQ(gres_gpu_files(conf, "node2"),
+            (std::vector<std::string>{"/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia9"}));
+  EXPECT_TRUE(gres_gpu_files("", "node1").empty());
+}
