@@ -356,7 +356,8 @@ std::optional<std::string> ProcTrack::confine_devices(uint64_t job, const std::s
 }
 
 std::vector<int> ProcTrack::prepare(uint64_t job, const std::string& step, int64_t mem_mb,
-                                    const proto::Confine* confine) {
+                                    const proto::Confine* confine,
+                                    const proto::Confine* step_memory) {
   std::vector<int> fds;
   if (!enabled() || (confine && !confine->cgroup)) return fds;
   const std::string step_dir = track_dir(job, step);
@@ -365,11 +366,23 @@ std::vector<int> ProcTrack::prepare(uint64_t job, const std::string& step, int64
   std::vector<std::string> procs = {step_dir + "/cgroup.procs"};
   if (limits_memory()) {
     const std::string mem = memory_dir(job);
-    if (!layout_.memory_v2) {
-      make_dir(mem);
-      procs.push_back(mem + "/cgroup.procs");
-    }
+    if (!layout_.memory_v2) make_dir(mem);
     limit_memory(job, mem, mem_mb, confine);
+    std::string procs_dir = mem;
+    if (step_memory) {
+      if (layout_.memory_v2) {
+        if (!write_file(track_dir(job, "") + "/cgroup.subtree_control", "+memory"))
+          spdlog::error("job {}: no memory controller for step {}: {}", job, step,
+                        std::strerror(errno));
+        else
+          limit_memory(job, step_dir, 0, step_memory);
+      } else {
+        procs_dir = mem + "/step_" + step;
+        make_dir(procs_dir);
+        limit_memory(job, procs_dir, 0, step_memory);
+      }
+    }
+    if (!layout_.memory_v2) procs.push_back(procs_dir + "/cgroup.procs");
   }
   if (confine && !confine->cpus.empty()) {
     if (layout_.cpuset.empty())
@@ -453,8 +466,8 @@ ProcTrack::Usage ProcTrack::usage(uint64_t job) const {
 bool ProcTrack::remove(uint64_t job, const std::string& step) const {
   if (!enabled()) return true;
   bool gone = remove_tree(track_dir(job, step));
-  if (step.empty() && limits_memory() && !layout_.memory_v2)
-    gone = remove_tree(memory_dir(job)) && gone;
+  if (limits_memory() && !layout_.memory_v2)
+    gone = remove_tree(step.empty() ? memory_dir(job) : memory_dir(job) + "/step_" + step) && gone;
   if (!layout_.cpuset.empty() && !layout_.cpuset_v2)
     gone = remove_tree(v1_dir(layout_.cpuset, job, step)) && gone;
   if (!layout_.devices.empty()) gone = remove_tree(v1_dir(layout_.devices, job, step)) && gone;

@@ -66,8 +66,11 @@ class ProcTrack {
   // as it says; without, mem_mb > 0 limits the job's memory on this node. Empty when not
   // enabled or when `confine` says proctrack/pgid. Throws std::runtime_error when a cgroup
   // cannot be made; a limit that cannot be set is logged and left out.
+  // `step_memory`: the step's own memory limits (srun --mem), in a memory cgroup of its own
+  // below the job's.
   std::vector<int> prepare(uint64_t job, const std::string& step, int64_t mem_mb,
-                           const proto::Confine* confine = nullptr);
+                           const proto::Confine* confine = nullptr,
+                           const proto::Confine* step_memory = nullptr);
   // Sends `sig` to every process of the job (step empty) or of one of its steps.
   void signal(uint64_t job, const std::string& step, int sig) const;
   // SIGKILL to every process of the job or step (cgroup.kill, else freeze and kill each).

@@ -91,6 +91,11 @@ json StateMachine::step_create(const proto::StepCreateRequest& req, const Caller
         mine.cpu_ids = a.cpu_ids;
         if (auto c = node_confine(config_, mine, node))
           cred_nodes[a.node]["confine"] = c->to_json();
+        // A step that asked for memory (srun --mem) is limited to it within the job.
+        mine.mem_mb = a.mem_mb;
+        if (a.mem_mb > 0)
+          if (auto c = node_confine(config_, mine, node); c && (c->mem_hard > 0 || c->memsw > 0))
+            cred_nodes[a.node]["step_confine"] = c->to_json();
       }
   }
 
