@@ -81,6 +81,13 @@ def test_allowed_ram_space_is_a_percent_of_the_jobs_memory(make_cluster):
     hard, soft = job_output(c, "--mem=200M", "--wrap", SHOW_MEMORY).split()[:2]
     assert int(hard) == 100 * MiB
     assert int(soft) == 100 * MiB  # never above the hard limit
+    # A step that asks for memory: AllowedRAMSpace of the step's, in a cgroup of its own.
+    with open(os.path.join(c.work, "show_memory.sh"), "w") as f:
+        f.write(SHOW_MEMORY + "\n")
+    out = job_output(c, "--mem=400M", "--wrap",
+                     f"srun -n1 --mem=100M bash {c.work}/show_memory.sh; "
+                     f"srun -n1 bash {c.work}/show_memory.sh")
+    assert [int(line.split()[0]) for line in out.splitlines()] == [50 * MiB, 200 * MiB], out
     # Beyond it, the job ends OUT_OF_MEMORY although it holds 200M.
     jid = c.sbatch("--mem=200M", "-o", "/dev/null", "--wrap",
                    "python3 -c \"x = b'x' * (150 << 20)\"")
