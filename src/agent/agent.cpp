@@ -300,8 +300,9 @@ void Agent::launch(const proto::Launch& msg) {
     attach_supervisor(spec.job_id, run, 0, link.fd);
     // --mem/--mem-per-cpu: what the job holds on this node is its limit here.
     running_.at(spec.job_id)
-        .stepd->send(stepd::encode(stepd::Launch{std::move(spec), run, msg.mem_mb, opts_.node}),
-                     false);
+        .stepd->send(
+            stepd::encode(stepd::Launch{std::move(spec), run, msg.mem_mb, opts_.node, msg.confine}),
+            false);
     spdlog::info("job {}: supervisor started, pid {}", msg.job_id, link.pid);
   } catch (const std::exception& e) {
     spdlog::error("job {} failed to launch: {}", spec.job_id, e.what());

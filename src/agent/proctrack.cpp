@@ -4,8 +4,10 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +55,20 @@ void make_dir(const std::string& path) {
     throw std::runtime_error("cannot create cgroup " + path + ": " + std::strerror(errno));
 }
 
+// A v1 cpuset takes no process until it has CPUs and memory nodes: a new one gets its
+// parent's.
+void make_cpuset_dir(const std::string& path) {
+  make_dir(path);
+  const std::string parent = fs::path(path).parent_path().string();
+  for (const char* file : {"/cpuset.cpus", "/cpuset.mems"}) {
+    auto mine = read_file(path + file);
+    if (mine && mine->find_first_not_of(" \n") != std::string::npos) continue;
+    auto theirs = read_file(parent + file);
+    if (!theirs || !write_file(path + file, *theirs))
+      throw std::runtime_error("cannot set " + path + file + ": " + std::strerror(errno));
+  }
+}
+
 // The processes of a cgroup and of every cgroup below it.
 void collect_pids(const std::string& dir, std::vector<pid_t>& out) {
   if (auto procs = read_file(dir + "/cgroup.procs")) {
@@ -95,6 +111,16 @@ std::string CgroupLayout::describe() const {
     text += ", no memory controller (memory is not limited)";
   else
     text += ", memory limited in cgroup " + std::string(memory_v2 ? "v2 " : "v1 ") + memory;
+  if (cpuset.empty())
+    text += ", no cpuset controller (ConstrainCores has no effect)";
+  else
+    text += ", CPUs confined in cgroup " + std::string(cpuset_v2 ? "v2 " : "v1 ") + cpuset;
+  if (devices.empty())
+    text += track_v2 && memory_v2 ? ", devices not confined (cgroup v2 has no devices controller "
+                                    "files: ConstrainDevices has no effect)"
+                                  : ", no devices controller (ConstrainDevices has no effect)";
+  else
+    text += ", devices confined in cgroup v1 " + devices;
   return text;
 }
 
@@ -114,6 +140,15 @@ CgroupLayout detect_cgroups(const std::string& root) {
   if (l.track.empty() && exists(root + "/freezer/cgroup.procs")) l.track = root + "/freezer";
   if (l.memory.empty() && !l.track.empty() && exists(root + "/memory/memory.limit_in_bytes"))
     l.memory = root + "/memory";
+  if (l.track_v2)
+    if (auto controllers = read_file(l.track + "/cgroup.controllers");
+        controllers && has_word(*controllers, "cpuset")) {
+      l.cpuset = l.track;
+      l.cpuset_v2 = true;
+    }
+  if (l.cpuset.empty() && !l.track.empty() && exists(root + "/cpuset/cpuset.cpus"))
+    l.cpuset = root + "/cpuset";
+  if (!l.track.empty() && exists(root + "/devices/devices.deny")) l.devices = root + "/devices";
   return l;
 }
 
@@ -190,6 +225,33 @@ ProcTrack::ProcTrack(const std::string& node, const std::string& spool_dir, cons
       layout_.memory.clear();
     }
   }
+  if (layout_.cpuset_v2) {
+    for (const std::string& dir :
+         {layout_.cpuset, layout_.cpuset + "/drover", layout_.cpuset + "/" + name_}) {
+      if (!write_file(dir + "/cgroup.subtree_control", "+cpuset")) {
+        spdlog::warn("cannot enable the cpuset controller in {}: {}", dir, std::strerror(errno));
+        layout_.cpuset.clear();
+        break;
+      }
+    }
+  } else if (!layout_.cpuset.empty()) {
+    try {
+      make_cpuset_dir(layout_.cpuset + "/drover");
+      make_cpuset_dir(layout_.cpuset + "/" + name_);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}", e.what());
+      layout_.cpuset.clear();
+    }
+  }
+  if (!layout_.devices.empty()) {
+    try {
+      make_dir(layout_.devices + "/drover");
+      make_dir(layout_.devices + "/" + name_);
+    } catch (const std::exception& e) {
+      spdlog::warn("{}", e.what());
+      layout_.devices.clear();
+    }
+  }
   spdlog::info("confining jobs: {}, under {}", layout_.describe(), name_);
 }
 
@@ -197,6 +259,9 @@ ProcTrack::~ProcTrack() {
   if (!enabled() || keep_subtree_) return;
   ::rmdir((layout_.track + "/" + name_).c_str());
   if (limits_memory() && !layout_.memory_v2) ::rmdir((layout_.memory + "/" + name_).c_str());
+  if (!layout_.cpuset.empty() && !layout_.cpuset_v2)
+    ::rmdir((layout_.cpuset + "/" + name_).c_str());
+  if (!layout_.devices.empty()) ::rmdir((layout_.devices + "/" + name_).c_str());
 }
 
 std::string ProcTrack::track_dir(uint64_t job, const std::string& step) const {
@@ -208,32 +273,128 @@ std::string ProcTrack::memory_dir(uint64_t job) const {
   return layout_.memory + "/" + name_ + "/job_" + std::to_string(job);
 }
 
-std::vector<int> ProcTrack::prepare(uint64_t job, const std::string& step, int64_t mem_mb) {
+std::string ProcTrack::v1_dir(const std::string& root, uint64_t job,
+                              const std::string& step) const {
+  std::string dir = root + "/" + name_ + "/job_" + std::to_string(job);
+  return step.empty() ? dir : dir + "/step_" + step;
+}
+
+void ProcTrack::limit_memory(uint64_t job, const std::string& mem, int64_t mem_mb,
+                             const proto::Confine* confine) const {
+  const bool v2 = layout_.memory_v2;
+  int64_t hard = 0, soft = 0, memsw = 0;
+  if (confine) {
+    hard = confine->mem_hard;
+    soft = confine->mem_soft;
+    memsw = confine->memsw;
+  } else if (mem_mb > 0) {
+    // No swap beyond the limit either, where the host accounts for it.
+    hard = memsw = mem_mb * 1024 * 1024;
+  }
+  if (hard > 0) {
+    const std::string bytes = std::to_string(hard);
+    // v1 takes a RAM limit only up to the RAM+swap one: that goes first when it is lower.
+    if (!v2 && memsw > 0) write_file(mem + "/memory.memsw.limit_in_bytes", std::to_string(memsw));
+    if (!write_file(mem + (v2 ? "/memory.max" : "/memory.limit_in_bytes"), bytes))
+      spdlog::error("job {}: cannot limit its memory to {} bytes: {}", job, hard,
+                    std::strerror(errno));
+  }
+  if (soft > 0 && !v2) write_file(mem + "/memory.soft_limit_in_bytes", std::to_string(soft));
+  if (memsw > 0) {
+    const std::string file = v2 ? "/memory.swap.max" : "/memory.memsw.limit_in_bytes";
+    if (!exists(mem + file))
+      spdlog::warn("job {}: the host does not account for swap ({}): swap is not limited", job,
+                   file.substr(1));
+    else if (!write_file(mem + file,
+                         std::to_string(v2 ? std::max<int64_t>(memsw - hard, 0) : memsw)))
+      spdlog::error("job {}: cannot limit its RAM+swap to {} bytes: {}", job, memsw,
+                    std::strerror(errno));
+  }
+  if (confine && confine->swappiness >= 0 && !v2)
+    write_file(mem + "/memory.swappiness", std::to_string(confine->swappiness));
+}
+
+std::optional<std::string> ProcTrack::confine_cpus(uint64_t job, const std::string& step,
+                                                   const std::vector<int>& cpus) const {
+  std::string list;
+  for (int c : cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
+  if (layout_.cpuset_v2) {
+    // The job's cgroup hands the controller to its steps', whose processes it confines.
+    if (!write_file(track_dir(job, "") + "/cgroup.subtree_control", "+cpuset") ||
+        !write_file(track_dir(job, step) + "/cpuset.cpus", list))
+      spdlog::error("job {}: cannot confine step {} to CPUs {}: {}", job, step, list,
+                    std::strerror(errno));
+    return std::nullopt;
+  }
+  make_cpuset_dir(v1_dir(layout_.cpuset, job, ""));
+  const std::string dir = v1_dir(layout_.cpuset, job, step);
+  make_cpuset_dir(dir);
+  if (!write_file(dir + "/cpuset.cpus", list))
+    spdlog::error("job {}: cannot confine step {} to CPUs {}: {}", job, step, list,
+                  std::strerror(errno));
+  return dir + "/cgroup.procs";
+}
+
+std::optional<std::string> ProcTrack::confine_devices(uint64_t job, const std::string& step,
+                                                      const std::vector<std::string>& deny) const {
+  make_dir(v1_dir(layout_.devices, job, ""));
+  const std::string dir = v1_dir(layout_.devices, job, step);
+  make_dir(dir);
+  for (const std::string& path : deny) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+      spdlog::warn("job {}: {} is not a device file: not denied", job, path);
+      continue;
+    }
+    const std::string rule = std::string(S_ISCHR(st.st_mode) ? "c " : "b ") +
+                             std::to_string(major(st.st_rdev)) + ":" +
+                             std::to_string(minor(st.st_rdev)) + " rwm";
+    if (!write_file(dir + "/devices.deny", rule))
+      spdlog::error("job {}: cannot deny {} ({}): {}", job, path, rule, std::strerror(errno));
+  }
+  return dir + "/cgroup.procs";
+}
+
+std::vector<int> ProcTrack::prepare(uint64_t job, const std::string& step, int64_t mem_mb,
+                                    const proto::Confine* confine,
+                                    const proto::Confine* step_memory) {
   std::vector<int> fds;
-  if (!enabled()) return fds;
+  if (!enabled() || (confine && !confine->cgroup)) return fds;
   const std::string step_dir = track_dir(job, step);
   make_dir(track_dir(job, ""));
   make_dir(step_dir);
   std::vector<std::string> procs = {step_dir + "/cgroup.procs"};
   if (limits_memory()) {
     const std::string mem = memory_dir(job);
-    if (!layout_.memory_v2) {
-      make_dir(mem);
-      procs.push_back(mem + "/cgroup.procs");
+    if (!layout_.memory_v2) make_dir(mem);
+    limit_memory(job, mem, mem_mb, confine);
+    std::string procs_dir = mem;
+    if (step_memory) {
+      if (layout_.memory_v2) {
+        if (!write_file(track_dir(job, "") + "/cgroup.subtree_control", "+memory"))
+          spdlog::error("job {}: no memory controller for step {}: {}", job, step,
+                        std::strerror(errno));
+        else
+          limit_memory(job, step_dir, 0, step_memory);
+      } else {
+        procs_dir = mem + "/step_" + step;
+        make_dir(procs_dir);
+        limit_memory(job, procs_dir, 0, step_memory);
+      }
     }
-    if (mem_mb > 0) {
-      const std::string bytes = std::to_string(mem_mb * 1024 * 1024);
-      // No swap beyond the limit either, where the host accounts for it.
-      bool ok = layout_.memory_v2 ? write_file(mem + "/memory.max", bytes)
-                                  : write_file(mem + "/memory.limit_in_bytes", bytes);
-      if (!ok)
-        spdlog::error("job {}: cannot limit its memory to {} MB: {}", job, mem_mb,
-                      std::strerror(errno));
-      if (layout_.memory_v2 && exists(mem + "/memory.swap.max"))
-        write_file(mem + "/memory.swap.max", "0");
-      if (!layout_.memory_v2 && exists(mem + "/memory.memsw.limit_in_bytes"))
-        write_file(mem + "/memory.memsw.limit_in_bytes", bytes);
-    }
+    if (!layout_.memory_v2) procs.push_back(procs_dir + "/cgroup.procs");
+  }
+  if (confine && !confine->cpus.empty()) {
+    if (layout_.cpuset.empty())
+      spdlog::warn("job {}: ConstrainCores: this host has no cpuset controller", job);
+    else if (auto p = confine_cpus(job, step, confine->cpus))
+      procs.push_back(*p);
+  }
+  if (confine && confine->constrain_devices) {
+    if (layout_.devices.empty())
+      spdlog::warn("job {}: ConstrainDevices: this host has no devices controller (v1)", job);
+    else if (auto p = confine_devices(job, step, confine->deny_devices))
+      procs.push_back(*p);
   }
   for (const auto& path : procs) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -305,8 +466,11 @@ ProcTrack::Usage ProcTrack::usage(uint64_t job) const {
 bool ProcTrack::remove(uint64_t job, const std::string& step) const {
   if (!enabled()) return true;
   bool gone = remove_tree(track_dir(job, step));
-  if (step.empty() && limits_memory() && !layout_.memory_v2)
-    gone = remove_tree(memory_dir(job)) && gone;
+  if (limits_memory() && !layout_.memory_v2)
+    gone = remove_tree(step.empty() ? memory_dir(job) : memory_dir(job) + "/step_" + step) && gone;
+  if (!layout_.cpuset.empty() && !layout_.cpuset_v2)
+    gone = remove_tree(v1_dir(layout_.cpuset, job, step)) && gone;
+  if (!layout_.devices.empty()) gone = remove_tree(v1_dir(layout_.devices, job, step)) && gone;
   return gone;
 }
 
@@ -363,6 +527,12 @@ std::vector<uint64_t> ProcTrack::kill_leftovers(
   if (limits_memory() && !layout_.memory_v2)
     for (uint64_t id : job_ids_under(layout_.memory + "/" + name_))
       if (!kept_jobs.count(id)) remove_tree(memory_dir(id));
+  for (const std::string& root :
+       {layout_.cpuset_v2 ? std::string() : layout_.cpuset, layout_.devices}) {
+    if (root.empty()) continue;
+    for (uint64_t id : job_ids_under(root + "/" + name_))
+      if (!kept_jobs.count(id)) remove_tree(v1_dir(root, id, ""));
+  }
   return ids;
 }
 

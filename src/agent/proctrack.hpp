@@ -7,10 +7,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "proto/agent_msg.hpp"
 
 namespace drover::agent {
 
@@ -24,6 +27,13 @@ struct CgroupLayout {
   // memory hierarchy. Empty: none.
   std::string memory;
   bool memory_v2 = false;
+  // Where CPUs are confined (cgroup.conf's ConstrainCores): the v2 hierarchy when it has the
+  // cpuset controller, else the v1 cpuset hierarchy. Empty: none.
+  std::string cpuset;
+  bool cpuset_v2 = false;
+  // Where devices are confined (ConstrainDevices): the v1 devices hierarchy only (v2 has no
+  // devices files; it would take a BPF program). Empty: none.
+  std::string devices;
   std::string describe() const;
 };
 CgroupLayout detect_cgroups(const std::string& root);
@@ -52,9 +62,15 @@ class ProcTrack {
 
   // Creates the cgroups of a job's step ("batch", "0", ...) and returns the open cgroup.procs
   // files the child writes itself into before exec (place_self); the caller closes them after
-  // fork. mem_mb > 0 limits the job's memory on this node. Empty when not enabled. Throws
-  // std::runtime_error when a cgroup cannot be made.
-  std::vector<int> prepare(uint64_t job, const std::string& step, int64_t mem_mb);
+  // fork. With `confine` (the controller's, from slurm.conf and cgroup.conf) the job is confined
+  // as it says; without, mem_mb > 0 limits the job's memory on this node. Empty when not
+  // enabled or when `confine` says proctrack/pgid. Throws std::runtime_error when a cgroup
+  // cannot be made; a limit that cannot be set is logged and left out.
+  // `step_memory`: the step's own memory limits (srun --mem), in a memory cgroup of its own
+  // below the job's.
+  std::vector<int> prepare(uint64_t job, const std::string& step, int64_t mem_mb,
+                           const proto::Confine* confine = nullptr,
+                           const proto::Confine* step_memory = nullptr);
   // Sends `sig` to every process of the job (step empty) or of one of its steps.
   void signal(uint64_t job, const std::string& step, int sig) const;
   // SIGKILL to every process of the job or step (cgroup.kill, else freeze and kill each).
@@ -79,6 +95,15 @@ class ProcTrack {
  private:
   std::string track_dir(uint64_t job, const std::string& step) const;
   std::string memory_dir(uint64_t job) const;
+  // A job's (step empty) or step's cgroup in a v1 hierarchy of its own (cpuset, devices).
+  std::string v1_dir(const std::string& root, uint64_t job, const std::string& step) const;
+  void limit_memory(uint64_t job, const std::string& mem, int64_t mem_mb,
+                    const proto::Confine* confine) const;
+  // The step's cpuset (the job's made first); its cgroup.procs when it is a v1 one.
+  std::optional<std::string> confine_cpus(uint64_t job, const std::string& step,
+                                          const std::vector<int>& cpus) const;
+  std::optional<std::string> confine_devices(uint64_t job, const std::string& step,
+                                             const std::vector<std::string>& deny) const;
 
   CgroupLayout layout_;
   std::string name_;  // drover/<node>_<tag>

@@ -134,7 +134,8 @@ class Supervisor {
     try {
       track_ = std::make_unique<ProcTrack>(launch_.node, spool_);
       track_->keep_subtree();
-      launch_.spec.cgroup_procs = track_->prepare(id, "batch", launch_.mem_mb);
+      launch_.spec.cgroup_procs = track_->prepare(id, "batch", launch_.mem_mb,
+                                                  launch_.confine ? &*launch_.confine : nullptr);
       Spawned child{};
       try {
         child = spawn_batch(launch_.spec);

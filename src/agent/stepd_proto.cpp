@@ -53,12 +53,14 @@ std::string encode(const Message& m) {
       Overload{
           [](const Launch& l) {
             const LaunchSpec& s = l.spec;
-            return json{{"type", "launch"},    {"job_id", s.job_id},  {"uid", s.uid},
-                        {"gid", s.gid},        {"user", s.user},      {"script", s.script_path},
-                        {"argv", s.argv},      {"env", s.env},        {"workdir", s.workdir},
-                        {"stdout", s.std_out}, {"stderr", s.std_err}, {"stdin", s.std_in},
-                        {"append", s.append},  {"run", l.run},        {"mem_mb", l.mem_mb},
-                        {"node", l.node}};
+            json j{{"type", "launch"},    {"job_id", s.job_id},  {"uid", s.uid},
+                   {"gid", s.gid},        {"user", s.user},      {"script", s.script_path},
+                   {"argv", s.argv},      {"env", s.env},        {"workdir", s.workdir},
+                   {"stdout", s.std_out}, {"stderr", s.std_err}, {"stdin", s.std_in},
+                   {"append", s.append},  {"run", l.run},        {"mem_mb", l.mem_mb},
+                   {"node", l.node}};
+            if (l.confine) j["confine"] = l.confine->to_json();
+            return j;
           },
           [](const Signal& s) {
             return json{{"type", "signal"}, {"signal", s.sig}, {"batch_only", s.batch_only}};
@@ -135,6 +137,7 @@ Message decode(const std::string& payload) {
     l.run = proto::get_uint32(j, "run");
     l.mem_mb = proto::get_int(j, "mem_mb");
     l.node = proto::get_string(j, "node");
+    if (proto::has(j, "confine")) l.confine = proto::Confine::from_json(j.at("confine"));
     return l;
   }
   if (type == "signal") {

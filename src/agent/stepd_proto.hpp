@@ -14,6 +14,7 @@
 
 #include "agent/exit_store.hpp"
 #include "agent/launch.hpp"
+#include "proto/agent_msg.hpp"
 
 namespace drover::agent::stepd {
 
@@ -23,6 +24,7 @@ struct Launch {
   uint32_t run = 0;
   int64_t mem_mb = 0;  // the job's memory limit on this node (0: none)
   std::string node;    // for notices ("slurmstepd-<node>: error: ...") and the cgroup subtree
+  std::optional<proto::Confine> confine;  // the controller's, when it sent one (over mem_mb)
 };
 // agent -> supervisor: a signal to the batch shell (batch_only) or its whole process group.
 struct Signal {

@@ -287,8 +287,14 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
     std::vector<int> cgroup_procs;
     if (server.track_) {
       try {
-        cgroup_procs = server.track_->prepare(job_id, std::to_string(step_id),
-                                              mine.value("job_mem_mb", int64_t{0}));
+        // The controller's confinement for this node, signed with the rest of the credential.
+        std::optional<proto::Confine> confine, step_memory;
+        if (mine.contains("confine")) confine = proto::Confine::from_json(mine["confine"]);
+        if (mine.contains("step_confine"))
+          step_memory = proto::Confine::from_json(mine["step_confine"]);
+        cgroup_procs = server.track_->prepare(
+            job_id, std::to_string(step_id), mine.value("job_mem_mb", int64_t{0}),
+            confine ? &*confine : nullptr, step_memory ? &*step_memory : nullptr);
       } catch (const std::exception& e) {
         spdlog::error("{}: tasks not confined: {}", step_name(), e.what());
       }

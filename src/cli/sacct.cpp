@@ -162,6 +162,12 @@ Value max_rss(const Row& r) {
   }
   return text(std::to_string(v) + units[u]);
 }
+// The steps that have a MaxRSS (the batch step) are one task: its average is its peak, and
+// the peak is task 0's.
+Value ave_rss(const Row& r) { return max_rss(r); }
+Value max_rss_task(const Row& r) {
+  return r.step && r.step->value("max_rss_kb", int64_t{-1}) >= 0 ? number(0) : blank();
+}
 
 // ".NAME" after a step's job id ("batch", "0", ...), nothing on the job's own line.
 std::string step_suffix(const Row& r) { return r.step ? "." + str(*r.step, "name") : ""; }
@@ -184,7 +190,7 @@ const std::vector<FieldDef>& field_defs() {
       {"AveDiskRead", 14, not_gathered},
       {"AveDiskWrite", 14, not_gathered},
       {"AvePages", 10, not_gathered},
-      {"AveRSS", 10, not_gathered},
+      {"AveRSS", 10, ave_rss},
       {"AveVMSize", 10, not_gathered},
       {"BlockID", 16, [](const Row&) { return blank(); }},
       {"Cluster", 10, [](const Row& r) { return text(r.cluster); }},
@@ -237,7 +243,7 @@ const std::vector<FieldDef>& field_defs() {
       {"MaxPagesTask", 14, not_gathered},
       {"MaxRSS", 10, max_rss},
       {"MaxRSSNode", 10, not_gathered},
-      {"MaxRSSTask", 10, not_gathered},
+      {"MaxRSSTask", 10, max_rss_task},
       {"MaxVMSize", 10, not_gathered},
       {"MaxVMSizeNode", 14, not_gathered},
       {"MaxVMSizeTask", 14, not_gathered},

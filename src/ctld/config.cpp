@@ -21,7 +21,27 @@ Config load_config_file(const std::string& path) {
   if (!in) throw core::ParseError("cannot read " + path + ": " + std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
-  return load_config_text(text.str(), path);
+  Config c = load_config_text(text.str(), path);
+  // cgroup.conf is always beside slurm.conf; slurmd reads it when a plugin needs it.
+  const std::string cgroup_path =
+      (std::filesystem::path(path).parent_path() / "cgroup.conf").string();
+  if (std::ifstream cg(cgroup_path); cg && c.task_cgroup) {
+    std::stringstream cg_text;
+    cg_text << cg.rdbuf();
+    c.cgroup = core::parse_cgroup_conf(cg_text.str(), cgroup_path);
+    for (const auto& w : c.cgroup.warnings) c.conf.warnings.push_back(cgroup_path + ": " + w);
+    if (c.cgroup.plugin != "autodetect" && c.cgroup.plugin != "cgroup/v1" &&
+        c.cgroup.plugin != "cgroup/v2")
+      throw core::ParseError(cgroup_path + ": cannot find cgroup plugin for " + c.cgroup.plugin);
+  }
+  const std::string gres_path = (std::filesystem::path(path).parent_path() / "gres.conf").string();
+  if (std::ifstream gres(gres_path); gres && c.task_cgroup && c.cgroup.constrain_devices) {
+    std::stringstream gres_text;
+    gres_text << gres.rdbuf();
+    c.gres_conf = gres_text.str();
+    for (const auto& n : c.conf.nodes) core::gres_gpu_files(c.gres_conf, n.name);  // checked
+  }
+  return c;
 }
 
 std::vector<std::string> restart_only_changes(const core::SlurmConf& running,
@@ -122,6 +142,30 @@ Config read_config_values(const std::string& text, const std::string& source_nam
   c.def_mem_per_node_mb = s.get_int("DefMemPerNode", 0);
   c.gres_types = core::split_list(s.get("GresTypes", ""), ',');
   c.max_array_size = static_cast<uint32_t>(s.get_int("MaxArraySize", 1001));
+  {
+    const std::string proctrack = s.get("ProctrackType", "");
+    const std::string task = s.get("TaskPlugin", "");
+    c.confine_set = !proctrack.empty() || !task.empty();
+    // proctrack/cgroup and proctrack/linuxproc both find a job's processes through its cgroup
+    // here; proctrack/pgid only by process group.
+    if (!proctrack.empty() && proctrack != "proctrack/cgroup" &&
+        proctrack != "proctrack/linuxproc" && proctrack != "proctrack/pgid")
+      throw core::ParseError(source_name + ": ProctrackType=" + proctrack +
+                             " is not supported (proctrack/cgroup, proctrack/linuxproc or "
+                             "proctrack/pgid)");
+    c.proctrack_pgid = proctrack == "proctrack/pgid";
+    for (const auto& t : core::split_list(task, ',')) {
+      if (t == "task/cgroup")
+        c.task_cgroup = true;
+      else if (t != "task/affinity" && t != "task/none")
+        throw core::ParseError(source_name + ": TaskPlugin=" + task +
+                               " is not supported (task/cgroup, task/affinity, task/none)");
+    }
+    if (c.task_cgroup && c.proctrack_pgid)
+      c.conf.warnings.push_back(source_name +
+                                ": TaskPlugin=task/cgroup with ProctrackType=proctrack/pgid: "
+                                "jobs get no cgroups, so nothing is confined");
+  }
   c.job_requeue = s.get_int("JobRequeue", 1) != 0;
   c.priority = sched::parse_priority_config(s);
   const std::string sched_type = s.get("SchedulerType", "sched/backfill");

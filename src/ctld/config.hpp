@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cgroup_conf.hpp"
 #include "core/slurm_conf.hpp"
 #include "sched/limits.hpp"
 #include "sched/priority.hpp"
@@ -60,6 +61,14 @@ struct Config {
   // the accounting file is loaded; partitions' PreemptMode and GraceTime are per partition.
   sched::PreemptionView preemption;
   std::string slurm_user = "root";
+  // ProctrackType and TaskPlugin, with cgroup.conf beside slurm.conf (Slurm's defaults without
+  // one). `confine_set`: slurm.conf names either, so jobs are confined as Slurm would; without,
+  // the agents keep drover's own rule (the memory a job asked for is its limit).
+  bool confine_set = false;
+  bool proctrack_pgid = false;  // ProctrackType=proctrack/pgid: no cgroups at all
+  bool task_cgroup = false;     // TaskPlugin has task/cgroup
+  core::CgroupConf cgroup;
+  std::string gres_conf;  // gres.conf beside slurm.conf (ConstrainDevices: the GPUs' files)
   // AccountingStorageType and where: SQLite (sqlite_path empty: <state dir>/accounting.db) or
   // PostgreSQL.
   store::AccountingStorage accounting_storage;

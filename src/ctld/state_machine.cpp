@@ -17,6 +17,7 @@
 #include "core/version.hpp"
 #include "ctld/acct_record.hpp"
 #include "ctld/config_report.hpp"
+#include "ctld/confine.hpp"
 #include "proto/job_list.hpp"
 #include "proto/json.hpp"
 #include "proto/json_text.hpp"
@@ -1108,6 +1109,8 @@ proto::Launch StateMachine::launch_message(const core::Job& job) const {
   l.std_in = paths.in;
   // What it holds on the batch node is its memory limit there, when it asked for memory.
   l.mem_mb = launch_mem_mb(job);
+  for (const auto& a : job.alloc)
+    if (a.node == job.batch_host) l.confine = node_confine(config_, a, find_node(a.node));
   return l;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/hostlist.hpp"
 #include "core/job_env.hpp"
+#include "ctld/confine.hpp"
 #include "ctld/state_machine.hpp"
 #include "ctld/step_layout.hpp"
 #include "net/auth.hpp"
@@ -83,6 +84,19 @@ json StateMachine::step_create(const proto::StepCreateRequest& req, const Caller
     if (js.mem_per_node_mb >= 0 || js.mem_per_cpu_mb >= 0 || js.mem_per_gpu_mb >= 0)
       for (const auto& held : job->alloc)
         if (held.node == a.node) cred_nodes[a.node]["job_mem_mb"] = held.mem_mb;
+    // The job's cgroups there are confined to what the job holds (the step's CPUs).
+    for (const auto& held : job->alloc)
+      if (held.node == a.node) {
+        core::NodeAlloc mine = held;
+        mine.cpu_ids = a.cpu_ids;
+        if (auto c = node_confine(config_, mine, node))
+          cred_nodes[a.node]["confine"] = c->to_json();
+        // A step that asked for memory (srun --mem) is limited to it within the job.
+        mine.mem_mb = a.mem_mb;
+        if (a.mem_mb > 0)
+          if (auto c = node_confine(config_, mine, node); c && (c->mem_hard > 0 || c->memsw > 0))
+            cred_nodes[a.node]["step_confine"] = c->to_json();
+      }
   }
 
   core::Step step;

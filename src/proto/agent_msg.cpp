@@ -49,6 +49,42 @@ Refusal Refusal::from_json(const json& j) {
   return {get_string(j, "error"), opt_int32(j, "errno")};
 }
 
+json Confine::to_json() const {
+  json j = json::object();
+  j["cgroup"] = cgroup;
+  if (!cpus.empty()) j["cpus"] = cpus;
+  if (mem_hard > 0) j["mem_hard"] = mem_hard;
+  if (mem_soft > 0) j["mem_soft"] = mem_soft;
+  if (memsw > 0) j["memsw"] = memsw;
+  if (swappiness >= 0) j["swappiness"] = swappiness;
+  if (constrain_devices) {
+    j["constrain_devices"] = true;
+    j["deny_devices"] = deny_devices;
+  }
+  return j;
+}
+Confine Confine::from_json(const json& j) {
+  if (!j.is_object()) throw BadMessage("field \"confine\" is not an object");
+  Confine c;
+  c.cgroup = get_bool(j, "cgroup", true);
+  if (has(j, "cpus")) {
+    const json& cpus = j.at("cpus");
+    if (!cpus.is_array()) throw BadMessage("field \"cpus\" is not an array");
+    for (const json& v : cpus) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 65535)
+        throw BadMessage("field \"cpus\" holds a bad CPU number");
+      c.cpus.push_back(v.get<int>());
+    }
+  }
+  c.mem_hard = get_int(j, "mem_hard");
+  c.mem_soft = get_int(j, "mem_soft");
+  c.memsw = get_int(j, "memsw");
+  c.swappiness = get_int(j, "swappiness", -1);
+  c.constrain_devices = get_bool(j, "constrain_devices");
+  c.deny_devices = get_strings(j, "deny_devices");
+  return c;
+}
+
 json Launch::to_json() const {
   json j = typed(kType);
   j["job_id"] = job_id;
@@ -67,6 +103,7 @@ json Launch::to_json() const {
   j["stderr"] = std_err;
   j["stdin"] = std_in;
   j["mem_mb"] = mem_mb;
+  if (confine) j["confine"] = confine->to_json();
   if (resent) j["resent"] = true;
   return j;
 }
@@ -89,6 +126,7 @@ Launch Launch::from_json(const json& j) {
   l.std_err = get_string(j, "stderr", l.std_out);
   l.std_in = get_string(j, "stdin", "/dev/null");
   l.mem_mb = get_int(j, "mem_mb");
+  if (has(j, "confine")) l.confine = Confine::from_json(j.at("confine"));
   l.resent = get_bool(j, "resent");
   return l;
 }

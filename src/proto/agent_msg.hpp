@@ -55,6 +55,25 @@ struct Refusal {
   static Refusal from_json(const nlohmann::json& j);
 };
 
+// How a job is confined on one node (slurm.conf's ProctrackType and TaskPlugin=task/cgroup with
+// cgroup.conf), worked out by the controller: in a batch launch, and in each node's entry of a
+// step credential. Absent (an older controller, or no task/cgroup): the job's memory is
+// limited to mem_mb as before.
+struct Confine {
+  bool cgroup = true;       // ProctrackType is not proctrack/pgid: the job has cgroups here
+  std::vector<int> cpus;    // ConstrainCores: the CPUs it may run on (empty: any)
+  int64_t mem_hard = 0;     // bytes (0: no limit)
+  int64_t mem_soft = 0;     // bytes (0: none)
+  int64_t memsw = 0;        // RAM+swap, bytes (0: not constrained)
+  int64_t swappiness = -1;  // MemorySwappiness (-1: the kernel's)
+  // ConstrainDevices: the device files of the node's GRES the job does not hold, which it may
+  // not open.
+  std::vector<std::string> deny_devices;
+  bool constrain_devices = false;
+  nlohmann::json to_json() const;
+  static Confine from_json(const nlohmann::json& j);
+};
+
 // Run a batch job's script (run `run` of job `job_id`): launches are idempotent per run.
 struct Launch {
   static constexpr const char* kType = "launch";
@@ -74,7 +93,8 @@ struct Launch {
   std::string std_out = "/dev/null";
   std::string std_err = "/dev/null";  // absent on the wire: std_out
   std::string std_in = "/dev/null";
-  int64_t mem_mb = 0;   // the memory limit on this node (0: none)
+  int64_t mem_mb = 0;              // the memory limit on this node (0: none)
+  std::optional<Confine> confine;  // overrides mem_mb when present
   bool resent = false;  // the same launch again after a re-registration (not counted as a start)
   nlohmann::json to_json() const;
   static Launch from_json(const nlohmann::json& j);

@@ -156,7 +156,7 @@ def remove_job_cgroups(state_dir):
     for node in os.listdir(spool):
         name = node_cgroup_name(node, os.path.join(spool, node))
         for root in ("/sys/fs/cgroup/unified", "/sys/fs/cgroup", "/sys/fs/cgroup/memory",
-                     "/sys/fs/cgroup/freezer"):
+                     "/sys/fs/cgroup/freezer", "/sys/fs/cgroup/cpuset", "/sys/fs/cgroup/devices"):
             top = os.path.join(root, "drover", name)
             if not os.path.isdir(top):
                 continue

@@ -61,6 +61,29 @@ TEST(CgroupLayout, HybridUsesUnifiedToTrackAndV1Memory) {
   EXPECT_NE(l.describe().find("memory limited in cgroup v1"), std::string::npos);
 }
 
+TEST(CgroupLayout, CpusetAndDevicesWhereTheHostHasThem) {
+  // v2 with cpuset: CPUs confined there; no devices files in v2.
+  FakeRoot v2;
+  v2.file("cgroup.controllers", "cpuset cpu memory\n");
+  v2.file("cgroup.procs");
+  CgroupLayout l = detect_cgroups(v2.at());
+  EXPECT_EQ(l.cpuset, v2.at());
+  EXPECT_TRUE(l.cpuset_v2);
+  EXPECT_TRUE(l.devices.empty());
+  EXPECT_NE(l.describe().find("ConstrainDevices has no effect"), std::string::npos);
+  // This host's hybrid: the v2 tree has no cpuset, so the v1 one; v1 devices.
+  FakeRoot hybrid;
+  hybrid.file("unified/cgroup.controllers", "\n");
+  hybrid.file("unified/cgroup.procs");
+  hybrid.file("cpuset/cpuset.cpus", "0-1\n");
+  hybrid.file("devices/devices.deny");
+  l = detect_cgroups(hybrid.at());
+  EXPECT_EQ(l.cpuset, hybrid.at("cpuset"));
+  EXPECT_FALSE(l.cpuset_v2);
+  EXPECT_EQ(l.devices, hybrid.at("devices"));
+  EXPECT_NE(l.describe().find("CPUs confined in cgroup v1"), std::string::npos);
+}
+
 TEST(CgroupLayout, PureV1TracksWithTheFreezer) {
   FakeRoot r;
   r.file("memory/memory.limit_in_bytes", "1\n");

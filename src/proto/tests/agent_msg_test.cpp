@@ -150,3 +150,36 @@ TEST(AgentMsg, WrongOrMissingFieldsAreRefused) {
   EXPECT_THROW(from_agent(R"({"type":"register","dynamic":"yes"})"), proto::BadMessage);
   EXPECT_THROW(from_agent(R"({"type":"register","version":4294967297})"), proto::BadMessage);
 }
+
+TEST(AgentMsg, ConfineRoundTripsAndIsOptional) {
+  proto::Launch l;
+  l.job_id = 7;
+  EXPECT_EQ(l.to_json().count("confine"), 0u);  // an older agent reads the launch as before
+  EXPECT_FALSE(std::get<proto::Launch>(to_agent_wire(l)).confine);
+  proto::Confine c;
+  c.cpus = {0, 3};
+  c.mem_hard = 100 << 20;
+  c.mem_soft = 90 << 20;
+  c.memsw = 150 << 20;
+  c.swappiness = 10;
+  c.constrain_devices = true;
+  c.deny_devices = {"/dev/nvidia1"};
+  l.confine = c;
+  const auto back = std::get<proto::Launch>(to_agent_wire(l)).confine;
+  ASSERT_TRUE(back);
+  EXPECT_TRUE(back->cgroup);
+  EXPECT_EQ(back->cpus, c.cpus);
+  EXPECT_EQ(back->mem_hard, c.mem_hard);
+  EXPECT_EQ(back->mem_soft, c.mem_soft);
+  EXPECT_EQ(back->memsw, c.memsw);
+  EXPECT_EQ(back->swappiness, 10);
+  EXPECT_TRUE(back->constrain_devices);
+  EXPECT_EQ(back->deny_devices, c.deny_devices);
+  proto::Confine none;
+  none.cgroup = false;
+  const auto pgid = proto::Confine::from_json(none.to_json());
+  EXPECT_FALSE(pgid.cgroup);
+  EXPECT_EQ(pgid.swappiness, -1);
+  EXPECT_THROW(proto::Confine::from_json(json{{"cpus", {-1}}}), proto::BadMessage);
+  EXPECT_THROW(proto::Confine::from_json(json::array()), proto::BadMessage);
+}
