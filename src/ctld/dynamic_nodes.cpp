@@ -200,4 +200,25 @@ void StateMachine::restore_dynamic_nodes(const std::map<std::string, json>& reco
   }
 }
 
+std::vector<std::string> StateMachine::partitions_taking(const core::Node& n) const {
+  std::vector<std::string> out;
+  for (const auto& p : partitions_)
+    if (partition_takes(p, n)) out.push_back(p.name);
+  return out;
+}
+
+sched::ClusterView StateMachine::autoscale_view(int64_t now) const {
+  sched::ClusterView v = view();
+  for (const auto& [id, job] : jobs_) {
+    if (job.state != core::JobState::Pending || job.completing || job.held != 0 ||
+        !job.dependency.empty() || (job.eligible_time != core::kNoTime && job.eligible_time > now))
+      continue;
+    v.pending.push_back(&job);
+    if (!job.array_pending.empty())
+      v.start_limit[job.id] =
+          static_cast<int>(std::min<uint64_t>(job.array_pending.size(), 1u << 16));
+  }
+  return v;
+}
+
 }  // namespace drover::ctld

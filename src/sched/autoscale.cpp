@@ -32,9 +32,10 @@ constexpr int kMaxTasksPerArray = 4096;
 
 // Reasons under which a pending job got no plan because of what the nodes are (not a limit,
 // a reservation of its own or a pass cut short): worth asking whether any NodeSet could help.
+// A job behind a waiting one is told "Priority" even when no node could ever take it.
 bool about_nodes(const std::string& reason) {
   return reason == "Resources" || reason == "PartitionConfig" || reason == "PartitionNodeLimit" ||
-         reason.rfind("Nodes required", 0) == 0;
+         reason == "Priority" || reason.rfind("Nodes required", 0) == 0;
 }
 
 }  // namespace
