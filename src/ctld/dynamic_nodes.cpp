@@ -54,6 +54,7 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
   const NodeId id = nodes_.add(node_from_conf(nc), true);
   if (id == kNoNode) return id;
   nodes_.set_future(id, future);
+  nodes_.set_cloud(id, nc.state == "CLOUD");
   nodes_.set_definition(id, node_definition(nc));
   const core::Node& n = *nodes_.get(id);
   for (auto& p : partitions_) {
@@ -119,6 +120,8 @@ std::string StateMachine::node_definition(const core::NodeConf& nc) {
   }
   if (nc.weight != 1) s += " Weight=" + std::to_string(nc.weight);
   if (auto it = nc.other.find("TmpDisk"); it != nc.other.end()) s += " TmpDisk=" + it->second;
+  // A powered-down node stays one across a restart until its agent registers.
+  if (nc.state == "CLOUD") s += " State=CLOUD";
   return s;
 }
 

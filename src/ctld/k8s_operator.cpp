@@ -7,6 +7,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/gres.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/client/events.hpp"
 #include "k8s/client/informer.hpp"
@@ -227,7 +228,7 @@ void K8sOperator::pass() {
   const auto pdbs = impl_->pdbs->items();
   const int64_t now = std::time(nullptr);
   // Autoscaling first, so that this pass's reconcile already acts on its replicas and on the
-  // nodes it drained (those drains are in a fresh snapshot).
+  // nodes it drained or created (in a fresh snapshot).
   try {
     if (autoscale(nodesets, pods, base.drover, now, changed)) base.drover = host_.snapshot();
   } catch (const std::exception& e) {
@@ -306,6 +307,55 @@ bool is_victim(const op::DroverNode& dn) {
 
 }  // namespace
 
+bool K8sOperator::power_slots(const op::NodeSetSpec& spec, const std::vector<json>& pods,
+                              const op::ControllerSnapshot& snap) {
+  std::set<std::string> with_pod;
+  for (const json& p : pods) {
+    const json& meta = p["metadata"];
+    if (meta.value("labels", json::object()).value(op::kNodeSetLabel, "") == spec.name)
+      with_pod.insert(meta.value("name", ""));
+  }
+  const std::string line = op::node_conf_line(
+      op::shape_from_pod_spec(spec.pod_template.value("spec", json::object())), spec.features);
+  bool changed = false;
+  auto command = [&](const proto::Request& req, const std::string& what) {
+    const json reply = host_.command(req);
+    if (!reply.value("ok", false)) {
+      spdlog::warn("k8s operator: NodeSet {}: {}: {}", spec.name, what, reply.dump());
+      return false;
+    }
+    changed = true;
+    return true;
+  };
+  for (int i = 0; i < spec.autoscaling->max_replicas; ++i) {
+    const std::string name = op::pod_name(spec.name, i);
+    auto it = snap.nodes.find(name);
+    if (it == snap.nodes.end()) {
+      if (with_pod.count(name)) continue;  // its agent registers it
+      command(proto::NodeCreateRequest{"NodeName=" + name + " " + line + " State=CLOUD"},
+              "create " + name);
+      powered_up_.erase(name);
+      continue;
+    }
+    const op::DroverNode& dn = it->second;
+    if (dn.registered || !dn.dynamic) {
+      powered_up_.erase(name);
+      continue;
+    }
+    const bool want_up = with_pod.count(name) > 0;
+    if (want_up == (powered_up_.count(name) > 0)) continue;
+    if (command(
+            proto::NodeUpdateRequest{.nodes = name, .state = want_up ? "POWER_UP" : "POWER_DOWN"},
+            name + (want_up ? " power up" : " power down"))) {
+      if (want_up)
+        powered_up_.insert(name);
+      else
+        powered_up_.erase(name);
+    }
+  }
+  return changed;
+}
+
 bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector<json>& pods,
                             const op::ControllerSnapshot& snap, int64_t now, bool changed) {
   // Idle since: from the first pass that saw the node registered and running nothing.
@@ -329,6 +379,7 @@ bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector
   };
   std::vector<Entry> entries;
   std::vector<AutoscaleSet> sets;
+  bool slots_changed = false;
   for (const json& obj : nodesets) {
     Entry e;
     try {
@@ -337,6 +388,11 @@ bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector
       continue;  // reported by the reconcile loop
     }
     if (!e.spec.autoscaling || e.spec.deleting) continue;
+    try {
+      slots_changed = power_slots(e.spec, pods, snap) || slots_changed;
+    } catch (const std::exception& ex) {
+      spdlog::warn("k8s operator: NodeSet {}: powered-down nodes: {}", e.spec.name, ex.what());
+    }
     e.obj = &obj;
     e.replicas = effective_replicas(e.spec);
     AutoscaleSet a;
@@ -375,11 +431,32 @@ bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector
   }
   if (entries.empty()) {
     next_check_ = sched::AutoscaleDecision::kNoCheck;
-    return false;
+    std::lock_guard lock(demand_mu_);
+    demand_.clear();
+    return slots_changed;
   }
   const std::vector<AutoscaleSet> asked = sets;
   const sched::AutoscaleDecision d = host_.autoscale(std::move(sets), now);
   next_check_ = d.next_check;
+
+  {
+    std::vector<Demand> demand;
+    for (size_t k = 0; k < entries.size() && k < d.sets.size(); ++k) {
+      const auto& as = *entries[k].spec.autoscaling;
+      Demand m;
+      m.nodeset = entries[k].spec.name;
+      if (!asked[k].set.shape.gres.empty())
+        for (const auto& g : core::parse_gres_list(asked[k].set.shape.gres))
+          if (g.name == "gpu") m.gpu_type = g.type.empty() ? "gpu" : g.type;
+      m.nodes_wanted = std::clamp(
+          entries[k].replicas + d.sets[k].wanted - static_cast<int>(d.sets[k].remove.size()),
+          as.min_replicas, as.max_replicas);
+      m.pending_jobs = static_cast<int>(d.sets[k].planned_for.size());
+      demand.push_back(std::move(m));
+    }
+    std::lock_guard lock(demand_mu_);
+    demand_ = std::move(demand);
+  }
 
   bool drained = false;
   for (size_t k = 0; k < entries.size() && k < d.sets.size(); ++k) {
@@ -462,7 +539,31 @@ bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector
     }
   }
   unrunnable_ = std::move(now_unrunnable);
-  return drained;
+  return drained || slots_changed;
+}
+
+std::vector<K8sOperator::Demand> K8sOperator::demand() const {
+  std::lock_guard lock(demand_mu_);
+  return demand_;
+}
+
+std::string K8sOperator::demand_metrics() const {
+  const auto all = demand();
+  if (all.empty()) return "";
+  std::string out;
+  auto family = [&](const char* name, const char* help, auto value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+    for (const Demand& d : all)
+      out += std::string(name) + "{nodeset=\"" + d.nodeset + "\",gpu_type=\"" + d.gpu_type +
+             "\"} " + std::to_string(value(d)) + "\n";
+  };
+  family("drover_nodeset_nodes_wanted",
+         "Nodes an autoscaled NodeSet should have for the pending jobs, within its limits",
+         [](const Demand& d) { return d.nodes_wanted; });
+  family("drover_nodeset_pending_jobs",
+         "Pending jobs the scheduler's plan puts on nodes this NodeSet would start",
+         [](const Demand& d) { return d.pending_jobs; });
+  return out;
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,6 +97,16 @@ class K8sOperator {
   void poke();
   // The NodeSet size decisions made so far (autoscaling, scale-in), for the dashboard.
   const k8s::op::DecisionLog& decisions() const { return decisions_; }
+  // The demand on each autoscaled NodeSet at the last decision, for HPA/KEDA users (/metrics).
+  struct Demand {
+    std::string nodeset;
+    std::string gpu_type;  // "" without GPUs; "gpu" for GPUs of no type
+    int nodes_wanted = 0;  // the replicas the plan wants, now and later, within [min, max]
+    int pending_jobs = 0;  // pending jobs the plan puts on nodes it would start
+  };
+  std::vector<Demand> demand() const;
+  // The demand as Prometheus text lines (drover_nodeset_*), without a trailer.
+  std::string demand_metrics() const;
 
  private:
   struct Impl;
@@ -110,6 +121,11 @@ class K8sOperator {
                  int64_t now, bool changed);
   // spec.replicas, or what this operator wrote last while the watch has not shown it yet.
   int effective_replicas(const k8s::op::NodeSetSpec& spec);
+  // An autoscaled set's nodes not started yet as powered-down drover nodes (State=CLOUD), one
+  // per ordinal below maxReplicas, told POWER_UP while their pod exists and has not registered.
+  // Returns whether it changed any.
+  bool power_slots(const k8s::op::NodeSetSpec& spec, const std::vector<nlohmann::json>& pods,
+                   const k8s::op::ControllerSnapshot& snap);
 
   K8sOperatorConfig cfg_;
   K8sOperatorHost& host_;
@@ -127,6 +143,9 @@ class K8sOperator {
   };
   std::map<std::string, Written> written_;  // by NodeSet
   std::vector<uint64_t> unrunnable_;        // jobs reported as no NodeSet could run them
+  std::set<std::string> powered_up_;        // powered-down slots told POWER_UP (a pod exists)
+  mutable std::mutex demand_mu_;
+  std::vector<Demand> demand_;  // by demand_mu_
   std::atomic<bool> stop_{false};
   std::thread thread_;
   k8s::op::DecisionLog decisions_;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/snapshot.hpp"
 
 namespace drover::ctld {
@@ -38,11 +40,22 @@ k8s::op::ControllerSnapshot k8s_snapshot(const StateMachine& sm, int64_t control
 
 sched::AutoscaleDecision autoscale_decide(const StateMachine& sm, sched::Autoscaler& planner,
                                           std::vector<AutoscaleSet> sets, int64_t now) {
-  const sched::ClusterView v = sm.autoscale_view(now);
+  sched::ClusterView v = sm.autoscale_view(now);
   std::vector<sched::NodeSetView> views;
   views.reserve(sets.size());
   for (AutoscaleSet& a : sets) {
     sched::NodeSetView& s = a.set;
+    // The set's powered-down nodes without a pod are the planner's hypothetical ones: out of
+    // the partitions, or they would count twice (as when a job could ever run).
+    std::unordered_set<int> slots;
+    for (auto it = sm.nodes().begin(); it != sm.nodes().end(); ++it)
+      if (sm.nodes().cloud(it.id()) && !it->registered &&
+          k8s::op::pod_ordinal(s.name, it->name) >= 0 &&
+          std::find(a.member_nodes.begin(), a.member_nodes.end(), it->name) == a.member_nodes.end())
+        slots.insert(static_cast<int>(it.id()));
+    if (!slots.empty())
+      for (auto& part : v.partitions)
+        std::erase_if(part.nodes, [&](int n) { return slots.count(n) > 0; });
     std::vector<std::string> joins = sm.partitions_taking(s.shape);
     if (!s.partitions.empty())
       std::erase_if(joins, [&](const std::string& p) {
