@@ -53,7 +53,6 @@ def main():
             "features": ["elastic"],
             "autoscaling": {"minReplicas": 0, "maxReplicas": most, "idleTimeout": "1h",
                             "startupTime": "10s"}})
-        body["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "256Mi"
         assert api("POST", NODESETS, body).status_code == 201
 
         def replicas():
