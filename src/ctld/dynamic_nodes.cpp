@@ -54,6 +54,7 @@ NodeId StateMachine::add_dynamic_node(const core::NodeConf& nc, bool future, Eff
   const NodeId id = nodes_.add(node_from_conf(nc), true);
   if (id == kNoNode) return id;
   nodes_.set_future(id, future);
+  nodes_.set_cloud(id, nc.state == "CLOUD");
   nodes_.set_definition(id, node_definition(nc));
   const core::Node& n = *nodes_.get(id);
   for (auto& p : partitions_) {
@@ -118,6 +119,8 @@ std::string StateMachine::node_definition(const core::NodeConf& nc) {
   }
   if (nc.weight != 1) s += " Weight=" + std::to_string(nc.weight);
   if (auto it = nc.other.find("TmpDisk"); it != nc.other.end()) s += " TmpDisk=" + it->second;
+  // A powered-down node stays one across a restart until its agent registers.
+  if (nc.state == "CLOUD") s += " State=CLOUD";
   return s;
 }
 
@@ -202,6 +205,27 @@ void StateMachine::restore_dynamic_nodes(const std::map<std::string, json>& reco
     if (!parse_node_line(line, confs).empty() || confs.size() != 1) continue;
     add_dynamic_node(confs[0], r->value("future", false), ignored);
   }
+}
+
+std::vector<std::string> StateMachine::partitions_taking(const core::Node& n) const {
+  std::vector<std::string> out;
+  for (const auto& p : partitions_)
+    if (partition_takes(p, n)) out.push_back(p.name);
+  return out;
+}
+
+sched::ClusterView StateMachine::autoscale_view(int64_t now) const {
+  sched::ClusterView v = view();
+  for (const auto& [id, job] : jobs_) {
+    if (job.state != core::JobState::Pending || job.completing || job.held != 0 ||
+        !job.dependency.empty() || (job.eligible_time != core::kNoTime && job.eligible_time > now))
+      continue;
+    v.pending.push_back(&job);
+    if (!job.array_pending.empty())
+      v.start_limit[job.id] =
+          static_cast<int>(std::min<uint64_t>(job.array_pending.size(), 1u << 16));
+  }
+  return v;
 }
 
 }  // namespace drover::ctld

@@ -2,12 +2,16 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <set>
 
+#include "core/gres.hpp"
 #include "k8s/client/client.hpp"
 #include "k8s/client/events.hpp"
 #include "k8s/client/informer.hpp"
+#include "k8s/operator/decision_log.hpp"
 #include "k8s/operator/reconcile.hpp"
 #include "net/keys.hpp"
 
@@ -66,6 +70,30 @@ std::optional<proto::Request> drover_command(const op::Action& a) {
           return std::nullopt;
       },
       a);
+}
+
+sched::NodeSetView nodeset_view(const op::NodeSetSpec& spec) {
+  sched::NodeSetView v;
+  v.name = spec.name;
+  const op::NodeShape shape =
+      op::shape_from_pod_spec(spec.pod_template.value("spec", json::object()));
+  // As the agent registers it (node_conf_line): one socket of `cpus` cores.
+  v.shape.name = spec.name;
+  v.shape.cpus = shape.cpus;
+  v.shape.cores_per_socket = shape.cpus;
+  v.shape.real_memory_mb = std::max<int64_t>(1, shape.real_memory_mb);
+  if (shape.gpus > 0) v.shape.gres = "gpu:" + std::to_string(shape.gpus);
+  v.shape.features = spec.features;
+  v.shape.active_features = spec.features;
+  v.partitions = spec.partitions;
+  v.cost = spec.cost;
+  if (spec.autoscaling) {
+    v.min_replicas = spec.autoscaling->min_replicas;
+    v.max_replicas = spec.autoscaling->max_replicas;
+    v.start_delay_s = spec.autoscaling->startup_time;
+    v.idle_timeout_s = spec.autoscaling->idle_timeout;
+  }
+  return v;
 }
 
 std::string node_key_secret_name(const std::string& pod) { return pod + "-key"; }
@@ -151,6 +179,7 @@ void K8sOperator::poke() {
   {
     std::lock_guard lock(mu_);
     dirty_ = true;
+    demand_changed_ = true;
   }
   cv_.notify_one();
 }
@@ -184,6 +213,11 @@ void K8sOperator::run() {
 }
 
 void K8sOperator::pass() {
+  bool changed;
+  {
+    std::lock_guard lock(mu_);
+    changed = std::exchange(demand_changed_, false);
+  }
   const auto nodesets = impl_->nodesets->items();
   if (nodesets.empty()) return;
   op::Observed base;
@@ -193,6 +227,13 @@ void K8sOperator::pass() {
   const auto pods = impl_->pods->items();
   const auto pdbs = impl_->pdbs->items();
   const int64_t now = std::time(nullptr);
+  // Autoscaling first, so that this pass's reconcile already acts on its replicas and on the
+  // nodes it drained or created (in a fresh snapshot).
+  try {
+    if (autoscale(nodesets, pods, base.drover, now, changed)) base.drover = host_.snapshot();
+  } catch (const std::exception& e) {
+    spdlog::warn("k8s operator: autoscaling: {}", e.what());
+  }
   // Pod conditions only report; a NodeSet of a thousand new pods has a thousand to write, at
   // the client's rate. They go last and for at most kConditionBudget a pass, so that a pod
   // deleted meanwhile has its node down at the next pass, not after all of them; the next pass
@@ -208,6 +249,7 @@ void K8sOperator::pass() {
       spdlog::warn("k8s operator: NodeSet {}: {}", obj["metadata"].value("name", ""), e.what());
       continue;
     }
+    spec.replicas = effective_replicas(spec);
     op::Observed o;
     o.k8s_nodes = base.k8s_nodes;
     o.drover = base.drover;
@@ -237,6 +279,291 @@ void K8sOperator::pass() {
     }
   }
   if (conditions_left) poke();
+}
+
+int K8sOperator::effective_replicas(const op::NodeSetSpec& spec) {
+  auto it = written_.find(spec.name);
+  if (it == written_.end()) return spec.replicas;
+  if (spec.generation >= it->second.generation) {
+    written_.erase(it);
+    return spec.replicas;
+  }
+  return it->second.replicas;
+}
+
+namespace {
+
+std::string job_list(const std::vector<uint64_t>& jobs) {
+  std::string s = jobs.size() == 1 ? "job " : "jobs ";
+  for (size_t i = 0; i < jobs.size() && i < 10; ++i) s += (i ? "," : "") + std::to_string(jobs[i]);
+  if (jobs.size() > 10) s += ",...";
+  return s;
+}
+
+bool is_victim(const op::DroverNode& dn) {
+  return dn.drain && dn.reason_by == op::ReasonBy::Operator &&
+         (dn.reason == op::kReasonScaleIn || dn.reason == op::kReasonNodeSetDeleted);
+}
+
+}  // namespace
+
+bool K8sOperator::power_slots(const op::NodeSetSpec& spec, const std::vector<json>& pods,
+                              const op::ControllerSnapshot& snap) {
+  std::set<std::string> with_pod;
+  for (const json& p : pods) {
+    const json& meta = p["metadata"];
+    if (meta.value("labels", json::object()).value(op::kNodeSetLabel, "") == spec.name)
+      with_pod.insert(meta.value("name", ""));
+  }
+  const std::string line = op::node_conf_line(
+      op::shape_from_pod_spec(spec.pod_template.value("spec", json::object())), spec.features);
+  bool changed = false;
+  auto command = [&](const proto::Request& req, const std::string& what) {
+    const json reply = host_.command(req);
+    if (!reply.value("ok", false)) {
+      spdlog::warn("k8s operator: NodeSet {}: {}: {}", spec.name, what, reply.dump());
+      return false;
+    }
+    changed = true;
+    return true;
+  };
+  for (int i = 0; i < spec.autoscaling->max_replicas; ++i) {
+    const std::string name = op::pod_name(spec.name, i);
+    auto it = snap.nodes.find(name);
+    if (it == snap.nodes.end()) {
+      if (with_pod.count(name)) continue;  // its agent registers it
+      command(proto::NodeCreateRequest{"NodeName=" + name + " " + line + " State=CLOUD"},
+              "create " + name);
+      powered_up_.erase(name);
+      continue;
+    }
+    const op::DroverNode& dn = it->second;
+    if (dn.registered || !dn.dynamic) {
+      powered_up_.erase(name);
+      continue;
+    }
+    const bool want_up = with_pod.count(name) > 0;
+    if (want_up == (powered_up_.count(name) > 0)) continue;
+    if (command(
+            proto::NodeUpdateRequest{.nodes = name, .state = want_up ? "POWER_UP" : "POWER_DOWN"},
+            name + (want_up ? " power up" : " power down"))) {
+      if (want_up)
+        powered_up_.insert(name);
+      else
+        powered_up_.erase(name);
+    }
+  }
+  return changed;
+}
+
+bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector<json>& pods,
+                            const op::ControllerSnapshot& snap, int64_t now, bool changed) {
+  // Idle since: from the first pass that saw the node registered and running nothing.
+  for (auto it = idle_since_.begin(); it != idle_since_.end();) {
+    auto n = snap.nodes.find(it->first);
+    if (n == snap.nodes.end() || !n->second.registered || n->second.busy() ||
+        n->second.state != op::NodeState::Idle)
+      it = idle_since_.erase(it);
+    else
+      ++it;
+  }
+  for (const auto& [name, dn] : snap.nodes)
+    if (dn.dynamic && dn.registered && !dn.busy() && dn.state == op::NodeState::Idle)
+      idle_since_.emplace(name, now);
+  if (!changed && now < next_check_) return false;
+
+  struct Entry {
+    op::NodeSetSpec spec;
+    const json* obj = nullptr;
+    int replicas = 0;
+  };
+  std::vector<Entry> entries;
+  std::vector<AutoscaleSet> sets;
+  bool slots_changed = false;
+  for (const json& obj : nodesets) {
+    Entry e;
+    try {
+      e.spec = op::parse_nodeset(obj);
+    } catch (const std::exception&) {
+      continue;  // reported by the reconcile loop
+    }
+    if (!e.spec.autoscaling || e.spec.deleting) continue;
+    try {
+      slots_changed = power_slots(e.spec, pods, snap) || slots_changed;
+    } catch (const std::exception& ex) {
+      spdlog::warn("k8s operator: NodeSet {}: powered-down nodes: {}", e.spec.name, ex.what());
+    }
+    e.obj = &obj;
+    e.replicas = effective_replicas(e.spec);
+    AutoscaleSet a;
+    a.set = nodeset_view(e.spec);
+    for (const json& p : pods) {
+      const json& meta = p["metadata"];
+      const std::string name = meta.value("name", "");
+      if (meta.value("labels", json::object()).value(op::kNodeSetLabel, "") != e.spec.name ||
+          op::pod_ordinal(e.spec.name, name) < 0 ||
+          (meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null()))
+        continue;
+      const std::string phase = p.value("status", json::object()).value("phase", "Pending");
+      if (phase == "Failed" || phase == "Succeeded") continue;
+      auto dn = snap.nodes.find(name);
+      if (dn != snap.nodes.end() && is_victim(dn->second)) continue;  // on its way out
+      sched::NodeSetMember m;
+      if (dn != snap.nodes.end() && dn->second.registered) {
+        m.ready_at = now;
+        auto idle = idle_since_.find(name);
+        m.idle_since = idle == idle_since_.end() ? -1 : idle->second;
+      } else {
+        const int64_t created = op::parse_rfc3339(meta.value("creationTimestamp", ""));
+        m.ready_at = (created > 0 ? created : now) + e.spec.autoscaling->startup_time;
+      }
+      a.set.members.push_back(m);
+      a.member_nodes.push_back(name);
+    }
+    // Replicas the spec has and the watch shows no pod for yet: starting, so that a decision
+    // made before the reconcile's pods are seen does not ask for them again.
+    while (static_cast<int>(a.set.members.size()) < e.replicas) {
+      a.set.members.push_back({-1, now + e.spec.autoscaling->startup_time, -1});
+      a.member_nodes.emplace_back();
+    }
+    entries.push_back(std::move(e));
+    sets.push_back(std::move(a));
+  }
+  if (entries.empty()) {
+    next_check_ = sched::AutoscaleDecision::kNoCheck;
+    std::lock_guard lock(demand_mu_);
+    demand_.clear();
+    return slots_changed;
+  }
+  const std::vector<AutoscaleSet> asked = sets;
+  const sched::AutoscaleDecision d = host_.autoscale(std::move(sets), now);
+  next_check_ = d.next_check;
+
+  {
+    std::vector<Demand> demand;
+    for (size_t k = 0; k < entries.size() && k < d.sets.size(); ++k) {
+      const auto& as = *entries[k].spec.autoscaling;
+      Demand m;
+      m.nodeset = entries[k].spec.name;
+      if (!asked[k].set.shape.gres.empty())
+        for (const auto& g : core::parse_gres_list(asked[k].set.shape.gres))
+          if (g.name == "gpu") m.gpu_type = g.type.empty() ? "gpu" : g.type;
+      m.nodes_wanted = std::clamp(
+          entries[k].replicas + d.sets[k].wanted - static_cast<int>(d.sets[k].remove.size()),
+          as.min_replicas, as.max_replicas);
+      m.pending_jobs = static_cast<int>(d.sets[k].planned_for.size());
+      demand.push_back(std::move(m));
+    }
+    std::lock_guard lock(demand_mu_);
+    demand_ = std::move(demand);
+  }
+
+  bool drained = false;
+  for (size_t k = 0; k < entries.size() && k < d.sets.size(); ++k) {
+    const Entry& e = entries[k];
+    const auto& ds = d.sets[k];
+    const auto& as = *e.spec.autoscaling;
+    std::vector<std::string> removed;
+    for (int m : ds.remove) {
+      const std::string& node = asked[k].member_nodes[static_cast<size_t>(m)];
+      if (node.empty()) continue;
+      const op::Action drain = op::DrainNode{node, op::kReasonScaleIn};
+      try {
+        execute(e.spec, *e.obj, drain);
+        execute(e.spec, *e.obj,
+                op::EmitEvent{{"Pod", node, ""},
+                              "Normal",
+                              "Draining",
+                              "draining for scale-in: idle " +
+                                  std::to_string(now - asked[k].set.members[m].idle_since) + "s"});
+      } catch (const std::exception& ex) {
+        log_failure(drain, ex);
+        continue;
+      }
+      removed.push_back(node);
+      drained = true;
+    }
+    const int target = std::clamp(e.replicas + ds.add - static_cast<int>(removed.size()),
+                                  as.min_replicas, as.max_replicas);
+    if (target == e.replicas) continue;
+    std::string why;
+    if (target > e.replicas) {
+      why = "+" + std::to_string(target - e.replicas) + " node" +
+            (target - e.replicas == 1 ? "" : "s");
+      if (!ds.scaled_for.empty()) why += " for " + job_list(ds.scaled_for);
+      if (e.replicas < as.min_replicas)
+        why += " (minReplicas " + std::to_string(as.min_replicas) + ")";
+    } else if (!removed.empty()) {
+      why = "-" + std::to_string(e.replicas - target) + ": idle " +
+            std::to_string(as.idle_timeout) + "s, node";
+      if (removed.size() > 1) why += "s";
+      for (size_t i = 0; i < removed.size(); ++i) why += (i ? ", " : " ") + removed[i];
+      why += " drained for scale-in";
+    } else {
+      why = "replicas within [" + std::to_string(as.min_replicas) + ", " +
+            std::to_string(as.max_replicas) + "]";
+    }
+    json out = impl_->client->patch(kNodeSets, e.spec.ns, e.spec.name, k8s::PatchType::kMerge,
+                                    {{"spec", {{"replicas", target}}}});
+    written_[e.spec.name] = {target,
+                             out.value("metadata", json::object()).value("generation", int64_t{0})};
+    spdlog::info("k8s operator: NodeSet {}: replicas {} -> {}: {}", e.spec.name, e.replicas, target,
+                 why);
+    decisions_.add({now, e.spec.name, e.replicas, target, why, ds.scaled_for});
+    try {
+      execute(e.spec, *e.obj,
+              op::EmitEvent{{op::kKind, e.spec.name, e.spec.uid},
+                            "Normal",
+                            target > e.replicas ? "ScaleUp" : "ScaleDown",
+                            "replicas " + std::to_string(e.replicas) + " -> " +
+                                std::to_string(target) + ": " + why});
+    } catch (const std::exception& ex) {
+      spdlog::warn("k8s operator: event: {}", ex.what());
+    }
+  }
+
+  // Jobs no set could ever run: said once, on every autoscaled set, while they stay so.
+  std::vector<uint64_t> now_unrunnable;
+  for (const auto& r : d.unrunnable) {
+    now_unrunnable.push_back(r.job_id);
+    if (std::find(unrunnable_.begin(), unrunnable_.end(), r.job_id) != unrunnable_.end()) continue;
+    for (const Entry& e : entries) {
+      const std::string why = "job " + std::to_string(r.job_id) + " not scaled for: " + r.reason;
+      decisions_.add({now, e.spec.name, e.replicas, e.replicas, why, {r.job_id}});
+      try {
+        execute(e.spec, *e.obj,
+                op::EmitEvent{{op::kKind, e.spec.name, e.spec.uid}, "Warning", "NotScaled", why});
+      } catch (const std::exception& ex) {
+        spdlog::warn("k8s operator: event: {}", ex.what());
+      }
+    }
+  }
+  unrunnable_ = std::move(now_unrunnable);
+  return drained || slots_changed;
+}
+
+std::vector<K8sOperator::Demand> K8sOperator::demand() const {
+  std::lock_guard lock(demand_mu_);
+  return demand_;
+}
+
+std::string K8sOperator::demand_metrics() const {
+  const auto all = demand();
+  if (all.empty()) return "";
+  std::string out;
+  auto family = [&](const char* name, const char* help, auto value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+    for (const Demand& d : all)
+      out += std::string(name) + "{nodeset=\"" + d.nodeset + "\",gpu_type=\"" + d.gpu_type +
+             "\"} " + std::to_string(value(d)) + "\n";
+  };
+  family("drover_nodeset_nodes_wanted",
+         "Nodes an autoscaled NodeSet should have for the pending jobs, within its limits",
+         [](const Demand& d) { return d.nodes_wanted; });
+  family("drover_nodeset_pending_jobs",
+         "Pending jobs the scheduler's plan puts on nodes this NodeSet would start",
+         [](const Demand& d) { return d.pending_jobs; });
+  return out;
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {

@@ -2,10 +2,13 @@
 // built on the state thread; the mapping of one node is k8s::op::to_drover_node.
 #include "ctld/k8s_snapshot.hpp"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/snapshot.hpp"
 
 namespace drover::ctld {
@@ -33,6 +36,49 @@ k8s::op::ControllerSnapshot k8s_snapshot(const StateMachine& sm, int64_t control
                                                               : std::move(jobs->second)));
   }
   return snap;
+}
+
+sched::AutoscaleDecision autoscale_decide(const StateMachine& sm, sched::Autoscaler& planner,
+                                          std::vector<AutoscaleSet> sets, int64_t now) {
+  sched::ClusterView v = sm.autoscale_view(now);
+  std::vector<sched::NodeSetView> views;
+  views.reserve(sets.size());
+  for (AutoscaleSet& a : sets) {
+    sched::NodeSetView& s = a.set;
+    // The set's powered-down nodes without a pod are the planner's hypothetical ones: out of
+    // the partitions, or they would count twice (as when a job could ever run).
+    std::unordered_set<int> slots;
+    for (auto it = sm.nodes().begin(); it != sm.nodes().end(); ++it)
+      if (sm.nodes().cloud(it.id()) && !it->registered &&
+          k8s::op::pod_ordinal(s.name, it->name) >= 0 &&
+          std::find(a.member_nodes.begin(), a.member_nodes.end(), it->name) == a.member_nodes.end())
+        slots.insert(static_cast<int>(it.id()));
+    if (!slots.empty())
+      for (auto& part : v.partitions)
+        std::erase_if(part.nodes, [&](int n) { return slots.count(n) > 0; });
+    std::vector<std::string> joins = sm.partitions_taking(s.shape);
+    if (!s.partitions.empty())
+      std::erase_if(joins, [&](const std::string& p) {
+        return std::find(s.partitions.begin(), s.partitions.end(), p) == s.partitions.end();
+      });
+    s.partitions = std::move(joins);
+    for (size_t m = 0; m < s.members.size(); ++m) {
+      sched::NodeSetMember& mem = s.members[m];
+      mem.slot = -1;
+      const std::string& name = m < a.member_nodes.size() ? a.member_nodes[m] : std::string();
+      const NodeId id = name.empty() ? kNoNode : sm.nodes().find(name);
+      const core::Node* n = id == kNoNode ? nullptr : sm.nodes().get(id);
+      if (n != nullptr && static_cast<size_t>(id) < v.nodes.size()) mem.slot = static_cast<int>(id);
+      // Not registered (or a powered-down slot): starting, and never counted as up already,
+      // or the planner would start more nodes in its place.
+      if (n == nullptr || !n->registered) {
+        mem.ready_at = std::max(mem.ready_at, now + 1);
+        mem.idle_since = -1;
+      }
+    }
+    views.push_back(std::move(s));
+  }
+  return planner.decide(v, views, now);
 }
 
 }  // namespace drover::ctld

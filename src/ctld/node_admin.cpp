@@ -55,7 +55,12 @@ json StateMachine::node_update(const proto::NodeUpdateRequest& req, const Caller
   for (const core::Node* n : targets) {
     if ((state == "RESUME" || state == "IDLE") && !n->drain && !n->down)
       return error_reply(proto::Errno::kInvalidNodeState);
-    if (state == "NORESP" || state == "FUTURE" || state == "POWER_DOWN" || state == "POWER_UP")
+    // Power saving applies to powered-down (State=CLOUD) nodes no agent has registered as:
+    // POWER_UP says their start was asked for (sinfo "#"), POWER_DOWN that it was given up.
+    const bool power = state == "POWER_DOWN" || state == "POWER_UP";
+    const NodeId id = nodes_.find(n->name);
+    if (power && nodes_.cloud(id) && !n->registered) continue;
+    if (state == "NORESP" || state == "FUTURE" || power)
       return error_reply(proto::Errno::kInvalidNodeState);
     const auto& new_avail = avail ? *avail : n->features;
     const auto& new_active = active ? *active : n->active_features;
@@ -81,6 +86,8 @@ json StateMachine::node_update(const proto::NodeUpdateRequest& req, const Caller
       n->down = false;
       n->reason.clear();
       n->reason_time = 0;
+    } else if (state == "POWER_UP" || state == "POWER_DOWN") {
+      nodes_.set_powering_up(nodes_.find(n->name), state == "POWER_UP");
     } else if (state == "UNDRAIN") {
       n->drain = false;
       if (!n->down) {

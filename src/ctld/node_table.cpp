@@ -49,7 +49,7 @@ NodeId NodeTable::add(core::Node node, bool dynamic) {
     meta_.emplace_back();
   }
   slots_[at] = std::make_unique<core::Node>(std::move(node));
-  meta_[at] = Meta{dynamic, false, {}};
+  meta_[at] = Meta{dynamic, false, false, false, {}};
   by_name_.emplace(slots_[at]->name, static_cast<NodeId>(at));
   ++count_;
   if (dynamic) ++dynamic_count_;

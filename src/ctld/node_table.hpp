@@ -48,6 +48,19 @@ class NodeTable {
   void set_future(NodeId id, bool future) {
     if (valid(id)) meta_[static_cast<size_t>(id)].future = future;
   }
+  // A dynamic node created State=CLOUD: while no agent has registered as it, it is powered
+  // down (Slurm's power saving: sinfo "idle~"), or powering up once its start was asked for
+  // ("idle#"); listed, unlike FUTURE nodes.
+  bool cloud(NodeId id) const { return valid(id) && meta_[static_cast<size_t>(id)].cloud; }
+  void set_cloud(NodeId id, bool cloud) {
+    if (valid(id)) meta_[static_cast<size_t>(id)].cloud = cloud;
+  }
+  bool powering_up(NodeId id) const {
+    return valid(id) && meta_[static_cast<size_t>(id)].powering_up;
+  }
+  void set_powering_up(NodeId id, bool on) {
+    if (valid(id)) meta_[static_cast<size_t>(id)].powering_up = on;
+  }
   const std::string& definition(NodeId id) const {
     return meta_.at(static_cast<size_t>(id)).definition;
   }
@@ -101,7 +114,7 @@ class NodeTable {
   }
   Slots slots_;
   struct Meta {
-    bool dynamic = false, future = false;
+    bool dynamic = false, future = false, cloud = false, powering_up = false;
     std::string definition;
   };
   std::vector<Meta> meta_;  // by id

@@ -745,6 +745,13 @@ void Server::start_http() {
                                  caller ? std::optional<std::string>(caller->user) : std::nullopt,
                                  full_view || (caller && machine_.is_operator(*caller)));
             r.body = metrics_text(machine_, sched_stats_, f, groups, audience);
+            // The autoscaler's demand per NodeSet (the operator's, read under its own lock).
+            if (k8s_operator_ && (groups & kMetricsScheduler) != 0) {
+              const std::string demand = k8s_operator_->demand_metrics();
+              const auto eof = r.body.rfind("# EOF\n");
+              if (!demand.empty())
+                r.body.insert(eof == std::string::npos ? r.body.size() : eof, demand);
+            }
             respond(std::move(r));
           };
           {

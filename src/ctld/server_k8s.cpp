@@ -2,6 +2,7 @@
 // snapshot of the nodes (a read-only task after a batch, as metrics are) and sends drover
 // commands as Task events run inside a batch with the operator's caller, answered only after
 // the batch is committed, so the operator's drains and deletions are journaled as scontrol's.
+// The autoscaler's what-if pass is such a read-only task too, on the controller's own view.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -25,6 +26,23 @@ class Server::K8sHost : public K8sOperatorHost {
     {
       std::lock_guard lock(s_.mu_);
       s_.tasks_.push_back([this, p] { p->set_value(k8s_snapshot(s_.machine_, s_.started_at_)); });
+    }
+    s_.cv_.notify_one();
+    return wait(f);
+  }
+
+  sched::AutoscaleDecision autoscale(std::vector<AutoscaleSet> sets, int64_t now) override {
+    auto p = std::make_shared<std::promise<sched::AutoscaleDecision>>();
+    auto f = p->get_future();
+    {
+      std::lock_guard lock(s_.mu_);
+      s_.tasks_.push_back([this, p, sets = std::move(sets), now]() mutable {
+        try {
+          p->set_value(autoscale_decide(s_.machine_, planner_, std::move(sets), now));
+        } catch (...) {
+          p->set_exception(std::current_exception());
+        }
+      });
     }
     s_.cv_.notify_one();
     return wait(f);
@@ -60,6 +78,8 @@ class Server::K8sHost : public K8sOperatorHost {
     return f.get();
   }
   Server& s_;
+  // Used on the state thread only (in tasks), one decision at a time.
+  sched::Autoscaler planner_;
 };
 
 void Server::start_k8s_operator() {

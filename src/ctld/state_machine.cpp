@@ -23,7 +23,13 @@
 #include "proto/json_text.hpp"
 
 namespace drover::ctld {
+
 namespace {
+
+// The reason of a job waiting for resources while nodes of its partition power up (Slurm has
+// none: its jobs wait CONFIGURING on the nodes, where drover's wait pending for them).
+const std::string kReasonNodesPoweringUp = "NodesPoweringUp";
+
 // A job no node of the partition can ever hold, and which of its requests is why.
 json unavailable(const std::string& detail) {
   return proto::ErrorReply{.error = proto::Error(proto::Errno::kRequestedNodeConfigUnavailable),
@@ -606,7 +612,9 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
     id = nodes_.find(node_name);
   }
   core::Node& node = *nodes_.get(id);
-  // A node created by scontrol State=FUTURE is in service once its agent registers.
+  // A node created by scontrol State=FUTURE (or CLOUD: powered down) is in service once its
+  // agent registers.
+  nodes_.set_powering_up(id, false);
   if (nodes_.future(id)) {
     nodes_.set_future(id, false);
     fx.journal(journal::Node{node_name});
@@ -980,11 +988,19 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
     start_job(*job, start, now, fx);
   }
   for (const auto& p : d.preempted) preempt_job(p, now, fx);
+  // Partitions with powered-down nodes being started: their jobs waiting for resources say so.
+  std::set<std::string> powering_up;
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+    if (nodes_.powering_up(it.id()) && !it->registered)
+      for (const auto& name : partitions_.holding(it.id())) powering_up.insert(name);
   for (const auto& r : d.reasons) {
     auto it = jobs_.find(r.job_id);
     if (it == jobs_.end() || it->second.state != core::JobState::Pending) continue;
-    if (it->second.reason != r.reason) plan_changed_.push_back(r.job_id);
-    it->second.reason = r.reason;  // recomputed every pass: not worth a journal write
+    const std::string& reason = r.reason == "Resources" && powering_up.count(it->second.partition)
+                                    ? kReasonNodesPoweringUp
+                                    : r.reason;
+    if (it->second.reason != reason) plan_changed_.push_back(r.job_id);
+    it->second.reason = reason;  // recomputed every pass: not worth a journal write
     it->second.last_sched_eval = now;
     // A full pass plans every job it can: the others have no expected start (any more; the
     // engine forgot their plans too).
@@ -1239,7 +1255,17 @@ json StateMachine::node_view(const core::Node& node) const {
   for (const auto& name : partitions_.holding(self)) parts.push_back(name);
   j["partitions"] = parts;
   if (nodes_.dynamic(self)) j["dynamic"] = true;
-  if (nodes_.future(self)) {
+  if (nodes_.cloud(self) && !node.registered) {
+    // Slurm's power saving: powered down ("~") until its start is asked for, then powering
+    // up ("#") until its agent registers.
+    const bool up = nodes_.powering_up(self);
+    const std::string base = node.down ? "down" : node.drain ? "drain" : "idle";
+    j["state_short"] = base + (up ? "#" : "~");
+    j["state_long"] = core::to_upper(base == "drain" ? "idle+drain" : base) + "+CLOUD+" +
+                      (up ? "POWERING_UP" : "POWERED_DOWN");
+    j["powered_down"] = !up;
+    j["powering_up"] = up;
+  } else if (nodes_.future(self)) {
     j["state_long"] = "FUTURE";
     j["state_short"] = "futr";
     j["future"] = true;
@@ -1409,7 +1435,8 @@ json StateMachine::query(const proto::QueryRequest& req, int64_t now) const {
     // FUTURE nodes only when asked for (scontrol -F), as Slurm lists them.
     const bool future = req.future.value_or(false);
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
-      if (future || !nodes_.future(it.id())) nodes.push_back(node_view(*it));
+      if (future || !nodes_.future(it.id()) || nodes_.cloud(it.id()))
+        nodes.push_back(node_view(*it));
     reply["nodes"] = std::move(nodes);
   } else if (what == "partitions") {
     json parts = json::array();

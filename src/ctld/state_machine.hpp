@@ -228,6 +228,11 @@ class StateMachine {
   const JobTable& jobs() const { return jobs_; }
   const NodeTable& nodes() const { return nodes_; }
   const ReservationBook& reservations() const { return reservations_; }
+  // What a full scheduling pass would be given at `now` (the pending jobs it would offer the
+  // engine: not held, dependent or before their begin time), for the autoscaler's what-if.
+  sched::ClusterView autoscale_view(int64_t now) const;
+  // The partitions a dynamic node of this shape would join (Nodes=ALL, or a NodeSet feature).
+  std::vector<std::string> partitions_taking(const core::Node& n) const;
   const AccountingState& accounting() const { return acct_; }
   // Each partition's name and nodes, in slurm.conf's order.
   std::vector<std::pair<std::string, const std::vector<NodeId>*>> partition_nodes() const;

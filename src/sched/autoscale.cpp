@@ -32,9 +32,10 @@ constexpr int kMaxTasksPerArray = 4096;
 
 // Reasons under which a pending job got no plan because of what the nodes are (not a limit,
 // a reservation of its own or a pass cut short): worth asking whether any NodeSet could help.
+// A job behind a waiting one is told "Priority" even when no node could ever take it.
 bool about_nodes(const std::string& reason) {
   return reason == "Resources" || reason == "PartitionConfig" || reason == "PartitionNodeLimit" ||
-         reason.rfind("Nodes required", 0) == 0;
+         reason == "Priority" || reason.rfind("Nodes required", 0) == 0;
 }
 
 }  // namespace
@@ -219,14 +220,17 @@ AutoscaleDecision Autoscaler::decide(const ClusterView& view, const std::vector<
       out.next_check = std::min(out.next_check, start_by);
     }
   }
-  std::vector<std::unordered_set<uint64_t>> listed(sets.size());
+  std::vector<std::unordered_set<uint64_t>> listed(sets.size()), demand(sets.size());
   for (const auto& p : d.planned)
-    for (const auto& sh : p.shares)
-      if (sh.node < added_now.size() && added_now[sh.node]) {
-        const auto k = static_cast<size_t>(extras[sh.node - n_real].set);
-        const uint64_t id = real_id(p.job_id);
-        if (listed[k].insert(id).second) out.sets[k].scaled_for.push_back(id);
-      }
+    for (const auto& sh : p.shares) {
+      if (sh.node < n_real || sh.node >= v.nodes.size()) continue;
+      const Extra& e = extras[sh.node - n_real];
+      if (e.member >= 0) continue;
+      const auto k = static_cast<size_t>(e.set);
+      const uint64_t id = real_id(p.job_id);
+      if (demand[k].insert(id).second) out.sets[k].planned_for.push_back(id);
+      if (added_now[sh.node] && listed[k].insert(id).second) out.sets[k].scaled_for.push_back(id);
+    }
 
   for (size_t k = 0; k < sets.size(); ++k) {
     const NodeSetView& s = sets[k];

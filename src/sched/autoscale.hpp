@@ -53,6 +53,8 @@ struct AutoscaleDecision {
     std::vector<int> remove;           // members to drain and remove (indices into members)
     int wanted = 0;                    // new nodes the whole plan uses (now or later)
     std::vector<uint64_t> scaled_for;  // pending jobs the added nodes are for
+    // Pending jobs the plan puts on new nodes of this set, now or later (its demand).
+    std::vector<uint64_t> planned_for;
   };
   std::vector<Set> sets;  // one per NodeSetView, in the same order
   // Pending jobs that no NodeSet at its maximum could ever run, with why (they are not

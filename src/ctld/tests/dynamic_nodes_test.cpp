@@ -103,6 +103,62 @@ TEST(DynamicNodes, FutureNodesAreListedOnlyWhenAskedAndJoinTheirPartitions) {
   EXPECT_EQ(h.sm.find_node("d1")->state_short(), "idle");
 }
 
+TEST(DynamicNodes, CloudNodesArePoweredDownUntilTheirAgentRegisters) {
+  Harness h(dynamic_config());
+  Effects fx;
+  ASSERT_TRUE(create(h, "NodeName=c1 CPUs=4 RealMemory=2000 Feature=big State=CLOUD", fx)["ok"]);
+  // Listed (unlike FUTURE), as Slurm's power saving shows them.
+  EXPECT_EQ(listed(h, false), (std::vector<std::string>{"node1", "node2", "c1"}));
+  auto view = [&] {
+    return h.sm.query(proto::QueryRequest::from_json({{"what", "nodes"}}), h.now)["nodes"][2];
+  };
+  EXPECT_EQ(view()["state_short"], "idle~");
+  EXPECT_EQ(view()["state_long"], "IDLE+CLOUD+POWERED_DOWN");
+  EXPECT_EQ(partition_nodes(h, "big"), std::vector<std::string>{"c1"});
+  // A job for its partition is accepted (it could run there) and does not start there.
+  json s = h.spec(4);
+  s["partitions"] = json::array({"big"});
+  const uint64_t id = h.submit(h.alice, s, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_TRUE(h.launches(fx).empty());
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Pending);
+
+  // Its start is asked for, then given up, then asked for again; only CLOUD nodes take these.
+  auto update = [&](const std::string& node, const std::string& state) {
+    proto::NodeUpdateRequest r;
+    r.nodes = node;
+    r.state = state;
+    return h.sm.node_update(r, h.root, h.now, fx);
+  };
+  ASSERT_TRUE(update("c1", "POWER_UP")["ok"]);
+  EXPECT_EQ(view()["state_short"], "idle#");
+  EXPECT_EQ(view()["state_long"], "IDLE+CLOUD+POWERING_UP");
+  ASSERT_TRUE(update("c1", "POWER_DOWN")["ok"]);
+  EXPECT_EQ(view()["state_short"], "idle~");
+  EXPECT_FALSE(update("node1", "POWER_UP").value("ok", false));
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "Resources");
+  ASSERT_TRUE(update("c1", "POWER_UP")["ok"]);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(id)->reason, "NodesPoweringUp");  // what squeue shows meanwhile
+
+  // Its agent registers: in service, and the job runs there.
+  Effects reg;
+  ASSERT_TRUE(h.sm.agent_register("c1", registration(agent("", false)), h.now, reg)["ok"]);
+  EXPECT_EQ(view()["state_short"], "idle");
+  h.sm.schedule(h.now, reg);
+  EXPECT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+
+  // A restart keeps it a CLOUD node: powered down again until its agent comes back.
+  const json record = h.sm.node_admin_record("c1");
+  StateMachine fresh(dynamic_config(), sched::make_scheduler());
+  fresh.restore_dynamic_nodes({{"c1", record}});
+  fresh.restore(1, {}, h.now);
+  EXPECT_EQ(fresh.query(proto::QueryRequest::from_json({{"what", "nodes"}}),
+                        h.now)["nodes"][2]["state_short"],
+            "idle~");
+}
+
 TEST(DynamicNodes, MaxNodeCountBoundsTheTable) {
   Harness h(dynamic_config());
   Effects fx;

@@ -154,3 +154,117 @@ TEST(K8sOperator, OffUnlessANamespaceIsConfigured) {
 }
 
 }  // namespace
+
+namespace {
+
+// Two busy 2-CPU nodes in a partition that takes dynamic nodes (Nodes=ALL).
+Config elastic_config() {
+  Config c = two_node_config();
+  c.conf.partitions[0].all_nodes = true;
+  c.conf.options["MaxNodeCount"] = "8";
+  return c;
+}
+
+json wide_spec(Harness& h, int nodes, int cpus_per_task = 1) {
+  core::JobSpec s = h.spec(nodes, cpus_per_task).get<core::JobSpec>();
+  s.nodes_min = nodes;
+  s.nodes_set = true;
+  return s;
+}
+
+AutoscaleSet cpu_set(int max, int min = 0) {
+  AutoscaleSet a;
+  a.set.name = "ns";
+  a.set.shape.cpus = 2;
+  a.set.shape.cores_per_socket = 2;
+  a.set.shape.real_memory_mb = 1000;
+  a.set.min_replicas = min;
+  a.set.max_replicas = max;
+  a.set.start_delay_s = 30;
+  return a;
+}
+
+}  // namespace
+
+TEST(K8sAutoscale, AWideJobGetsAllItsNodesInOneDecision) {
+  Harness h(elastic_config());
+  Effects fx;
+  h.submit(h.alice, h.spec(2), fx);
+  h.submit(h.alice, h.spec(2), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.launches(fx).size(), 2u);  // both nodes busy
+  const uint64_t wide = h.submit(h.alice, wide_spec(h, 3), fx);
+  sched::Autoscaler planner;
+  const auto d = autoscale_decide(h.sm, planner, {cpu_set(4)}, h.now);
+  ASSERT_EQ(d.sets.size(), 1u);
+  EXPECT_EQ(d.sets[0].add, 3);
+  EXPECT_EQ(d.sets[0].scaled_for, std::vector<uint64_t>{wide});
+  EXPECT_TRUE(d.unrunnable.empty());
+}
+
+TEST(K8sAutoscale, AStartingMemberCountsAndTooWideAJobIsNotScaledFor) {
+  Harness h(elastic_config());
+  Effects fx;
+  h.submit(h.alice, h.spec(2), fx);
+  h.submit(h.alice, h.spec(2), fx);
+  h.sm.schedule(h.now, fx);
+  const uint64_t wide = h.submit(h.alice, wide_spec(h, 3), fx);
+  // ns-0's pod exists and its node is a powered-down slot that has not registered yet.
+  ASSERT_TRUE(h.sm.node_create(proto::NodeCreateRequest::from_json(
+                                   {{"line", "NodeName=ns-0 CPUs=2 RealMemory=1000 State=CLOUD"}}),
+                               k8s_operator_caller(), fx)
+                  .value("ok", false));
+  AutoscaleSet a = cpu_set(4);
+  a.set.members.push_back({-1, h.now, -1});  // "up" by its pod's age, yet not registered
+  a.member_nodes.push_back("ns-0");
+  sched::Autoscaler planner;
+  auto d = autoscale_decide(h.sm, planner, {a}, h.now);
+  EXPECT_EQ(d.sets[0].add, 2);  // the starting one is not started again
+  EXPECT_EQ(d.sets[0].scaled_for, std::vector<uint64_t>{wide});
+
+  // More nodes than the partition's and the set's at its maximum together.
+  const uint64_t too_wide = h.submit(h.alice, wide_spec(h, 9), fx);
+  d = autoscale_decide(h.sm, planner, {cpu_set(4)}, h.now);
+  ASSERT_EQ(d.unrunnable.size(), 1u);
+  EXPECT_EQ(d.unrunnable[0].job_id, too_wide);
+  EXPECT_NE(d.unrunnable[0].reason.find("maxReplicas"), std::string::npos);
+}
+
+TEST(K8sAutoscale, HeldJobsAreNotScaledFor) {
+  Harness h(elastic_config());
+  Effects fx;
+  h.submit(h.alice, h.spec(2), fx);
+  h.submit(h.alice, h.spec(2), fx);
+  h.sm.schedule(h.now, fx);
+  json s = wide_spec(h, 2);
+  s["hold"] = true;
+  h.submit(h.alice, s, fx);
+  sched::Autoscaler planner;
+  const auto d = autoscale_decide(h.sm, planner, {cpu_set(4)}, h.now);
+  EXPECT_EQ(d.sets[0].add, 0);
+}
+
+TEST(K8sAutoscale, NodeSetViewFromTheSpec) {
+  op::NodeSetSpec spec;
+  spec.name = "gpu";
+  spec.cost = 3;
+  spec.features = {"a100"};
+  spec.pod_template = {
+      {"spec",
+       {{"containers",
+         json::array(
+             {{{"name", "agent"},
+               {"resources",
+                {{"requests", {{"cpu", "4"}, {"memory", "8Gi"}, {"nvidia.com/gpu", "2"}}}}}}})}}}};
+  spec.autoscaling = op::NodeSetSpec::Autoscaling{1, 5, 120, 20};
+  const sched::NodeSetView v = nodeset_view(spec);
+  EXPECT_EQ(v.shape.cpus, 4);
+  EXPECT_EQ(v.shape.real_memory_mb, 8192);
+  EXPECT_EQ(v.shape.gres, "gpu:2");
+  EXPECT_EQ(v.shape.features, std::vector<std::string>{"a100"});
+  EXPECT_EQ(v.cost, 3);
+  EXPECT_EQ(v.min_replicas, 1);
+  EXPECT_EQ(v.max_replicas, 5);
+  EXPECT_EQ(v.idle_timeout_s, 120);
+  EXPECT_EQ(v.start_delay_s, 20);
+}

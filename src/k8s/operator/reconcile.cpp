@@ -140,6 +140,14 @@ class Pass {
   const char* victim_reason() const {
     return spec_.deleting ? kReasonNodeSetDeleted : kReasonScaleIn;
   }
+  // A powered-down slot of an autoscaled set: a drover node the operator created State=CLOUD
+  // for an ordinal below maxReplicas, that no agent has registered as and that runs nothing.
+  // It stays while the set autoscales; its name is free for a pod.
+  bool is_slot(const std::string& name, const DroverNode& dn) const {
+    if (!spec_.autoscaling || spec_.deleting || dn.registered || dn.busy()) return false;
+    const int o = pod_ordinal(spec_.name, name);
+    return o >= 0 && o < spec_.autoscaling->max_replicas;
+  }
   bool is_victim(const PodView& p) const {
     return operator_drained(p.dn, kReasonScaleIn) || operator_drained(p.dn, kReasonNodeSetDeleted);
   }
@@ -209,6 +217,7 @@ void Pass::lost_nodes_and_pods() {
   for (const PodView& p : pods_) pod_names.insert(p.name);
   for (const auto& [name, dn] : obs_.drover.nodes) {
     if (!dn.dynamic || pod_ordinal(spec_.name, name) < 0 || pod_names.count(name)) continue;
+    if (is_slot(name, dn)) continue;
     if (dn.busy()) {
       if (dn.state != NodeState::Down) {
         out_.push_back(DownNode{name, "pod " + name + " deleted"});
@@ -314,7 +323,7 @@ void Pass::scale() {
     for (const std::string& name : foreign_) used.insert(pod_ordinal(spec_.name, name));
     for (const auto& [name, dn] : obs_.drover.nodes) {
       int o = pod_ordinal(spec_.name, name);
-      if (o >= 0 && !nodes_deleted_.count(name)) used.insert(o);
+      if (o >= 0 && !nodes_deleted_.count(name) && !is_slot(name, dn)) used.insert(o);
     }
     int ordinal = 0;
     std::string created;
@@ -331,7 +340,8 @@ void Pass::scale() {
     const char* reason = victim_reason();
     for (int i = 0; i < have - desired; ++i) {
       PodView& p = *kept[i];
-      if (!p.dn) {
+      // A pod whose powered-down node never registered holds nothing to drain.
+      if (!p.dn || (spec_.autoscaling && !p.dn->registered && !p.dn->busy())) {
         event(pod_ref(p), "Normal", "ScaleIn",
               std::string("deleting: ") + reason + " (not registered)");
         delete_pod(p);

@@ -101,6 +101,17 @@ TEST(Autoscale, TooLargeAJobIsNotScaledForAndSaysWhy) {
       << d.unrunnable[0].reason;
 }
 
+TEST(Autoscale, TooLargeAJobBehindAWaitingOneIsNotScaledForEither) {
+  Cluster c = empty_cluster();
+  c.add_job(3, 60, 1, 3, true);  // -N3: scaled for
+  c.add_job(5, 60, 1, 5, true);  // -N5 behind it ("Priority"), the set has at most 4
+  Autoscaler a;
+  auto d = a.decide(c.view(), {node_set("cpu", 4, 4)}, kNow);
+  EXPECT_EQ(d.sets[0].add, 3);
+  ASSERT_EQ(d.unrunnable.size(), 1u);
+  EXPECT_EQ(d.unrunnable[0].job_id, 2u);
+}
+
 TEST(Autoscale, AShapeNoSetHasIsNotScaledFor) {
   Cluster c = empty_cluster();
   c.add_job(1, 60).spec.gpus_per_node = "1";

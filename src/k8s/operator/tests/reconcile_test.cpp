@@ -622,6 +622,40 @@ TEST(Reconcile, NamesOfStaticNodesAreNotReused) {
   EXPECT_TRUE(sim.obs.drover.nodes.count("gpu-0"));
 }
 
+TEST(Reconcile, PoweredDownSlotsOfAnAutoscaledSetStayAndLendTheirNames) {
+  Sim sim(nodeset_json(0, {{"autoscaling", {{"minReplicas", 0}, {"maxReplicas", 3}}}}));
+  for (const char* n : {"gpu-0", "gpu-1", "gpu-2", "gpu-3"}) {
+    DroverNode d;  // created State=CLOUD by the operator: never registered
+    d.name = n;
+    d.state = NodeState::Future;
+    sim.obs.drover.nodes[n] = d;
+  }
+  auto all = sim.settle();
+  ASSERT_EQ(of<DeleteDroverNode>(all).size(), 1u) << dump(all);
+  EXPECT_EQ(of<DeleteDroverNode>(all)[0].node, "gpu-3");  // beyond maxReplicas
+  EXPECT_EQ(sim.obs.drover.nodes.size(), 3u);
+
+  sim.nodeset["spec"]["replicas"] = 2;
+  auto creates = of<CreatePod>(sim.settle());
+  ASSERT_EQ(creates.size(), 2u);
+  EXPECT_EQ(creates[0].pod["metadata"]["name"], "gpu-0");
+  EXPECT_EQ(creates[1].pod["metadata"]["name"], "gpu-1");
+
+  // Scale-in before they registered: their pods go without a drain, the slots stay.
+  sim.nodeset["spec"]["replicas"] = 0;
+  all = sim.settle();
+  EXPECT_TRUE(of<DrainNode>(all).empty()) << dump(all);
+  EXPECT_TRUE(sim.pod_names().empty());
+  EXPECT_EQ(sim.obs.drover.nodes.size(), 3u);
+
+  // Deleting the set takes its slots too, so that its finalizer goes.
+  sim.nodeset["metadata"]["deletionTimestamp"] = format_rfc3339(sim.now);
+  all = sim.settle();
+  EXPECT_TRUE(sim.obs.drover.nodes.empty());
+  ASSERT_EQ(of<SetFinalizer>(all).size(), 1u);
+  EXPECT_FALSE(of<SetFinalizer>(all)[0].present);
+}
+
 TEST(Reconcile, PodGoneWithoutWarningStillDownsABusyNode) {
   Sim sim(nodeset_json(1));
   sim.bring_up();
