@@ -271,8 +271,9 @@ void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, cons
             if (!k8s::is_not_found(e)) throw;
           }
         } else if constexpr (std::is_same_v<T, op::PatchPodLabels>) {
-          c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kMerge,
-                  {{"metadata", {{"labels", x.labels}}}});
+          json meta = {{"labels", x.labels}};
+          if (!x.annotations.empty()) meta["annotations"] = x.annotations;
+          c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kMerge, {{"metadata", meta}});
         } else if constexpr (std::is_same_v<T, op::PatchPodConditions>) {
           // Strategic merge: a pod's conditions merge by type.
           c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kStrategicMerge,
