@@ -216,6 +216,10 @@ json StateMachine::update_one(core::Job& job, const json& set, const Caller& who
         const long long v = std::stoll(value);
         if (v < 0 || v > 4294967293LL) return "Invalid Priority value: " + value;
         next.priority = static_cast<uint32_t>(v);
+      } else if (key == "systemcomment") {
+        if (!op) return "Access/permission denied";
+        if (value.size() > kMaxTextField) return kTooLong;
+        next.system_comment = value;
       } else if (key == "jobname" || key == "name" || key == "comment") {
         if (value.size() > kMaxTextField) return kTooLong;
         (key == "comment" ? next.spec.comment : next.spec.name) = value;

@@ -68,6 +68,15 @@ std::optional<proto::Request> drover_command(const op::Action& a) {
       a);
 }
 
+std::optional<proto::Request> job_note_command(const op::Action& a) {
+  auto note = [](uint32_t job, const std::string& why) {
+    return proto::JobUpdateRequest{{std::to_string(job)}, {{"SystemComment", why}}};
+  };
+  if (const auto* x = std::get_if<op::RequeueJob>(&a)) return note(x->job, x->reason);
+  if (const auto* x = std::get_if<op::CancelJob>(&a)) return note(x->job, x->reason);
+  return std::nullopt;
+}
+
 std::string node_key_secret_name(const std::string& pod) { return pod + "-key"; }
 
 json node_key_secret(const op::NodeSetSpec& spec, const std::string& pod, const std::string& key) {
@@ -240,6 +249,12 @@ void K8sOperator::pass() {
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {
+  if (auto note = job_note_command(a)) {
+    // Before the job ends: a finished job takes no update.
+    const json reply = host_.command(*note);
+    if (!reply.value("ok", false))
+      spdlog::warn("k8s operator: {}: note: {}", op::describe(a), reply.dump());
+  }
   if (auto req = drover_command(a)) {
     const json reply = host_.command(*req);
     if (!reply.value("ok", false))
