@@ -90,6 +90,9 @@ def test_spot_notice_requeues_jobs_and_annotations_follow_busy(api, cluster):
     assert f"{cause}|spot-0" in sinfo_r, sinfo_r
     # The cancelled job says why (scontrol show job, as Slurm shows a system comment).
     assert system_comment(c, fragile) == f"node spot-0 drained: {cause}"
+    wait_for("sacct's SystemComment", lambda: c.ok(
+        "sacct", "-n", "-X", "-j", str(fragile), "-o", "SystemComment%120").strip()
+        == f"node spot-0 drained: {cause}")
     # The other machine is untouched.
     assert c.job(other)["JobState"] == "RUNNING"
     assert "steady-0" not in reasons(c)
