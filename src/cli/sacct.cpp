@@ -327,7 +327,10 @@ const std::vector<FieldDef>& field_defs() {
        }},
       {"SubmitLine", 20, [](const Row&) { return blank(); }},
       {"Suspended", 10, [](const Row&) { return whole("00:00:00"); }},
-      {"SystemComment", 15, [](const Row&) { return blank(); }},
+      {"SystemComment", 15,
+       [](const Row& r) {
+         return job_only(r, [](const json& j) { return text(str(j, "system_comment")); });
+       }},
       {"SystemCPU", 10, zero_time},
       {"Timelimit", 10,
        [](const Row& r) {

@@ -244,6 +244,8 @@ std::string show_job(const json& j, bool one_liner, bool details) {
           "Contiguous=0", "Licenses=(null)", "Network=(null)"});
   r.line({"Command=" + or_null(spec.value("command", ""))});
   r.line({"WorkDir=" + spec.value("workdir", "")});
+  if (!j.value("system_comment", "").empty())
+    r.line({"SystemComment=" + j.value("system_comment", "")});
   if (!spec.value("comment", "").empty()) r.line({"Comment=" + spec.value("comment", "")});
   r.line({"StdErr=" + j.value("std_err_path", "")});
   r.line({"StdIn=" + j.value("std_in_path", "")});

@@ -153,6 +153,9 @@ struct Job {
   JobState state = JobState::Pending;
   bool completing = false;  // processes still being killed / reported
   IString reason = "None";  // pending reason or end reason (e.g. "TimeLimit")
+  // Set by the controller itself (an administrator may change it), never by the job's user: why
+  // the system requeued or cancelled it (Slurm's SystemComment).
+  IString system_comment;
   int64_t submit_time = kNoTime, eligible_time = kNoTime, start_time = kNoTime, end_time = kNoTime;
   int64_t last_sched_eval = kNoTime;
   int64_t time_limit_min = -1;  // effective limit (partition default applied); -1 = unlimited

@@ -58,6 +58,7 @@ store::JobRecord acct_record(const core::Job& job) {
   r.end_time = job.end_time;
   r.state = std::string(core::job_state_name(job.state));
   r.reason = job.reason;
+  r.system_comment = job.system_comment;
   const bool by_controller = ended_by_controller(job.state);
   // A job that has not ended (say requeued, which keeps its last run's status for scontrol)
   // has no exit code in accounting yet.

@@ -216,6 +216,10 @@ std::optional<proto::Error> StateMachine::update_one(core::Job& job, const json&
         if (v < 0 || v > 4294967293LL)
           return proto::Error(proto::Errno::kError, "Invalid Priority value: " + value);
         next.priority = static_cast<uint32_t>(v);
+      } else if (key == "systemcomment") {
+        if (!op) return "Access/permission denied";
+        if (value.size() > kMaxTextField) return kTooLong;
+        next.system_comment = value;
       } else if (key == "jobname" || key == "name" || key == "comment") {
         if (value.size() > kMaxTextField) return proto::Error(proto::Errno::kPathnameTooLong);
         (key == "comment" ? next.spec.comment : next.spec.name) = value;

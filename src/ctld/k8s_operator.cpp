@@ -96,6 +96,15 @@ sched::NodeSetView nodeset_view(const op::NodeSetSpec& spec) {
   return v;
 }
 
+std::optional<proto::Request> job_note_command(const op::Action& a) {
+  auto note = [](uint32_t job, const std::string& why) {
+    return proto::JobUpdateRequest{{std::to_string(job)}, {{"SystemComment", why}}};
+  };
+  if (const auto* x = std::get_if<op::RequeueJob>(&a)) return note(x->job, x->reason);
+  if (const auto* x = std::get_if<op::CancelJob>(&a)) return note(x->job, x->reason);
+  return std::nullopt;
+}
+
 std::string node_key_secret_name(const std::string& pod) { return pod + "-key"; }
 
 json node_key_secret(const op::NodeSetSpec& spec, const std::string& pod, const std::string& key) {
@@ -567,6 +576,12 @@ std::string K8sOperator::demand_metrics() const {
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {
+  if (auto note = job_note_command(a)) {
+    // Before the job ends: a finished job takes no update.
+    const json reply = host_.command(*note);
+    if (!reply.value("ok", false))
+      spdlog::warn("k8s operator: {}: note: {}", op::describe(a), reply.dump());
+  }
   if (auto req = drover_command(a)) {
     const json reply = host_.command(*req);
     if (!reply.value("ok", false))
@@ -598,8 +613,9 @@ void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, cons
             if (!k8s::is_not_found(e)) throw;
           }
         } else if constexpr (std::is_same_v<T, op::PatchPodLabels>) {
-          c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kMerge,
-                  {{"metadata", {{"labels", x.labels}}}});
+          json meta = {{"labels", x.labels}};
+          if (!x.annotations.empty()) meta["annotations"] = x.annotations;
+          c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kMerge, {{"metadata", meta}});
         } else if constexpr (std::is_same_v<T, op::PatchPodConditions>) {
           // Strategic merge: a pod's conditions merge by type.
           c.patch(k8s::resources::kPods, ns, x.pod, k8s::PatchType::kStrategicMerge,

@@ -73,6 +73,10 @@ sched::NodeSetView nodeset_view(const k8s::op::NodeSetSpec& spec);
 // The controller request that carries out a drover action (a node_update, ...); nullopt for a
 // Kubernetes action.
 std::optional<proto::Request> drover_command(const k8s::op::Action& a);
+// For a job the operator requeues or cancels, the request that first records why on the job
+// itself (its SystemComment, which scontrol show job and sacct show, as Slurm's controller notes
+// its own actions there); nullopt for other actions.
+std::optional<proto::Request> job_note_command(const k8s::op::Action& a);
 
 // The Secret holding an agent pod's node key ("<pod>-key", key "key"), owned by the NodeSet so
 // it goes with it; and the pod with DROVER_NODE_KEY taken from it (secretKeyRef) in its first

@@ -20,7 +20,7 @@ k8s::op::ControllerSnapshot k8s_snapshot(const StateMachine& sm, int64_t control
     if (!holds_resources(job)) continue;  // a finished job keeps its allocation on record
     const k8s::op::JobOnNode j{static_cast<uint32_t>(id),
                                k8s::op::expected_end(job.start_time, job.time_limit_min),
-                               sm.requeue_allowed(job)};
+                               sm.requeue_allowed(job), job.completing};
     for (const auto& a : job.alloc) jobs_on[a.node].push_back(j);
   }
   k8s::op::ControllerSnapshot snap;

@@ -44,7 +44,7 @@ namespace drover::core {
           X(restarts) X(launches) X(alloc) X(batch_host) X(sched_nodes) X(payload_id)              \
               X(array_job_id) X(array_task_id) X(array_pending) X(array_max_running) X(held)       \
                   X(dependency) X(nice) X(warning_sent) X(steps) X(next_step_id)                   \
-                      X(batch_max_rss_kb)
+                      X(batch_max_rss_kb) X(system_comment)
 #define DROVER_FIELDS_JOB(X) DROVER_FIELDS_JOB_NOSPEC(X) X(spec)
 
 #define DROVER_FIELDS_NODE(X)                                                                     \

@@ -58,6 +58,7 @@ struct JobRecord {
   int64_t time_limit_min = -1;
   uint32_t restarts = 0;
   uint32_t priority = 0;
+  std::string system_comment;  // the controller's own note on the job (Slurm's SystemComment)
   std::vector<StepRecord> steps;
   bool operator==(const JobRecord&) const = default;
 };

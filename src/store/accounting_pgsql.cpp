@@ -310,15 +310,16 @@ class PgsqlAccounting final : public AccountingStore {
       run(kSchemaLock, nullptr, PGRES_TUPLES_OK, "schema lock");
       for (const char* sql : acct_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
       for (const char* sql : assoc_sql::schema()) run(sql, nullptr, PGRES_COMMAND_OK, "schema");
-      for (const auto& c : acct_sql::added_step_columns()) {
+      for (const auto& c : acct_sql::added_columns()) {
         Params p;
+        p.add(std::string(c.table));
         p.add(std::string(c.name));
         const Result r =
             run("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()"
-                " AND table_name = 'acct_steps' AND column_name = $1",
+                " AND table_name = $1 AND column_name = $2",
                 &p, PGRES_TUPLES_OK, "schema");
         if (PQntuples(r.get()) > 0) continue;
-        run(std::string("ALTER TABLE acct_steps ADD COLUMN ") + c.name + " " + c.definition,
+        run(std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.name + " " + c.definition,
             nullptr, PGRES_COMMAND_OK, "schema");
         if (c.fill) run(c.fill, nullptr, PGRES_COMMAND_OK, "schema");
       }

@@ -50,12 +50,13 @@ constexpr const char* kSchema[] = {
     " PRIMARY KEY (node, since))",
 };
 
-constexpr AddedColumn kAddedStepColumns[] = {
+constexpr AddedColumn kAddedColumns[] = {
     // Until then only batch steps were recorded; their name is their id.
-    {"job_name", "TEXT NOT NULL DEFAULT ''",
+    {"acct_steps", "job_name", "TEXT NOT NULL DEFAULT ''",
      "UPDATE acct_steps SET job_name = step_name WHERE job_name = ''"},
-    {"ntasks", "INTEGER NOT NULL DEFAULT 1", nullptr},
-    {"max_rss_kb", "BIGINT NOT NULL DEFAULT -1", nullptr},
+    {"acct_steps", "ntasks", "INTEGER NOT NULL DEFAULT 1", nullptr},
+    {"acct_steps", "max_rss_kb", "BIGINT NOT NULL DEFAULT -1", nullptr},
+    {"acct_jobs", "system_comment", "TEXT NOT NULL DEFAULT ''", nullptr},
 };
 
 // Where sacct lists a step (Slurm's database keeps batch as -5 and extern as -4 and sorts by
@@ -75,14 +76,15 @@ const char* const kJobColumns =
     "job_id, array_job_id, array_task_id, name, user_name, group_name, uid, gid, account, qos, "
     "partition_name, submit_time, eligible_time, start_time, end_time, state, reason, exit_code, "
     "exit_signal, cancelled_by, req_cpus, req_mem_mb, req_mem_per_cpu, req_nodes, req_tres, "
-    "alloc_tres, alloc_cpus, nnodes, nodelist, workdir, time_limit_min, restarts, priority";
+    "alloc_tres, alloc_cpus, nnodes, nodelist, workdir, time_limit_min, restarts, priority, "
+    "system_comment";
 
 const char* const kStepColumns =
     "job_id, step_name, state, exit_code, exit_signal, start_time, end_time, nodelist, nnodes, "
     "ncpus, alloc_tres, job_name, ntasks, max_rss_kb";
 
 std::span<const char* const> schema() { return kSchema; }
-std::span<const AddedColumn> added_step_columns() { return kAddedStepColumns; }
+std::span<const AddedColumn> added_columns() { return kAddedColumns; }
 
 std::string job_upsert_clause() {
   std::string out = " ON CONFLICT (job_id) DO UPDATE SET ";
@@ -135,7 +137,8 @@ std::vector<Value> job_values(const JobRecord& j) {
           j.workdir,
           j.time_limit_min,
           static_cast<int64_t>(j.restarts),
-          static_cast<int64_t>(j.priority)};
+          static_cast<int64_t>(j.priority),
+          j.system_comment};
 }
 
 std::vector<Value> step_values(uint64_t job_id, const StepRecord& s) {

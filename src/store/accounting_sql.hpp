@@ -17,17 +17,18 @@ namespace drover::store::acct_sql {
 // CREATE TABLE / CREATE INDEX ... IF NOT EXISTS: safe to run on every open.
 std::span<const char* const> schema();
 
-// Columns added to acct_steps since its first version: added to older databases when they
-// open (ALTER TABLE ... ADD COLUMN), then `fill` (if any) runs once.
+// Columns added to a table since its first version: added to older databases when they open
+// (ALTER TABLE ... ADD COLUMN), then `fill` (if any) runs once.
 struct AddedColumn {
+  const char* table;
   const char* name;
   const char* definition;
   const char* fill;
 };
-std::span<const AddedColumn> added_step_columns();
+std::span<const AddedColumn> added_columns();
 
 extern const char* const kJobColumns;  // "job_id, array_job_id, ..."
-inline constexpr int kJobColumnCount = 33;
+inline constexpr int kJobColumnCount = 34;
 extern const char* const kStepColumns;  // "job_id, step_name, ..."
 inline constexpr int kStepColumnCount = 14;
 
@@ -84,6 +85,7 @@ JobRecord read_job(Reader& r) {
   j.time_limit_min = r.i64();
   j.restarts = static_cast<uint32_t>(r.i64());
   j.priority = static_cast<uint32_t>(r.i64());
+  j.system_comment = r.text();
   return j;
 }
 

@@ -72,9 +72,9 @@ class SqliteAccounting final : public AccountingStore {
     db_ = open_durable_sqlite(path, "accounting");
     for (const char* sql : acct_sql::schema()) exec(sql);
     for (const char* sql : assoc_sql::schema()) exec(sql);
-    for (const auto& c : acct_sql::added_step_columns()) {
-      if (has_column("acct_steps", c.name)) continue;
-      exec((std::string("ALTER TABLE acct_steps ADD COLUMN ") + c.name + " " + c.definition)
+    for (const auto& c : acct_sql::added_columns()) {
+      if (has_column(c.table, c.name)) continue;
+      exec((std::string("ALTER TABLE ") + c.table + " ADD COLUMN " + c.name + " " + c.definition)
                .c_str());
       if (c.fill) exec(c.fill);
     }

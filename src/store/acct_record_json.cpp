@@ -51,6 +51,7 @@ nlohmann::json record_json(const JobRecord& r) {
           {"time_limit_min", r.time_limit_min},
           {"restarts", r.restarts},
           {"priority", r.priority},
+          {"system_comment", r.system_comment},
           {"steps", std::move(steps)}};
 }
 
@@ -89,6 +90,7 @@ JobRecord record_from_json(const nlohmann::json& j) {
   j.at("time_limit_min").get_to(r.time_limit_min);
   j.at("restarts").get_to(r.restarts);
   j.at("priority").get_to(r.priority);
+  r.system_comment = j.value("system_comment", "");  // records written before it have none
   for (const auto& s : j.at("steps")) {
     StepRecord& st = r.steps.emplace_back();
     s.at("name").get_to(st.name);

@@ -52,6 +52,8 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
     assert spec["workloadProtection"] is True
     assert spec["updateStrategy"]["rollingUpdate"]["maxUnavailable"] == "25%"
     assert spec["drainOnNodeConditions"] == ["GPUUnhealthy"]
+    assert "ToBeDeletedByClusterAutoscaler" in spec["disruptionTaints"]
+    assert "aws-node-termination-handler/spot-itn" in spec["disruptionTaints"]
     # Unknown pod-template fields are kept as written.
     assert spec["template"]["spec"]["containers"][0]["image"] == "drover/agent:0.1"
 
@@ -62,6 +64,14 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
     assert spec["cost"] == 0.5
     assert spec["autoscaling"] == {
         "minReplicas": 0, "maxReplicas": 16, "idleTimeout": "10m", "startupTime": "60s"}
+
+    # Own disruption taints replace the defaults; an empty list turns them off.
+    r = api("POST", NS_URL, nodeset("own-taints", disruptionTaints=["example.com/reclaim"]))
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["disruptionTaints"] == ["example.com/reclaim"]
+    r = api("POST", NS_URL, nodeset("no-taints", disruptionTaints=[]))
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["disruptionTaints"] == []
 
     body = nodeset("defaults")
     del body["spec"]["replicas"]
@@ -97,6 +107,8 @@ def test_valid_nodeset_is_accepted_with_defaults(api):
         ("as-idle", {"autoscaling": {"maxReplicas": 4, "idleTimeout": "soon"}},
          "idleTimeout must be a duration such as 90s or 10m"),
         ("cost", {"cost": -1}, "should be greater than or equal to 0"),
+        ("taints", {"disruptionTaints": ["example.com/reclaim", "bad key"]},
+         "taint keys are an optional DNS subdomain prefix and '/'"),
         ("nocontainers", {"template": {"spec": {"containers": []}}}, "should have at least 1 items"),
         ("Bad.Name", {}, "a NodeSet name must be a DNS label of at most 52 characters"),
         ("n" * 53, {}, "a NodeSet name must be a DNS label of at most 52 characters"),

@@ -55,7 +55,10 @@ def carry_out(api, actions, drover=None):
                     {"preconditions": {"uid": a["uid"]}})
             assert r.status_code in (200, 202), r.text
         elif kind == "PatchPodLabels":
-            r = api("PATCH", f"{PODS}/{a['pod']}", {"metadata": {"labels": a["labels"]}}, MERGE)
+            meta = {"labels": a["labels"]}
+            if a.get("annotations"):
+                meta["annotations"] = a["annotations"]
+            r = api("PATCH", f"{PODS}/{a['pod']}", {"metadata": meta}, MERGE)
             assert r.status_code == 200, r.text
         elif kind == "PatchPodConditions":
             # Strategic merge: conditions merge by type, the kubelet's stay.
@@ -140,6 +143,9 @@ def test_agent_pods_patches_pdb_and_eviction(api):
     assert [a["features"] for a in of(actions, "SetNodeFeatures")] == [["h100"], ["h100"]]
     carry_out(api, actions, drover)
     pod = api("GET", f"{PODS}/agents-0").json()
+    # The annotations that keep Cluster Autoscaler and Karpenter from removing its machine.
+    assert pod["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/safe-to-evict"] == "false"
+    assert pod["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] == "true"
     conds = {c["type"]: c for c in pod["status"]["conditions"]}
     assert conds["drover.io/NodeState"]["reason"] == "Allocated"
     assert "Ready" in conds, "the kubelet's conditions stay"
@@ -193,7 +199,9 @@ def test_agent_pods_patches_pdb_and_eviction(api):
     actions = reconcile(ns, pods, nodes, pdb, drover, now)
     assert [a["labels"] for a in of(actions, "PatchPodLabels")] == [{"drover.io/busy": None}]
     carry_out(api, actions, drover)
-    assert "drover.io/busy" not in api("GET", f"{PODS}/agents-0").json()["metadata"]["labels"]
+    meta = api("GET", f"{PODS}/agents-0").json()["metadata"]
+    assert "drover.io/busy" not in meta["labels"]
+    assert "karpenter.sh/do-not-disrupt" not in meta.get("annotations", {})
     # The eviction API checks the budgets that select the pod now: none (whatever the budget's
     # status still says about the pod it selected before).
     r = evict("agents-0")

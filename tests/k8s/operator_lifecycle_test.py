@@ -293,9 +293,14 @@ def test_max_drain_time_wait_cancel_requeue(api, cluster):
     time.sleep(4)  # past maxDrainTime: Wait leaves the job alone
     assert c.job(short)["JobState"] == "RUNNING"
 
-    # Cancel: the job is cancelled, the pod goes.
+    # Cancel: the job is cancelled, the pod goes, and the job says why (its SystemComment, in
+    # scontrol show job and in accounting).
     patch(api, "ops", {"drainTimeoutPolicy": "Cancel"})
     c.wait_state(short, "CANCELLED", timeout=10)
+    why = "node ops-1 drained for scale-in: maxDrainTime 2s reached"
+    assert f"SystemComment={why}" in c.ok("scontrol", "show", "job", str(short))
+    wait_for("sacct's SystemComment", lambda: c.ok(
+        "sacct", "-n", "-X", "-j", str(short), "-o", "SystemComment%80").strip() == why)
     wait_for("ops-1 gone", lambda: "ops-1" not in nodes(c) and pod_names(api, "ops") == ["ops-0"],
              timeout=20)
     assert "maxDrainTime" in ctld_log(c)

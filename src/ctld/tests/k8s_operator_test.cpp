@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ctld/acct_record.hpp"
 #include "ctld/client_request.hpp"
 #include "ctld/k8s_snapshot.hpp"
 #include "ctld/tests/harness.hpp"
@@ -115,6 +116,47 @@ TEST(K8sOperator, RequeueAndCancelReachTheJob) {
   EXPECT_EQ(req["op"], "control");
   EXPECT_EQ(req["action"], "requeue");
   EXPECT_EQ(req["jobs"], json::array({"7"}));
+}
+
+TEST(K8sOperator, AJobTheOperatorEndsSaysWhyInItsSystemComment) {
+  Harness h;
+  Effects fx;
+  const uint64_t id = h.submit(h.alice, h.spec(), fx);
+  h.sm.schedule(h.now, fx);
+  ASSERT_EQ(h.sm.find_job(id)->state, core::JobState::Running);
+  const std::string why = "node node1 drained for scale-in: maxDrainTime 1h reached";
+  const op::CancelJob cancel{static_cast<uint32_t>(id), why};
+  const auto note = job_note_command(cancel);
+  ASSERT_TRUE(note.has_value());
+  std::string text;
+  ASSERT_TRUE(apply_client_request(h.sm, *note, k8s_operator_caller(), h.now, fx, text)
+                  ->value("ok", false));
+  ASSERT_TRUE(run(h, cancel, fx).value("ok", false));
+  const core::Job& job = *h.sm.find_job(id);
+  EXPECT_EQ(std::string(job.system_comment), why);
+  EXPECT_EQ(acct_record(job).system_comment, why);  // sacct's SystemComment
+  // Its processes are still being stopped: the snapshot says it is on its way out, so the
+  // operator does not ask again.
+  ASSERT_TRUE(job.completing);
+  int seen = 0;
+  for (const auto& [name, n] : k8s_snapshot(h.sm, 0).nodes)
+    for (const auto& j : n.jobs)
+      if (j.id == id) seen += j.ending ? 1 : 100;
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(job_note_command(op::RequeueJob{7, "x"}).has_value(), true);
+  EXPECT_FALSE(job_note_command(op::DrainNode{"node1", "x"}).has_value());
+
+  // Only an administrator (or the controller itself) writes it, as in Slurm.
+  const uint64_t other = h.submit(h.alice, h.spec(), fx);
+  const json r =
+      h.sm.update(proto::JobUpdateRequest{{std::to_string(other)}, {{"SystemComment", "mine"}}},
+                  h.alice, h.now, fx);
+  EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied") << r.dump();
+  EXPECT_TRUE(
+      h.sm.update(proto::JobUpdateRequest{{std::to_string(other)}, {{"SystemComment", "checked"}}},
+                  h.root, h.now, fx)
+          .value("ok", false));
+  EXPECT_EQ(std::string(h.sm.find_job(other)->system_comment), "checked");
 }
 
 TEST(K8sOperator, NodeKeyComesFromASecretNeverThePodSpec) {

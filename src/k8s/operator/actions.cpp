@@ -20,7 +20,11 @@ std::string describe(const Action& a) {
             return "create pod " + x.pod["metadata"].value("name", std::string("?"));
           },
           [](const DeletePod& x) { return "delete pod " + x.name; },
-          [](const PatchPodLabels& x) { return "label pod " + x.pod + " " + x.labels.dump(); },
+          [](const PatchPodLabels& x) {
+            std::string s = "label pod " + x.pod + " " + x.labels.dump();
+            if (!x.annotations.empty()) s += " annotate " + x.annotations.dump();
+            return s;
+          },
           [](const PatchPodConditions& x) {
             std::string s = "condition pod " + x.pod;
             for (const auto& c : x.conditions)
@@ -69,7 +73,10 @@ nlohmann::json to_json(const Action& a) {
             return json{{"action", "DeletePod"}, {"name", x.name}, {"uid", x.uid}};
           },
           [](const PatchPodLabels& x) {
-            return json{{"action", "PatchPodLabels"}, {"pod", x.pod}, {"labels", x.labels}};
+            return json{{"action", "PatchPodLabels"},
+                        {"pod", x.pod},
+                        {"labels", x.labels},
+                        {"annotations", x.annotations}};
           },
           [](const PatchPodConditions& x) {
             return json{

@@ -16,10 +16,12 @@ struct CreatePod {
 struct DeletePod {
   std::string name, uid;  // uid: a precondition, so a newer pod of the same name is safe
 };
-// Labels to merge into a pod; a null value removes the label.
+// Labels and annotations to merge into a pod's metadata, in one write; a null value removes
+// the key.
 struct PatchPodLabels {
   std::string pod;
   nlohmann::json labels;
+  nlohmann::json annotations = nlohmann::json::object();
 };
 // Conditions to set in the pod's status (merged by type).
 struct PatchPodConditions {

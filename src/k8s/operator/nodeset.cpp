@@ -194,6 +194,9 @@ NodeSetSpec parse_nodeset(const json& obj) {
   s.features = string_list(spec, "features");
   s.features_from_node_labels = string_list(spec, "featuresFromNodeLabels");
   s.drain_on_node_conditions = string_list(spec, "drainOnNodeConditions");
+  // Absent: the defaults; an empty list turns the watch off.
+  if (spec.contains("disruptionTaints") && !spec["disruptionTaints"].is_null())
+    s.disruption_taints = string_list(spec, "disruptionTaints");
 
   if (spec.contains("updateStrategy") && !spec["updateStrategy"].is_null()) {
     const json& u = spec["updateStrategy"];

@@ -23,6 +23,26 @@ inline constexpr const char* kNodeSetLabel = "drover.io/nodeset";
 inline constexpr const char* kHashLabel = "drover.io/template-hash";
 inline constexpr const char* kBusyLabel = "drover.io/busy";
 inline constexpr const char* kNodeStateCondition = "drover.io/NodeState";
+// Annotations on busy agent pods that tell the cluster autoscalers not to remove their machine
+// (Cluster Autoscaler, Karpenter); idle pods go without, so an empty machine can go.
+inline constexpr const char* kSafeToEvictAnnotation =
+    "cluster-autoscaler.kubernetes.io/safe-to-evict";
+inline constexpr const char* kDoNotDisruptAnnotation = "karpenter.sh/do-not-disrupt";
+
+// Kubernetes node taints that say the machine is about to go away: Cluster Autoscaler's
+// scale-down, Karpenter's disruption, GKE's termination notice, and the AWS Node Termination
+// Handler's spot interruption, ASG scale-in and scheduled maintenance.
+inline const std::vector<std::string>& default_disruption_taints() {
+  static const std::vector<std::string> taints = {
+      "ToBeDeletedByClusterAutoscaler",
+      "karpenter.sh/disrupted",
+      "cloud.google.com/impending-node-termination",
+      "aws-node-termination-handler/spot-itn",
+      "aws-node-termination-handler/asg-lifecycle-termination",
+      "aws-node-termination-handler/scheduled-maintenance",
+  };
+  return taints;
+}
 
 enum class UpdateType { RollingUpdate, OnDelete };
 enum class DrainTimeoutPolicy { Requeue, Cancel, Wait };
@@ -44,6 +64,9 @@ struct NodeSetSpec {
   // Kubernetes node condition types (e.g. from node-problem-detector) that, when True, drain the
   // node's drover nodes as a cordon does.
   std::vector<std::string> drain_on_node_conditions;
+  // Taint keys on a Kubernetes node that mean it is about to go away: its drover nodes drain at
+  // once and their jobs are requeued (or cancelled) before it goes. Empty: none.
+  std::vector<std::string> disruption_taints = default_disruption_taints();
   UpdateType update_type = UpdateType::RollingUpdate;
   int max_unavailable = 1;  // absolute, or a percentage of replicas when max_unavailable_pct
   bool max_unavailable_pct = false;

@@ -21,6 +21,9 @@ struct JobOnNode {
   uint32_t id = 0;
   int64_t expected_end = 0;  // by its time limit or the plan; 0: unknown (counts as never)
   bool requeueable = true;
+  // Already on its way out (requeued or cancelled, its processes still being stopped): asking
+  // again would only be refused.
+  bool ending = false;
 };
 
 struct DroverNode {

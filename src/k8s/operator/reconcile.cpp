@@ -44,8 +44,28 @@ const json& child(const json& j, const char* key) {
 }
 
 // Drains the operator sets because of the Kubernetes node ("kubernetes node N cordoned",
-// "kubernetes node N condition T"): lifted when the node is fine again.
-bool is_k8s_node_reason(const std::string& r) { return r.rfind("kubernetes node ", 0) == 0; }
+// "kubernetes node N condition T", "kubernetes node N spot interruption (taint K)") or of the
+// pod's DisruptionTarget condition: lifted when the node or pod is fine again.
+constexpr const char* kPodDisruptionPrefix = "pod DisruptionTarget: ";
+bool is_k8s_node_reason(const std::string& r) {
+  return r.rfind("kubernetes node ", 0) == 0 || r.rfind(kPodDisruptionPrefix, 0) == 0;
+}
+
+// What a disruption taint means, in the words of a drain reason.
+std::string taint_meaning(const std::string& key) {
+  static const std::pair<const char*, const char*> known[] = {
+      {"ToBeDeletedByClusterAutoscaler", "removed by the cluster autoscaler"},
+      {"karpenter.sh/disrupted", "disrupted by Karpenter"},
+      {"cloud.google.com/impending-node-termination", "terminating"},
+      {"aws-node-termination-handler/spot-itn", "spot interruption"},
+      {"aws-node-termination-handler/asg-lifecycle-termination", "ASG termination"},
+      {"aws-node-termination-handler/scheduled-maintenance", "scheduled maintenance"},
+      {"aws-node-termination-handler/rebalance-recommendation", "rebalance recommendation"},
+  };
+  for (const auto& [k, meaning] : known)
+    if (key == k) return meaning;
+  return "going away";
+}
 
 bool operator_drained(const DroverNode* dn, const char* reason) {
   return dn && dn->drain && dn->reason_by == ReasonBy::Operator && dn->reason == reason;
@@ -77,7 +97,8 @@ struct PodView {
   int ordinal = -1;
   bool terminating = false;
   bool ready = false;
-  bool failing = false;  // a container cannot start (crash loop, image pull)
+  bool failing = false;    // a container cannot start (crash loop, image pull)
+  std::string disruption;  // the reason of a True DisruptionTarget condition ("" when none)
   int64_t started = -1;
   const DroverNode* dn = nullptr;
   bool gone = false;     // deleted (or marked lost) in this pass
@@ -104,6 +125,7 @@ class Pass {
   std::set<std::string> nodes_deleted_;  // drover nodes deleted in this pass
   std::vector<std::string> degraded_;    // pods of the current template that fail now
   std::set<std::string> foreign_;        // pods with one of our names but not our label
+  std::set<uint32_t> jobs_ended_;        // jobs requeued or cancelled in this pass
   // Pods of the current template that failed and were replaced during this rollout (kept in
   // status.rolloutFailures, as the pods themselves are gone).
   int prev_failures_ = 0, new_failures_ = 0;
@@ -134,6 +156,21 @@ class Pass {
             return "kubernetes node " + node + " condition " + type;
     return "";
   }
+  // Why the pod's machine is about to go away ("" when it is not): a disruption taint on its
+  // Kubernetes node, or the pod's own DisruptionTarget condition.
+  std::string disruption_cause(const PodView& p) const {
+    if (!p.disruption.empty()) return kPodDisruptionPrefix + p.disruption;
+    auto it = obs_.k8s_nodes.find(p.node_name);
+    if (p.node_name.empty() || it == obs_.k8s_nodes.end()) return "";
+    const json& spec = child(it->second, "spec");
+    if (!spec.contains("taints") || !spec["taints"].is_array()) return "";
+    for (const std::string& key : spec_.disruption_taints)
+      for (const json& t : spec["taints"])
+        if (t.is_object() && t.value("key", "") == key)
+          return "kubernetes node " + p.node_name + " " + taint_meaning(key) + " (taint " + key +
+                 ")";
+    return "";
+  }
   bool active(const PodView& p) const {
     return !p.gone && !p.terminating && p.phase != "Failed" && p.phase != "Succeeded";
   }
@@ -160,6 +197,11 @@ class Pass {
   void lost_nodes_and_pods();
   void scale();
   void drain_timeouts(PodView& p);
+  // Requeues the node's jobs that allow it (when `requeue`) and cancels the others, each once
+  // a pass; `why` goes to the job, `short_why` to the pod's events.
+  void end_jobs(const PodView& p, const std::string& why, const char* event_reason, bool requeue,
+                const std::string& short_why);
+  void disruptions();
   void rolling_update();
   void cordon();
   void features();
@@ -193,8 +235,12 @@ void Pass::build_views() {
     if (st.contains("startTime") && st["startTime"].is_string())
       v.started = parse_rfc3339(st["startTime"].get<std::string>());
     if (st.contains("conditions") && st["conditions"].is_array())
-      for (const json& c : st["conditions"])
-        if (c.value("type", "") == "Ready") v.ready = c.value("status", "") == "True";
+      for (const json& c : st["conditions"]) {
+        const std::string type = c.value("type", "");
+        if (type == "Ready") v.ready = c.value("status", "") == "True";
+        if (type == "DisruptionTarget" && c.value("status", "") == "True")
+          v.disruption = c.value("reason", "Unknown");
+      }
     if (st.contains("containerStatuses") && st["containerStatuses"].is_array())
       for (const json& cs : st["containerStatuses"])
         if (cs.contains("state") && cs["state"].contains("waiting")) {
@@ -308,7 +354,8 @@ void Pass::scale() {
     // them spares their jobs the drain timeout.
     std::vector<PodView*> resumable;
     for (PodView* v : victims)
-      if (k8s_drain_cause(v->node_name).empty()) resumable.push_back(v);
+      if (k8s_drain_cause(v->node_name).empty() && disruption_cause(*v).empty())
+        resumable.push_back(v);
     std::stable_sort(resumable.begin(), resumable.end(),
                      [](PodView* a, PodView* b) { return a->dn->busy() > b->dn->busy(); });
     for (PodView* v : resumable) {
@@ -372,18 +419,46 @@ void Pass::drain_timeouts(PodView& p) {
   if (now_ - p.dn->reason_since < spec_.max_drain_time) return;
   const std::string why = "node " + p.name + " drained for " + p.dn->reason + ": maxDrainTime " +
                           fmt_duration(spec_.max_drain_time) + " reached";
+  end_jobs(p, why, "DrainTimeout", spec_.drain_timeout_policy == DrainTimeoutPolicy::Requeue,
+           "maxDrainTime reached");
+  p.handled = true;
+}
+
+void Pass::end_jobs(const PodView& p, const std::string& why, const char* event_reason,
+                    bool requeue, const std::string& short_why) {
   for (const JobOnNode& j : p.dn->jobs) {
-    if (spec_.drain_timeout_policy == DrainTimeoutPolicy::Requeue && j.requeueable) {
+    if (j.ending || !jobs_ended_.insert(j.id).second) continue;
+    if (requeue && j.requeueable) {
       out_.push_back(RequeueJob{j.id, why});
-      event(pod_ref(p), "Warning", "DrainTimeout",
-            "requeued job " + std::to_string(j.id) + ": maxDrainTime reached");
+      event(pod_ref(p), "Warning", event_reason,
+            "requeued job " + std::to_string(j.id) + ": " + short_why);
     } else {
       out_.push_back(CancelJob{j.id, why});
-      event(pod_ref(p), "Warning", "DrainTimeout",
-            "cancelled job " + std::to_string(j.id) + ": maxDrainTime reached");
+      event(pod_ref(p), "Warning", event_reason,
+            "cancelled job " + std::to_string(j.id) + ": " + short_why);
     }
   }
-  p.handled = true;
+}
+
+// A pod whose machine is about to go away (a spot notice, an autoscaler's scale-down, the pod's
+// DisruptionTarget condition) takes no new work and its jobs go back to the queue now, while
+// they can still be stopped cleanly, rather than fail with the node. The drain says why; it
+// replaces a cordon's (it says more) but not a drain of anyone else's or for another purpose
+// (an administrator's, scale-in, a rolling update), whose jobs end all the same.
+void Pass::disruptions() {
+  for (PodView& p : pods_) {
+    if (!active(p) || !p.dn || !p.dn->registered || p.dn->state == NodeState::Down) continue;
+    const std::string cause = disruption_cause(p);
+    if (cause.empty()) continue;
+    const bool ours_to_set =
+        !p.dn->drain || (p.dn->reason_by == ReasonBy::Operator && is_k8s_node_reason(p.dn->reason));
+    if (!p.handled && ours_to_set && p.dn->reason != cause) {
+      out_.push_back(DrainNode{p.name, cause});
+      event(pod_ref(p), "Warning", "Disruption", "draining: " + cause);
+      p.handled = true;
+    }
+    end_jobs(p, "node " + p.name + " drained: " + cause, "Disruption", true, cause);
+  }
 }
 
 void Pass::rolling_update() {
@@ -447,11 +522,14 @@ void Pass::cordon() {
       event(pod_ref(p), "Normal", "Draining", "draining: " + cause);
       p.handled = true;
     } else if (cause.empty() && p.dn->drain && p.dn->reason_by == ReasonBy::Operator &&
-               is_k8s_node_reason(p.dn->reason)) {
+               is_k8s_node_reason(p.dn->reason) && disruption_cause(p).empty()) {
       out_.push_back(ResumeNode{p.name});
+      const std::string& r = p.dn->reason;
       event(pod_ref(p), "Normal", "Resumed",
-            "resumed: kubernetes node " + p.node_name +
-                (p.dn->reason.ends_with(" cordoned") ? " uncordoned" : " healthy again"));
+            r.ends_with(" cordoned") ? "resumed: kubernetes node " + p.node_name + " uncordoned"
+            : r.ends_with(")") || r.starts_with(kPodDisruptionPrefix)
+                ? "resumed: no longer going away (was: " + r + ")"
+                : "resumed: kubernetes node " + p.node_name + " healthy again");
       p.handled = true;
     }
   }
@@ -517,12 +595,25 @@ void Pass::pod_conditions_and_labels() {
       out_.push_back(PatchPodConditions{p.name, json::array({c})});
     }
 
-    const json& labels = child(child(*p.pod, "metadata"), "labels");
-    const bool labelled = labels.value(kBusyLabel, "") == "true";
+    // Busy pods carry the label the PDB selects and the annotations the cluster autoscalers
+    // read; written only when they change (a pod turns busy or idle), in one patch.
+    const json& meta = child(*p.pod, "metadata");
+    const json& labels = child(meta, "labels");
+    const json& annotations = child(meta, "annotations");
     const bool want = spec_.workload_protection && dn && dn->busy();
-    if (want && !labelled) out_.push_back(PatchPodLabels{p.name, {{kBusyLabel, "true"}}});
-    if (!want && labels.contains(kBusyLabel))
-      out_.push_back(PatchPodLabels{p.name, {{kBusyLabel, nullptr}}});
+    json label_patch = json::object(), annotation_patch = json::object();
+    if (want && labels.value(kBusyLabel, "") != "true") label_patch[kBusyLabel] = "true";
+    if (!want && labels.contains(kBusyLabel)) label_patch[kBusyLabel] = nullptr;
+    // An annotation the template sets is the user's: left as it is.
+    const json& own = child(child(spec_.pod_template, "metadata"), "annotations");
+    for (const auto& [key, busy_value] :
+         {std::pair{kSafeToEvictAnnotation, "false"}, std::pair{kDoNotDisruptAnnotation, "true"}}) {
+      if (own.contains(key)) continue;
+      if (want && annotations.value(key, "") != busy_value) annotation_patch[key] = busy_value;
+      if (!want && annotations.contains(key)) annotation_patch[key] = nullptr;
+    }
+    if (!label_patch.empty() || !annotation_patch.empty())
+      out_.push_back(PatchPodLabels{p.name, label_patch, annotation_patch});
   }
 }
 
@@ -660,6 +751,7 @@ std::vector<Action> Pass::run() {
   lost_nodes_and_pods();
   scale();
   rolling_update();
+  disruptions();
   cordon();
   features();
   pod_conditions_and_labels();

@@ -184,7 +184,7 @@ json job_info(const json& view, const std::string& cluster) {
       {"submit_time", time_value(num(view, "submit_time"))},
       {"submit_line", ""},
       {"suspend_time", unset()},
-      {"system_comment", ""},
+      {"system_comment", str(view, "system_comment")},
       {"time_limit", limit(num(view, "time_limit_min", -1))},
       {"time_minimum", number(int64_t{0})},
       {"threads_per_core", unset()},

@@ -80,7 +80,7 @@ json db_job(const json& r, const std::string& cluster) {
                     nodelist = str(r, "nodelist");
   return {
       {"account", account},
-      {"comment", {{"administrator", ""}, {"job", ""}, {"system", ""}}},
+      {"comment", {{"administrator", ""}, {"job", ""}, {"system", str(r, "system_comment")}}},
       {"allocation_nodes", num(r, "nnodes")},
       {"array",
        {{"job_id", num(r, "array_job_id")},

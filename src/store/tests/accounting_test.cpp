@@ -252,6 +252,39 @@ TEST_P(Accounting, OlderStepTablesGainTheNewColumns) {
   EXPECT_EQ(got[0], j);
 }
 
+TEST_P(Accounting, OlderJobTablesGainTheSystemComment) {
+  // The job table before system_comment, holding a finished job.
+  exec(
+      "CREATE TABLE acct_jobs (job_id BIGINT PRIMARY KEY, array_job_id BIGINT NOT NULL,"
+      " array_task_id BIGINT NOT NULL, name TEXT NOT NULL, user_name TEXT NOT NULL,"
+      " group_name TEXT NOT NULL, uid BIGINT NOT NULL, gid BIGINT NOT NULL, account TEXT NOT NULL,"
+      " qos TEXT NOT NULL, partition_name TEXT NOT NULL, submit_time BIGINT NOT NULL,"
+      " eligible_time BIGINT NOT NULL, start_time BIGINT NOT NULL, end_time BIGINT NOT NULL,"
+      " state TEXT NOT NULL, reason TEXT NOT NULL, exit_code INTEGER NOT NULL,"
+      " exit_signal INTEGER NOT NULL, cancelled_by BIGINT NOT NULL, req_cpus INTEGER NOT NULL,"
+      " req_mem_mb BIGINT NOT NULL, req_mem_per_cpu INTEGER NOT NULL, req_nodes INTEGER NOT NULL,"
+      " req_tres TEXT NOT NULL, alloc_tres TEXT NOT NULL, alloc_cpus INTEGER NOT NULL,"
+      " nnodes INTEGER NOT NULL, nodelist TEXT NOT NULL, workdir TEXT NOT NULL,"
+      " time_limit_min BIGINT NOT NULL, restarts INTEGER NOT NULL, priority BIGINT NOT NULL);"
+      "INSERT INTO acct_jobs VALUES (1, 0, 4294967294, 'old', 'alice', 'users', 1000, 1000, '',"
+      " 'normal', 'batch', 100, 100, 101, 110, 'COMPLETED', 'None', 0, 0, -1, 1, 0, 0, 1, '',"
+      " '', 1, 1, 'node1', '/tmp', 60, 0, 1);");
+  for (int i = 0; i < 2; ++i) open()->query({});  // twice: migrating is idempotent
+  auto store = open();
+  auto got = store->query({});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].name, "old");
+  EXPECT_EQ(got[0].system_comment, "");
+  JobRecord j = rec(2, 1000, "CANCELLED", 120, 130);
+  j.system_comment = "node a-1 drained for scale-in: maxDrainTime 1h reached";
+  store->upsert({j});
+  JobFilter f;
+  f.job_ids = {2};
+  got = store->query(f);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], j);
+}
+
 TEST_P(Accounting, AFailedBatchWritesNothing) {
   auto store = open();
   store->upsert({rec(1, 1000, "RUNNING", 100, 0)});

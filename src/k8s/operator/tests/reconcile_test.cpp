@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 
 namespace drover::k8s::op {
 namespace {
@@ -91,12 +92,15 @@ struct Sim {
           return p["metadata"]["name"] == x->name && p["metadata"]["uid"] == x->uid;
         });
       } else if (auto* x = std::get_if<PatchPodLabels>(&a)) {
-        json& l = (*pod(x->pod))["metadata"]["labels"];
-        for (auto& [k, v] : x->labels.items()) {
-          if (v.is_null())
-            l.erase(k);
-          else
-            l[k] = v;
+        for (const char* part : {"labels", "annotations"}) {
+          json& l = (*pod(x->pod))["metadata"][part];
+          if (l.is_null()) l = json::object();
+          for (auto& [k, v] : (part[0] == 'l' ? x->labels : x->annotations).items()) {
+            if (v.is_null())
+              l.erase(k);
+            else
+              l[k] = v;
+          }
         }
       } else if (auto* x = std::get_if<PatchPodConditions>(&a)) {
         json& st = (*pod(x->pod))["status"];
@@ -1015,6 +1019,224 @@ TEST(Reconcile, StatusHasTheShapeTheCrdKeeps) {
   ASSERT_EQ(sim.condition("Degraded")["status"], "True");
   expect_same_shape(st, example, "status");
   expect_same_shape(example, st, "status");
+}
+
+TEST(NodeSetParse, DisruptionTaints) {
+  EXPECT_EQ(parse_nodeset(nodeset_json(1)).disruption_taints, default_disruption_taints());
+  EXPECT_EQ(parse_nodeset(nodeset_json(1, {{"disruptionTaints", {"example.com/reclaim"}}}))
+                .disruption_taints,
+            (std::vector<std::string>{"example.com/reclaim"}));
+  EXPECT_TRUE(parse_nodeset(nodeset_json(1, {{"disruptionTaints", json::array()}}))
+                  .disruption_taints.empty());
+  try {
+    parse_nodeset(nodeset_json(1, {{"disruptionTaints", {1}}}));
+    ADD_FAILURE() << "accepted";
+  } catch (const core::ParseError& e) {
+    EXPECT_STREQ(e.what(), "NodeSet spec.disruptionTaints: must be a list of non-empty strings");
+  }
+}
+
+json annotations_of(Sim& sim, const std::string& pod) {
+  return (*sim.pod(pod))["metadata"].value("annotations", json::object());
+}
+
+TEST(Reconcile, BusyPodsCarryTheAutoscalersAnnotationsOnlyWhileBusy) {
+  Sim sim(nodeset_json(2));
+  sim.bring_up();
+  EXPECT_TRUE(annotations_of(sim, "gpu-0").empty());
+  sim.start_job("gpu-1", 3, 0);
+  auto as = sim.pass();
+  auto patches = of<PatchPodLabels>(as);
+  // One write for the label and both annotations.
+  ASSERT_EQ(patches.size(), 1u) << dump(as);
+  EXPECT_EQ(patches[0].pod, "gpu-1");
+  EXPECT_EQ(patches[0].labels, json({{kBusyLabel, "true"}}));
+  EXPECT_EQ(patches[0].annotations,
+            json({{kSafeToEvictAnnotation, "false"}, {kDoNotDisruptAnnotation, "true"}}));
+  sim.apply(as);
+  EXPECT_TRUE(sim.pass().empty()) << "nothing is written again while the pod stays busy";
+  sim.start_job("gpu-1", 4, 0);
+  EXPECT_TRUE(sim.pass().empty());
+  EXPECT_TRUE(annotations_of(sim, "gpu-0").empty());
+
+  sim.end_job(3);
+  sim.end_job(4);
+  as = sim.pass();
+  patches = of<PatchPodLabels>(as);
+  ASSERT_EQ(patches.size(), 1u) << dump(as);
+  EXPECT_EQ(patches[0].annotations,
+            json({{kSafeToEvictAnnotation, nullptr}, {kDoNotDisruptAnnotation, nullptr}}));
+  sim.apply(as);
+  EXPECT_TRUE(annotations_of(sim, "gpu-1").empty());
+  EXPECT_TRUE(sim.pass().empty());
+
+  // Without workload protection no pod is protected from the autoscalers either.
+  sim.nodeset["spec"]["workloadProtection"] = false;
+  sim.settle();
+  sim.start_job("gpu-0", 5, 0);
+  EXPECT_TRUE(of<PatchPodLabels>(sim.settle()).empty());
+}
+
+TEST(Reconcile, AnAutoscalerAnnotationInTheTemplateIsLeftAlone) {
+  // The site lets the cluster autoscaler evict agent pods whatever they run.
+  json ns = nodeset_json(1);
+  ns["spec"]["template"]["metadata"]["annotations"] = {{kSafeToEvictAnnotation, "true"}};
+  Sim sim(ns);
+  sim.bring_up();
+  sim.start_job("gpu-0", 1, 0);
+  auto patches = of<PatchPodLabels>(sim.settle());
+  ASSERT_EQ(patches.size(), 1u);
+  EXPECT_EQ(patches[0].annotations, json({{kDoNotDisruptAnnotation, "true"}}));
+  EXPECT_EQ(annotations_of(sim, "gpu-0")[kSafeToEvictAnnotation], "true");
+  sim.end_job(1);
+  sim.settle();
+  EXPECT_EQ(annotations_of(sim, "gpu-0"), json({{kSafeToEvictAnnotation, "true"}}));
+}
+
+void taint(Sim& sim, const std::string& node, const std::string& key) {
+  json& spec = sim.obs.k8s_nodes[node]["spec"];
+  if (!spec.contains("taints")) spec["taints"] = json::array();
+  spec["taints"].push_back({{"key", key}, {"value", "1"}, {"effect", "NoSchedule"}});
+}
+
+TEST(Reconcile, ASpotNoticeDrainsAtOnceAndRequeuesOrCancelsTheJobs) {
+  Sim sim(nodeset_json(2));
+  sim.bring_up();
+  sim.start_job("gpu-0", 1, kT0 + 3600, /*requeue=*/true);
+  sim.start_job("gpu-0", 2, kT0 + 3600, /*requeue=*/false);
+  sim.start_job("gpu-1", 3, kT0 + 3600);
+  sim.settle();
+  taint(sim, "kn1", "aws-node-termination-handler/spot-itn");
+  auto as = sim.pass();
+  const std::string cause =
+      "kubernetes node kn1 spot interruption (taint aws-node-termination-handler/spot-itn)";
+  auto drains = of<DrainNode>(as);
+  ASSERT_EQ(drains.size(), 1u) << dump(as);
+  EXPECT_EQ(drains[0].node, "gpu-0");
+  EXPECT_EQ(drains[0].reason, cause);
+  auto rq = of<RequeueJob>(as);
+  auto cn = of<CancelJob>(as);
+  ASSERT_EQ(rq.size(), 1u) << dump(as);
+  EXPECT_EQ(rq[0].job, 1u);
+  ASSERT_EQ(cn.size(), 1u) << dump(as);
+  EXPECT_EQ(cn[0].job, 2u);
+  EXPECT_EQ(cn[0].reason, "node gpu-0 drained: " + cause);
+  sim.apply(as);
+  EXPECT_TRUE(sim.has_event("draining: " + cause));
+  EXPECT_TRUE(sim.has_event("requeued job 1: " + cause));
+  EXPECT_TRUE(sim.has_event("cancelled job 2: " + cause));
+  auto rest = sim.settle();
+  EXPECT_TRUE(of<RequeueJob>(rest).empty() && of<CancelJob>(rest).empty()) << dump(rest);
+  EXPECT_EQ(sim.node("gpu-0").reason, cause);
+  EXPECT_EQ(sim.node("gpu-1").jobs.size(), 1u) << "the other machine's job runs on";
+  EXPECT_FALSE(sim.node("gpu-1").drain);
+  // Its pod is idle now: the autoscalers may take the machine.
+  EXPECT_TRUE(annotations_of(sim, "gpu-0").empty());
+
+  // The notice is withdrawn (a scale-down cancelled): the node takes work again.
+  sim.obs.k8s_nodes["kn1"]["spec"]["taints"] = json::array();
+  as = sim.pass();
+  ASSERT_EQ(of<ResumeNode>(as).size(), 1u) << dump(as);
+  sim.apply(as);
+  EXPECT_TRUE(sim.has_event("resumed: no longer going away (was: " + cause + ")"));
+  EXPECT_FALSE(sim.node("gpu-0").drain);
+}
+
+TEST(Reconcile, AJobOnItsWayOutIsNotAskedAgain) {
+  Sim sim(nodeset_json(2));
+  sim.bring_up();
+  sim.start_job("gpu-0", 1, 0);
+  sim.node("gpu-0").jobs[0].ending = true;  // requeued, its processes still stopping
+  sim.start_job("gpu-0", 2, 0);
+  sim.settle();
+  taint(sim, "kn1", "ToBeDeletedByClusterAutoscaler");
+  auto as = sim.pass();
+  auto rq = of<RequeueJob>(as);
+  ASSERT_EQ(rq.size(), 1u) << dump(as);
+  EXPECT_EQ(rq[0].job, 2u);
+  EXPECT_EQ(of<DrainNode>(as)[0].reason,
+            "kubernetes node kn1 removed by the cluster autoscaler (taint "
+            "ToBeDeletedByClusterAutoscaler)");
+}
+
+TEST(Reconcile, DisruptionTargetConditionDrainsThePod) {
+  Sim sim(nodeset_json(2));
+  sim.bring_up();
+  sim.start_job("gpu-1", 7, 0);
+  sim.settle();
+  (*sim.pod("gpu-1"))["status"]["conditions"].push_back(
+      {{"type", "DisruptionTarget"}, {"status", "True"}, {"reason", "PreemptionByScheduler"}});
+  auto as = sim.pass();
+  auto drains = of<DrainNode>(as);
+  ASSERT_EQ(drains.size(), 1u) << dump(as);
+  EXPECT_EQ(drains[0].node, "gpu-1");
+  EXPECT_EQ(drains[0].reason, "pod DisruptionTarget: PreemptionByScheduler");
+  ASSERT_EQ(of<RequeueJob>(as).size(), 1u);
+  sim.apply(as);
+  sim.settle();
+  EXPECT_TRUE(sim.node("gpu-1").drain);
+}
+
+TEST(Reconcile, ADisruptionReplacesACordonButNotAnotherDrain) {
+  Sim sim(nodeset_json(4, {{"disruptionTaints", {"example.com/reclaim"}}}));
+  sim.bring_up();  // gpu-0, gpu-2 on kn1; gpu-1, gpu-3 on kn2
+  sim.obs.k8s_nodes["kn1"]["spec"]["unschedulable"] = true;
+  sim.settle();
+  ASSERT_EQ(sim.node("gpu-0").reason, "kubernetes node kn1 cordoned");
+  // An administrator's drain on kn2, with a job still running.
+  DroverNode& admin = sim.node("gpu-1");
+  admin.drain = true;
+  admin.reason = "bad DIMM";
+  admin.reason_by = ReasonBy::Admin;
+  sim.start_job("gpu-1", 9, 0);
+  sim.settle();
+
+  // A default taint is not watched once the list is the NodeSet's own.
+  taint(sim, "kn2", "karpenter.sh/disrupted");
+  EXPECT_TRUE(of<RequeueJob>(sim.settle()).empty());
+
+  taint(sim, "kn1", "example.com/reclaim");
+  taint(sim, "kn2", "example.com/reclaim");
+  auto as = sim.pass();
+  std::map<std::string, std::string> drained;
+  for (const DrainNode& d : of<DrainNode>(as)) drained[d.node] = d.reason;
+  const std::string cause = "kubernetes node kn1 going away (taint example.com/reclaim)";
+  EXPECT_EQ(drained, (std::map<std::string, std::string>{
+                         {"gpu-0", cause},
+                         {"gpu-2", cause},
+                         {"gpu-3", "kubernetes node kn2 going away (taint example.com/reclaim)"}}))
+      << dump(as);
+  auto rq = of<RequeueJob>(as);
+  ASSERT_EQ(rq.size(), 1u) << "the administrator's node keeps its drain, its job goes";
+  EXPECT_EQ(rq[0].job, 9u);
+  sim.apply(as);
+  sim.settle();
+  EXPECT_EQ(sim.node("gpu-1").reason, "bad DIMM");
+
+  // The taint goes but the cordon stays: still drained; uncordoned too: resumed.
+  sim.obs.k8s_nodes["kn1"]["spec"]["taints"] = json::array();
+  EXPECT_TRUE(of<ResumeNode>(sim.settle()).empty());
+  sim.obs.k8s_nodes["kn1"]["spec"]["unschedulable"] = false;
+  EXPECT_EQ(of<ResumeNode>(sim.settle()).size(), 2u);
+}
+
+TEST(Reconcile, AScaleInVictimOnAMachineGoingAwayIsNotResumed) {
+  Sim sim(nodeset_json(2, {{"maxDrainTime", "1h"}, {"drainTimeoutPolicy", "Wait"}}));
+  sim.bring_up();
+  sim.start_job("gpu-0", 1, kT0 + 100);
+  sim.start_job("gpu-1", 2, kT0 + 200);
+  sim.settle();
+  sim.nodeset["spec"]["replicas"] = 1;
+  sim.settle();
+  ASSERT_EQ(sim.node("gpu-0").reason, kReasonScaleIn);
+  taint(sim, "kn1", "cloud.google.com/impending-node-termination");
+  sim.nodeset["spec"]["replicas"] = 2;  // needed again, but its machine is going
+  auto as = sim.pass();
+  EXPECT_TRUE(of<ResumeNode>(as).empty()) << dump(as);
+  ASSERT_EQ(of<RequeueJob>(as).size(), 1u) << "Wait is for scale-in, not a machine going away";
+  sim.apply(as);
+  sim.settle();
+  EXPECT_EQ(sim.pod_names().size(), 2u);
 }
 
 }  // namespace
