@@ -23,6 +23,10 @@ inline constexpr const char* kNodeSetLabel = "drover.io/nodeset";
 inline constexpr const char* kHashLabel = "drover.io/template-hash";
 inline constexpr const char* kBusyLabel = "drover.io/busy";
 inline constexpr const char* kNodeStateCondition = "drover.io/NodeState";
+// Where an agent pod's droverd serves its vouching socket unless the template says otherwise:
+// an emptyDir of its own, so srun in the pod's jobs, which run as their users, reaches it.
+inline constexpr const char* kAuthSocketDir = "/run/drover";
+inline constexpr const char* kAuthSocketVolume = "drover-run";
 
 enum class UpdateType { RollingUpdate, OnDelete };
 enum class DrainTimeoutPolicy { Requeue, Cancel, Wait };
