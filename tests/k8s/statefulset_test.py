@@ -98,17 +98,22 @@ def cluster(tools, tmp_path):
     kubectl(tools, "delete", "namespace", NS, "--wait=false", check=False)
 
 
-def auth_socket():
+def auth_socket(c):
     """cpu-0's vouching socket, as a login pod would have one: the operator gives every agent pod
-    one in an emptyDir at /run/drover, which the fakelet keeps in the pod's directory."""
-    socks = sorted(pathlib.Path(os.environ["DROVER_K8S_DIR"], "fakelet").glob(
-        f"{NS}_cpu-0_*/volumes/drover-run/auth.sock"), key=lambda s: s.stat().st_mtime)
-    return str(socks[-1]) if socks else "/nonexistent/auth.sock"
+    one in an emptyDir at /run/drover, which the fakelet keeps in the pod's directory. Reached
+    through a link: the directory's path is longer than a socket's address may be."""
+    dirs = sorted(pathlib.Path(os.environ["DROVER_K8S_DIR"], "fakelet").glob(
+        f"{NS}_cpu-0_*/volumes/drover-run"), key=lambda d: d.stat().st_mtime)
+    link = c["tmp"] / "run-cpu-0"
+    if dirs and (not link.is_symlink() or os.readlink(link) != str(dirs[-1])):
+        link.unlink(missing_ok=True)
+        link.symlink_to(dirs[-1])
+    return str(link / "auth.sock")
 
 
 def cmd(c, name, *args, check=True):
     p = subprocess.run([str(BUILD / "slurm-bin" / name), *args], capture_output=True, text=True,
-                       env=dict(c["env"], DROVER_AUTH_SOCKET=auth_socket()), timeout=60)
+                       env=dict(c["env"], DROVER_AUTH_SOCKET=auth_socket(c)), timeout=60)
     if check:
         assert p.returncode == 0, f"{name} {args}: {p.stdout}{p.stderr}"
     return p
