@@ -91,6 +91,7 @@ int Agent::run() {
   };
   steps_.on_launch = [this](const std::shared_ptr<net::Connection>& srun, const json& cred,
                             const json& launch) { return hand_step(srun, cred, launch); };
+  steps_.use_node_connection(node_connection());
   steps_.listen(opts_.listen_address);
   spdlog::info("listening for srun on {}", steps_.launch_addr());
   child_signals_.async_wait([this](auto, int) { reap(); });
@@ -100,6 +101,10 @@ int Agent::run() {
   connect();
   io_.run();
   return 0;
+}
+
+NodeConnection Agent::node_connection() const {
+  return {opts_.controller_host + ":" + std::to_string(opts_.controller_port), opts_.auth_socket};
 }
 
 std::string Agent::job_dir(uint64_t job_id) const {
@@ -286,6 +291,7 @@ void Agent::launch(const proto::Launch& msg) {
     spec.env["_"] = "/usr/sbin/slurmstepd";
   }
   spec.env["SLURMD_NODENAME"] = opts_.node;
+  set_node_connection(spec.env, node_connection());
   try {
     std::string dir = job_dir(spec.job_id);
     std::filesystem::create_directories(dir);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "agent/exit_store.hpp"
+#include "agent/launch.hpp"
 #include "agent/proctrack.hpp"
 #include "agent/steps.hpp"
 #include "net/connection.hpp"
@@ -34,6 +35,9 @@ struct AgentOptions {
   // line's attributes ("CPUs=.. RealMemory=.. Gres=.. Feature=..") over what was found.
   bool dynamic = false;
   std::string dynamic_conf;
+  // The vouching socket droverd serves beside the agent (--auth-socket; empty: none): commands
+  // in this node's jobs get their credential there (launch.hpp NodeConnection).
+  std::string auth_socket;
 };
 
 // The node agent: keeps one authenticated connection to the controller, starts a supervisor
@@ -93,6 +97,7 @@ class Agent {
   void forget_exit(std::map<uint64_t, Finished>::iterator it);
   void shutdown();
   std::string job_dir(uint64_t job_id) const;
+  NodeConnection node_connection() const;
 
   AgentOptions opts_;
   boost::asio::io_context io_;

@@ -136,6 +136,20 @@ void write_stderr(std::string_view text) { (void)!::write(2, text.data(), text.s
 
 }  // namespace
 
+void set_node_connection(std::map<std::string, std::string>& env, const NodeConnection& node) {
+  if (!node.auth_socket.empty()) {
+    env["DROVER_CONTROLLER"] = node.controller;
+    env["DROVER_AUTH_SOCKET"] = node.auth_socket;
+    env.erase("DROVER_SOCKET");
+    return;
+  }
+  // The agent sees the file system its jobs see (same mount namespace).
+  auto it = env.find("DROVER_SOCKET");
+  if (it != env.end() && !it->second.empty() && ::access(it->second.c_str(), F_OK) != 0 &&
+      (errno == ENOENT || errno == ENOTDIR))
+    env.erase(it);
+}
+
 mode_t job_umask(const std::map<std::string, std::string>& env) {
   auto it = env.find("SLURM_UMASK");
   if (it == env.end() || it->second.empty() || it->second.size() > 4) return 022;

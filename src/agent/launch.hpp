@@ -71,6 +71,21 @@ pid_t spawn_task(const TaskSpec& spec);
 int open_as_user(const std::string& path, int flags, const std::string& user, uid_t uid, gid_t gid,
                  mode_t mask = 022);
 
+// How commands on this node reach the controller: the agent's own way there. Like slurmd's
+// SLURM_CONF, it replaces what the submitter's environment said, which names the submitting
+// host's files (docs/users.md "Commands inside a job").
+struct NodeConnection {
+  std::string controller;   // host:port, as the agent reaches the controller
+  std::string auth_socket;  // the agent's vouching socket (--auth-socket); empty: none
+};
+
+// Points drover's connection variables in a job's or a task's environment at this node's.
+// With a vouching socket, DROVER_CONTROLLER and DROVER_AUTH_SOCKET are the node's and
+// DROVER_SOCKET goes (it would win over both). Without one, commands there use a Unix socket
+// the node shares with the controller's host: only a DROVER_SOCKET that names nothing on this
+// node goes (the submitting host's), so that the node's own configuration applies.
+void set_node_connection(std::map<std::string, std::string>& env, const NodeConnection& node);
+
 // The umask a job's processes run with: SLURM_UMASK of `env` (octal, as sbatch and srun send
 // the submitter's umask), else 022.
 mode_t job_umask(const std::map<std::string, std::string>& env);

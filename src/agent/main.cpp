@@ -27,8 +27,9 @@ int usage() {
                "  --key-file: this host's own key (drover node-key NAME makes it)\n"
                "  --auth-socket: where commands on this host get their credential for the\n"
                "    controller (DROVER_AUTH_SOCKET); --login serves only that (a login host)\n"
-               "  In a NodeSet's pod, DROVER_NODE_NAME, DROVER_NODE_CONF and DROVER_NODE_KEY\n"
-               "  stand for --node (with -Z), --conf and --key-file; %n in --spool is the name\n";
+               "  In a NodeSet's pod, DROVER_NODE_NAME, DROVER_NODE_CONF, DROVER_NODE_KEY and\n"
+               "  DROVER_AUTH_SOCKET stand for --node (with -Z), --conf, --key-file and\n"
+               "  --auth-socket; %n in --spool is the name\n";
   return 2;
 }
 
@@ -102,6 +103,9 @@ int main(int argc, char** argv) {
       env_key = key;
     while (!env_key.empty() && std::isspace(static_cast<unsigned char>(env_key.back())))
       env_key.pop_back();
+    // The operator gives every agent pod a vouching socket where its jobs' processes reach it.
+    if (const char* s = std::getenv("DROVER_AUTH_SOCKET"); s && *s && auth_socket.empty())
+      auth_socket = s;
   }
   // %n in the spool directory is the node's name, as in SlurmdSpoolDir, so that agents on one
   // host keep apart.
@@ -137,6 +141,7 @@ int main(int argc, char** argv) {
     opts.key = key_file.empty() ? env_key : drover::net::load_key(key_file);
     std::optional<drover::agent::VouchThread> vouch;
     if (!auth_socket.empty()) vouch.emplace(opts.node, opts.key, auth_socket);
+    opts.auth_socket = auth_socket;
     drover::agent::Agent agent(std::move(opts));
     const int rc = agent.run();
     if (!auth_socket.empty()) ::unlink(auth_socket.c_str());

@@ -156,9 +156,14 @@ struct StepServer::Session : std::enable_shared_from_this<Session> {
         if (io->kind == proto::StepIo::Stdin) write_stdin(io->task, std::string(io->data));
         return;
       }
-      const json msg = proto::decode_object(payload);
+      json msg = proto::decode_object(payload);
       const std::string type = proto::get_string(msg, "type");
       if (type == "launch" && !launched) {
+        if (server.connection_) {
+          auto env = msg.value("env", std::map<std::string, std::string>{});
+          set_node_connection(env, *server.connection_);
+          msg["env"] = std::move(env);
+        }
         if (server.on_launch && server.on_launch(conn, cred, msg)) return handed_over();
         launch(msg);
       } else if (type == "signal") {

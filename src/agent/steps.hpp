@@ -8,10 +8,12 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 
+#include "agent/launch.hpp"
 #include "net/admission.hpp"
 
 namespace drover::net {
@@ -40,6 +42,9 @@ class StepServer {
   // The controller's public key for step credentials (from its authenticated welcome); until
   // it is known every credential is refused.
   void set_step_public_key(std::string pub) { step_pub_ = std::move(pub); }
+  // The agent's: applied to each step's environment as srun asks to launch it, before it is
+  // handed to its supervisor (launch.hpp set_node_connection).
+  void use_node_connection(NodeConnection c) { connection_ = std::move(c); }
   // From the agent's SIGCHLD reaping: true when `pid` was one of the tasks.
   bool child_exited(pid_t pid, int status);
   // The job ended: its tasks here get SIGCONT+SIGTERM, then SIGKILL after kill_wait_s; srun
@@ -77,6 +82,7 @@ class StepServer {
   boost::asio::io_context& io_;
   std::string node_, key_;  // key_: this node's own key
   std::string step_pub_;
+  std::optional<NodeConnection> connection_;
   ProcTrack* track_;
   boost::asio::ip::tcp::acceptor acceptor_;
   std::set<std::shared_ptr<Session>> sessions_;

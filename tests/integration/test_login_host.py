@@ -420,3 +420,23 @@ def test_a_nodes_agent_vouches_for_its_users(login):
     assert open(os.path.join(c.work, "n1.out")).read() == f"{USER}\n"
     out = node1.ok("srun", "-w", "node1", "id", "-un")
     assert out == f"{USER}\n", out
+
+    # A job submitted on the controller's host exports that host's DROVER_SOCKET (sbatch sends
+    # the caller's environment). On a node whose agent vouches for its users the agent gives
+    # the job the node's own way to the controller instead, as slurmd gives its SLURM_CONF: its
+    # address and its vouching socket, no DROVER_SOCKET. srun in the job goes that way, as the
+    # job's user, and its tasks are told the same; so are those of a step srun starts from here.
+    controller = argv[argv.index("--controller") + 1]
+    want = f"none {controller} {sock}"
+    show = "echo ${DROVER_SOCKET-none} $DROVER_CONTROLLER $DROVER_AUTH_SOCKET"
+    out_path = os.path.join(c.work, "conn.out")
+    jid = c.sbatch("-w", "node1", "-o", out_path, "--wrap", f"{show}; srun -w node1 sh -c '{show}'",
+                   user=USER)
+    info = c.wait_state(jid, ("COMPLETED", "FAILED"))
+    text = open(out_path).read() if os.path.exists(out_path) else ""
+    assert info["JobState"] == "COMPLETED", (info, text)
+    assert text.splitlines() == [want, want], text
+    assert c.ok("srun", "-w", "node1", "sh", "-c", show) == want + "\n"
+    # node2's agent serves no vouching socket: its jobs keep the socket they were given.
+    out = c.ok("srun", "-w", "node2", "sh", "-c", show)
+    assert out.split()[0] == c.env["DROVER_SOCKET"], out

@@ -62,9 +62,8 @@ def node_ip(api, node):
 
 def agent_nodeset(name, node, image, controller):
     """One agent pod on a real node: the chart's agent container (droverd on the pod's address,
-    not privileged, four capabilities), the image from the node's containerd, and the socket
-    where srun in a job gets its credential for the controller (commands in a pod talk to the
-    controller over TCP)."""
+    not privileged, four capabilities) and the image from the node's containerd. The vouching
+    socket where srun in a job gets its credential is the operator's to add."""
     return {
         "apiVersion": "drover.io/v1alpha1", "kind": "NodeSet", "metadata": {"name": name},
         "spec": {
@@ -79,17 +78,16 @@ def agent_nodeset(name, node, image, controller):
                     "image": image,
                     "imagePullPolicy": "Never",
                     "command": ["droverd", "--controller", controller, "--spool", "/var/spool/drover/%n",
-                                "--listen", "$(DROVER_POD_IP)", "--auth-socket", "/run/drover/auth.sock"],
+                                "--listen", "$(DROVER_POD_IP)"],
                     "env": [{"name": "DROVER_POD_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
                     "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
                     "securityContext": {
                         "privileged": False, "allowPrivilegeEscalation": False, "runAsUser": 0,
                         "capabilities": {"drop": ["ALL"], "add": ["CHOWN", "KILL", "SETGID", "SETUID"]},
                         "seccompProfile": {"type": "RuntimeDefault"}},
-                    "volumeMounts": [{"name": "spool", "mountPath": "/var/spool/drover"},
-                                     {"name": "run", "mountPath": "/run/drover"}],
+                    "volumeMounts": [{"name": "spool", "mountPath": "/var/spool/drover"}],
                 }],
-                "volumes": [{"name": "spool", "emptyDir": {}}, {"name": "run", "emptyDir": {}}],
+                "volumes": [{"name": "spool", "emptyDir": {}}],
             }},
         },
     }
@@ -152,6 +150,11 @@ def test_agent_pods_from_the_image_register_and_run_a_job(api, agent_image, clus
         # The pod's address is on its node's bridge (10.244.X.0/24, the node's IP being .1).
         prefix = node_ip(api, n).rsplit(".", 1)[0] + "."
         assert p["status"]["podIP"].startswith(prefix), (p["status"]["podIP"], prefix)
+        # The operator gave droverd a vouching socket in a directory of the pod's own.
+        c0 = p["spec"]["containers"][0]
+        assert {"name": "DROVER_AUTH_SOCKET", "value": "/run/drover/auth.sock"} in c0["env"], c0
+        assert {"name": "drover-run", "mountPath": "/run/drover"} in c0["volumeMounts"], c0
+        assert {"name": "drover-run", "emptyDir": {}} in p["spec"]["volumes"], p["spec"]["volumes"]
         cond = wait_for(f"{s}-0 condition Idle",
                         lambda: (node_state_condition(api, f"{s}-0") or {}).get("reason") == "Idle"
                         and node_state_condition(api, f"{s}-0"))
@@ -162,12 +165,12 @@ def test_agent_pods_from_the_image_register_and_run_a_job(api, agent_image, clus
 
     # A job across the two pods: srun in the batch script runs a task in each pod (hostname is
     # the pod's name); the output file is in the batch pod's spool, an emptyDir the kubelet
-    # keeps under its root directory.
-    # In the pod srun reaches the controller over the network (DROVER_CONTROLLER), not through
-    # the socket in the test's state directory that the submitting environment names.
-    controller = f"{node_ip(api, REAL_NODES[0])}:{port}"
+    # keeps under its root directory. The job is submitted with this host's environment, whose
+    # DROVER_SOCKET names a file the pod does not have: the agent gives the job its own way to
+    # the controller instead (its address, its vouching socket), and srun goes that way.
+    assert c.env.get("DROVER_SOCKET"), "the submitting environment names its socket"
     job = c.sbatch("-N", "2", "-w", "real0-0,real1-0", "-D", "/tmp", "-o", "/var/spool/drover/job.out",
-                   "--wrap", f"DROVER_SOCKET= DROVER_CONTROLLER={controller} srun hostname")
+                   "--wrap", "echo ${DROVER_SOCKET-none} $DROVER_CONTROLLER $DROVER_AUTH_SOCKET; srun hostname")
     done = c.wait_state(job, ("COMPLETED", "FAILED"), timeout=60)
     batch = pod(api, done["BatchHost"])
     out = pathlib.Path(os.environ["DROVER_K8S_DIR"], "kubelet", batch["spec"]["nodeName"], "root", "pods",
@@ -175,7 +178,9 @@ def test_agent_pods_from_the_image_register_and_run_a_job(api, agent_image, clus
     text = out.read_text() if out.exists() else "(no output file)"
     assert done["JobState"] == "COMPLETED" and done["ExitCode"] == "0:0", (done, text)
     assert done["NodeList"] in ("real[0-1]-0", "real0-0,real1-0"), done
-    assert sorted(text.split()) == ["real0-0", "real1-0"], text
+    first, *tasks = text.splitlines()
+    assert first == f"none {node_ip(api, batch['spec']['nodeName'])}:{port} /run/drover/auth.sock", text
+    assert sorted(tasks) == ["real0-0", "real1-0"], text
 
     # A deleted pod: its node DOWN and its job requeued at once; the kubelet stops the container
     # (SIGTERM to droverd) and confirms the deletion; the replacement pod joins.

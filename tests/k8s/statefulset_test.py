@@ -78,9 +78,7 @@ def cluster(tools, tmp_path):
             "SlurmUser": "root",
         }},
         "agent": {"command": [str(droverd), "--controller", f"{svc_ip}:{port}",
-                              "--spool", str(tmp_path / "spool-%n"), "--listen", "$(DROVER_POD_IP)",
-                              # Where commands (this test) get their credential, as on a login pod.
-                              "--auth-socket", str(tmp_path / "auth-$(HOSTNAME).sock")],
+                              "--spool", str(tmp_path / "spool-%n"), "--listen", "$(DROVER_POD_IP)"],
                   "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
         "nodeSets": [{"name": "cpu", "replicas": 3, "partitions": ["batch"],
                       "template": {"metadata": {"annotations": {"fakelet.drover.test/exec": "true"}}}}],
@@ -89,8 +87,7 @@ def cluster(tools, tmp_path):
     t0 = time.time()
     helm(tools, "install", "drover", str(CHART), "-n", NS, "--create-namespace",
          "-f", str(tmp_path / "values.yaml"), timeout=300)
-    env = dict(os.environ, DROVER_CONTROLLER=f"{svc_ip}:{port}",
-               DROVER_AUTH_SOCKET=str(tmp_path / "auth-cpu-0.sock"))
+    env = dict(os.environ, DROVER_CONTROLLER=f"{svc_ip}:{port}")
     env.pop("DROVER_SOCKET", None)
     yield {"t0": t0, "env": env, "svc_ip": svc_ip, "port": port, "tmp": tmp_path}
     helm(tools, "uninstall", "drover", "-n", NS, check=False, timeout=300)
@@ -101,9 +98,22 @@ def cluster(tools, tmp_path):
     kubectl(tools, "delete", "namespace", NS, "--wait=false", check=False)
 
 
+def auth_socket(c):
+    """cpu-0's vouching socket, as a login pod would have one: the operator gives every agent pod
+    one in an emptyDir at /run/drover, which the fakelet keeps in the pod's directory. Reached
+    through a link: the directory's path is longer than a socket's address may be."""
+    dirs = sorted(pathlib.Path(os.environ["DROVER_K8S_DIR"], "fakelet").glob(
+        f"{NS}_cpu-0_*/volumes/drover-run"), key=lambda d: d.stat().st_mtime)
+    link = c["tmp"] / "run-cpu-0"
+    if dirs and (not link.is_symlink() or os.readlink(link) != str(dirs[-1])):
+        link.unlink(missing_ok=True)
+        link.symlink_to(dirs[-1])
+    return str(link / "auth.sock")
+
+
 def cmd(c, name, *args, check=True):
     p = subprocess.run([str(BUILD / "slurm-bin" / name), *args], capture_output=True, text=True,
-                       env=c["env"], timeout=60)
+                       env=dict(c["env"], DROVER_AUTH_SOCKET=auth_socket(c)), timeout=60)
     if check:
         assert p.returncode == 0, f"{name} {args}: {p.stdout}{p.stderr}"
     return p

@@ -44,6 +44,11 @@ inline const std::vector<std::string>& default_disruption_taints() {
   return taints;
 }
 
+// Where an agent pod's droverd serves its vouching socket unless the template says otherwise:
+// an emptyDir of its own, so srun in the pod's jobs, which run as their users, reaches it.
+inline constexpr const char* kAuthSocketDir = "/run/drover";
+inline constexpr const char* kAuthSocketVolume = "drover-run";
+
 enum class UpdateType { RollingUpdate, OnDelete };
 enum class DrainTimeoutPolicy { Requeue, Cancel, Wait };
 

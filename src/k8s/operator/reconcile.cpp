@@ -770,6 +770,37 @@ std::vector<Action> Pass::run() {
   return std::move(out_);
 }
 
+// The template already says where droverd serves its vouching socket (--auth-socket, or the
+// variable that stands for it).
+bool names_auth_socket(const json& c, const json& env) {
+  for (const char* k : {"command", "args"})
+    if (c.contains(k) && c[k].is_array())
+      for (const json& a : c[k])
+        if (a.is_string() && a.get<std::string>().rfind("--auth-socket", 0) == 0) return true;
+  for (const json& e : env)
+    if (e.is_object() && e.value("name", "") == "DROVER_AUTH_SOCKET") return true;
+  return false;
+}
+
+// srun inside a job gets its credential from the agent's vouching socket: droverd serves it in
+// an emptyDir (writable whatever the image, reachable by the jobs' users) and its jobs are told
+// where (agent/launch.hpp NodeConnection). No privilege is added.
+void add_auth_socket(json& ps, json& c, json& env) {
+  env.push_back(
+      {{"name", "DROVER_AUTH_SOCKET"}, {"value", std::string(kAuthSocketDir) + "/auth.sock"}});
+  json mounts = c.contains("volumeMounts") && c["volumeMounts"].is_array() ? c["volumeMounts"]
+                                                                           : json::array();
+  for (const json& m : mounts)
+    if (m.is_object() && m.value("mountPath", "") == kAuthSocketDir) return;
+  mounts.push_back({{"name", kAuthSocketVolume}, {"mountPath", kAuthSocketDir}});
+  c["volumeMounts"] = mounts;
+  json volumes = ps.contains("volumes") && ps["volumes"].is_array() ? ps["volumes"] : json::array();
+  for (const json& v : volumes)
+    if (v.is_object() && v.value("name", "") == kAuthSocketVolume) return;
+  volumes.push_back({{"name", kAuthSocketVolume}, {"emptyDir", json::object()}});
+  ps["volumes"] = volumes;
+}
+
 }  // namespace
 
 json make_pod(const NodeSetSpec& spec, int ordinal) {
@@ -808,6 +839,7 @@ json make_pod(const NodeSetSpec& spec, int ordinal) {
                  {"value", node_conf_line(shape_from_pod_spec(ps), spec.features)}});
   env.push_back({{"name", "DROVER_NODESET"}, {"value", spec.name}});
   env.push_back({{"name", "DROVER_PARTITIONS"}, {"value", partitions}});
+  if (!names_auth_socket(c, env)) add_auth_socket(ps, c, env);
   c["env"] = env;
   pod["spec"] = ps;
   return pod;

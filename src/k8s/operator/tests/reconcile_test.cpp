@@ -417,6 +417,62 @@ TEST(Reconcile, ScaleUpCreatesMissingPodsAndSettles) {
   EXPECT_EQ(conds[0]["status"], "True");
 }
 
+TEST(Reconcile, AgentPodsGetAVouchingSocketTheirJobsReach) {
+  auto env_of = [](const json& c) {
+    std::map<std::string, std::string> m;
+    for (const json& e : c.value("env", json::array())) m[e["name"]] = e.value("value", "(ref)");
+    return m;
+  };
+  // The chart's template names none: droverd serves it in an emptyDir of its own (writable
+  // and reachable by the jobs' users whatever the image), and nothing else changes.
+  NodeSetSpec spec = parse_nodeset(nodeset_json(1));
+  json pod = make_pod(spec, 0);
+  const json& c = pod["spec"]["containers"][0];
+  EXPECT_EQ(env_of(c)["DROVER_AUTH_SOCKET"], "/run/drover/auth.sock");
+  EXPECT_EQ(c["volumeMounts"], json::parse(R"([{"name":"drover-run","mountPath":"/run/drover"}])"));
+  EXPECT_EQ(pod["spec"]["volumes"], json::parse(R"([{"name":"drover-run","emptyDir":{}}])"));
+  EXPECT_FALSE(c.contains("securityContext"));
+  // The hash is the template's: pods made before are not rolled for it.
+  EXPECT_EQ(pod["metadata"]["labels"][kHashLabel], template_hash(spec.pod_template));
+
+  // The template's own mounts and volumes are kept; a mount at the directory is reused.
+  json t = spec.pod_template;
+  t["spec"]["volumes"] = json::parse(R"([{"name":"spool","emptyDir":{}}])");
+  t["spec"]["containers"][0]["volumeMounts"] =
+      json::parse(R"([{"name":"spool","mountPath":"/var/spool/drover"}])");
+  spec.pod_template = t;
+  pod = make_pod(spec, 0);
+  EXPECT_EQ(pod["spec"]["volumes"].size(), 2u);
+  EXPECT_EQ(pod["spec"]["containers"][0]["volumeMounts"].size(), 2u);
+  t["spec"]["volumes"][0]["name"] = "run";
+  t["spec"]["containers"][0]["volumeMounts"] =
+      json::parse(R"([{"name":"run","mountPath":"/run/drover"}])");
+  spec.pod_template = t;
+  pod = make_pod(spec, 0);
+  EXPECT_EQ(env_of(pod["spec"]["containers"][0])["DROVER_AUTH_SOCKET"], "/run/drover/auth.sock");
+  EXPECT_EQ(pod["spec"]["volumes"], t["spec"]["volumes"]);
+  EXPECT_EQ(pod["spec"]["containers"][0]["volumeMounts"],
+            t["spec"]["containers"][0]["volumeMounts"]);
+
+  // A template that says where (the flag, or the variable) is left as it is.
+  for (const json& said :
+       {json{{"command", {"droverd", "--auth-socket", "/sock/a"}}},
+        json{{"args", {"--controller", "c:1", "--auth-socket", "/sock/a"}}},
+        json{{"env", json::parse(R"([{"name":"DROVER_AUTH_SOCKET","value":"/sock/a"}])")}}}) {
+    json u = nodeset_json(1)["spec"]["template"];
+    u["spec"]["containers"][0].update(said);
+    spec.pod_template = u;
+    pod = make_pod(spec, 0);
+    const json& uc = pod["spec"]["containers"][0];
+    EXPECT_FALSE(uc.contains("volumeMounts")) << said;
+    EXPECT_FALSE(pod["spec"].contains("volumes")) << said;
+    const auto env = env_of(uc);
+    EXPECT_EQ(env.count("DROVER_AUTH_SOCKET") ? env.at("DROVER_AUTH_SOCKET") : "",
+              said.contains("env") ? "/sock/a" : "")
+        << said;
+  }
+}
+
 TEST(Reconcile, AddsFinalizerFirst) {
   json ns = nodeset_json(0);
   ns["metadata"].erase("finalizers");
