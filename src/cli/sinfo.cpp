@@ -349,6 +349,14 @@ CommandResult run_sinfo(const std::vector<std::string>& args, const CommandEnv& 
       out.rc = 1;
       return out;
     }
+    // A refusal (an authentication failure, say) is said as Slurm's load call says its error.
+    for (const json* r : {&parts, &nodes}) {
+      if (r->value("ok", true) && r->is_object()) continue;
+      out.err = std::string(r == &parts ? "slurm_load_partitions" : "slurm_load_node") + ": " +
+                r->value("error", "Unknown error") + "\n";
+      out.rc = 1;
+      return out;
+    }
     // Slurm walks a partition's nodes in the order of its node table (slurm.conf's).
     auto in_partition = [](const json& p) {
       std::set<std::string> members;

@@ -98,7 +98,7 @@ sched::NodeSetView nodeset_view(const op::NodeSetSpec& spec) {
 
 std::optional<proto::Request> job_note_command(const op::Action& a) {
   auto note = [](uint32_t job, const std::string& why) {
-    return proto::JobUpdateRequest{{std::to_string(job)}, {{"SystemComment", why}}};
+    return proto::JobUpdateRequest{.jobs = {std::to_string(job)}, .set = {{"SystemComment", why}}};
   };
   if (const auto* x = std::get_if<op::RequeueJob>(&a)) return note(x->job, x->reason);
   if (const auto* x = std::get_if<op::CancelJob>(&a)) return note(x->job, x->reason);
@@ -341,7 +341,7 @@ bool K8sOperator::power_slots(const op::NodeSetSpec& spec, const std::vector<jso
     auto it = snap.nodes.find(name);
     if (it == snap.nodes.end()) {
       if (with_pod.count(name)) continue;  // its agent registers it
-      command(proto::NodeCreateRequest{"NodeName=" + name + " " + line + " State=CLOUD"},
+      command(proto::NodeCreateRequest{.line = "NodeName=" + name + " " + line + " State=CLOUD"},
               "create " + name);
       powered_up_.erase(name);
       continue;

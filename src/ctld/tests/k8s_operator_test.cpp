@@ -148,14 +148,14 @@ TEST(K8sOperator, AJobTheOperatorEndsSaysWhyInItsSystemComment) {
 
   // Only an administrator (or the controller itself) writes it, as in Slurm.
   const uint64_t other = h.submit(h.alice, h.spec(), fx);
-  const json r =
-      h.sm.update(proto::JobUpdateRequest{{std::to_string(other)}, {{"SystemComment", "mine"}}},
-                  h.alice, h.now, fx);
+  const json r = h.sm.update(
+      proto::JobUpdateRequest{.jobs = {std::to_string(other)}, .set = {{"SystemComment", "mine"}}},
+      h.alice, h.now, fx);
   EXPECT_EQ(r["errors"][0]["error"], "Access/permission denied") << r.dump();
-  EXPECT_TRUE(
-      h.sm.update(proto::JobUpdateRequest{{std::to_string(other)}, {{"SystemComment", "checked"}}},
-                  h.root, h.now, fx)
-          .value("ok", false));
+  EXPECT_TRUE(h.sm.update(proto::JobUpdateRequest{.jobs = {std::to_string(other)},
+                                                  .set = {{"SystemComment", "checked"}}},
+                          h.root, h.now, fx)
+                  .value("ok", false));
   EXPECT_EQ(std::string(h.sm.find_job(other)->system_comment), "checked");
 }
 
