@@ -22,6 +22,7 @@
 #include "k8s/operator/decision_log.hpp"
 #include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/observed.hpp"
+#include "k8s/operator/view.hpp"
 #include "proto/request.hpp"
 
 namespace drover::ctld {
@@ -74,11 +75,17 @@ class K8sOperator {
   void poke();
   // The NodeSet size decisions made so far (autoscaling, scale-in), for the dashboard.
   const k8s::op::DecisionLog& decisions() const { return decisions_; }
+  // What the last pass saw (a copy), for the dashboard. Any thread.
+  k8s::op::ObservedView observed() const;
+  // Its version alone, without the copy: what the dashboard's change feed polls. Any thread.
+  uint64_t observed_version() const { return view_version_.load(); }
 
  private:
   struct Impl;
   void run();
   void pass();
+  void keep_view(const std::vector<nlohmann::json>& nodesets,
+                 const std::vector<nlohmann::json>& pods, const k8s::op::ControllerSnapshot& dn);
   void execute(const k8s::op::NodeSetSpec& spec, const nlohmann::json& nodeset,
                const k8s::op::Action& a);
 
@@ -91,6 +98,10 @@ class K8sOperator {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   k8s::op::DecisionLog decisions_;
+  mutable std::mutex view_mu_;
+  k8s::op::ObservedView view_;  // guarded by view_mu_
+  std::atomic<uint64_t> view_version_{0};
+  uint64_t view_digest_ = 0;  // the operator's thread only
 };
 
 }  // namespace drover::ctld

@@ -130,9 +130,9 @@ size_t UiEventHub::size() {
   return subs_.size();
 }
 
-std::string ui_hello_event(int64_t job_version, uint64_t node_version) {
+std::string ui_hello_event(int64_t job_version, uint64_t node_version, uint64_t k8s_version) {
   return "retry: 2000\nevent: hello\ndata: " +
-         json{{"jobs", job_version}, {"nodes", node_version}}.dump() + "\n\n";
+         json{{"jobs", job_version}, {"nodes", node_version}, {"k8s", k8s_version}}.dump() + "\n\n";
 }
 
 void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
@@ -168,6 +168,13 @@ void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
     }
     if (!text.empty()) s.stream->send(std::move(text));
   }
+}
+
+void UiEventHub::publish_k8s(uint64_t version) {
+  const std::string text = "event: k8s\ndata: " + json{{"version", version}}.dump() + "\n\n";
+  std::lock_guard lock(mu_);
+  prune();
+  for (auto& s : subs_) s.stream->send(text);
 }
 
 void UiEventHub::heartbeat() {

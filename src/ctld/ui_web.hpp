@@ -42,6 +42,8 @@ class UiEventHub {
   // streams that closed.
   void publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs, int64_t job_version,
                bool nodes, uint64_t node_version);
+  // A "k8s" event ({"version"}) on every stream: the Kubernetes view changed.
+  void publish_k8s(uint64_t version);
   // A comment line on every stream, so that proxies keep it open and dead peers are found.
   void heartbeat();
 
@@ -85,7 +87,8 @@ class UiFileReader {
   std::thread thread_;
 };
 
-// The first event on a new stream: the versions the page starts from.
-std::string ui_hello_event(int64_t job_version, uint64_t node_version);
+// The first event on a new stream: the versions the page starts from (k8s: the Kubernetes
+// view's, 0 when the operator is off).
+std::string ui_hello_event(int64_t job_version, uint64_t node_version, uint64_t k8s_version = 0);
 
 }  // namespace drover::ctld
