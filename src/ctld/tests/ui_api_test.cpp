@@ -379,6 +379,82 @@ TEST(UiApi, UsageSumsCpuAndGpuSecondsPerBucket) {
   EXPECT_NE(ui_parse_usage_query({{"start", "0"}, {"end", "100000000"}}, q = {}, 9000), "");
 }
 
+namespace {
+
+// The store's window as AccountingStore::query applies it: eligible before its end, not ended
+// before its start.
+std::vector<store::JobRecord> in_window(const std::vector<store::JobRecord>& all,
+                                        const store::JobFilter& f) {
+  std::vector<store::JobRecord> out;
+  for (const auto& r : all)
+    if (r.eligible_time < *f.window_end && (r.end_time == 0 || r.end_time >= *f.window_start))
+      out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
+TEST(UiApi, LongPeriodsAreReadADayAtATimeWithTheSameAnswer) {
+  Harness h;
+  const UiViewer v = ui_viewer(h.sm, h.alice);
+  // Jobs over ten days, some spanning several days, one still running.
+  std::vector<store::JobRecord> recs;
+  for (uint64_t i = 1; i <= 60; ++i) {
+    const int64_t start = static_cast<int64_t>(i) * 14000;
+    recs.push_back(record(i, i % 3 ? "alice" : "bob", i % 3 ? 1000 : 1001, start,
+                          i == 60 ? 0 : start + static_cast<int64_t>(i % 7) * 20000,
+                          i == 60 ? "RUNNING" : "COMPLETED"));
+  }
+  const int64_t now = 10 * 86400;
+
+  UiHistoryQuery hq;
+  ASSERT_EQ(
+      ui_parse_history_query(
+          {{"start", "0"}, {"end", std::to_string(now)}, {"offset", "5"}, {"limit", "7"}}, hq, now),
+      "");
+  UiHistoryScan hs(hq, v);
+  const auto hslices = hs.slices();
+  ASSERT_EQ(hslices.size(), 10u);
+  EXPECT_GT(hslices.front().first, hslices.back().first);  // newest first
+  for (const auto& [from, to] : hslices) hs.add(in_window(recs, hs.filter(from, to)), from, to);
+  EXPECT_EQ(hs.page(), ui_history_page(recs, hq, v));
+  EXPECT_EQ(hs.page()["jobs"].size(), 7u);
+  size_t ended = 0;
+  for (const auto& r : recs) ended += r.end_time > 0 && r.end_time < now + 60 ? 1 : 0;
+  EXPECT_EQ(hs.page()["total"], ended);
+  EXPECT_GT(ended, 40u);
+
+  UiUsageQuery uq;
+  ASSERT_EQ(ui_parse_usage_query({{"start", "0"}, {"end", std::to_string(now)}, {"step", "hour"}},
+                                 uq, now),
+            "");
+  UiUsageScan us(uq, v, now);
+  const auto uslices = us.slices();
+  EXPECT_EQ(uslices.size(), 10u);
+  for (const auto& [from, to] : uslices) us.add(in_window(recs, us.filter(from, to)), from, to);
+  EXPECT_EQ(us.result(), ui_usage(recs, uq, v, now));
+}
+
+TEST(UiApi, HistoryAndUsageRefuseTooLongPeriods) {
+  UiHistoryQuery q;
+  const int64_t now = 400 * 86400;
+  EXPECT_EQ(
+      ui_parse_history_query(
+          {{"start", std::to_string(now - 93 * 86400)}, {"end", std::to_string(now)}}, q, now),
+      "");
+  const std::string err =
+      ui_parse_history_query({{"start", std::to_string(now - 94 * 86400)}}, q = {}, now);
+  EXPECT_NE(err.find("at most 93 days"), std::string::npos) << err;
+  UiUsageQuery u;
+  EXPECT_EQ(ui_parse_usage_query(
+                {{"start", "0"}, {"end", std::to_string(400 * 3600)}, {"step", "hour"}}, u, now),
+            "");
+  EXPECT_EQ(
+      ui_parse_usage_query({{"start", "0"}, {"end", std::to_string(401 * 3600)}, {"step", "hour"}},
+                           u = {}, now),
+      "at most 400 hours at a time");
+}
+
 TEST(UiApi, ReservationsFollowPrivateData) {
   Config c = two_node_config();
   c.conf.options["PrivateData"] = "reservations";
