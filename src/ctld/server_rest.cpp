@@ -459,7 +459,9 @@ void Server::start_ui(net::HttpServer& http) {
               return respond(
                   ui_error(404, "No output of job " + std::to_string(id) + " for you to read"));
             const bool queued = reader->post([file = *file, bytes, respond]() mutable {
-              respond(ui_json(200, ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes))));
+              json out = ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes));
+              if (out.value("missing", false)) out["error"] = ui_output_missing(file);
+              respond(ui_json(200, out));
             });
             if (!queued) respond(ui_error(503, "too many output reads under way; try again"));
           },

@@ -749,7 +749,21 @@ std::optional<UiOutputFile> ui_output_file(const StateMachine& m, uint64_t id, b
   const core::Job* job = m.find_job(id);
   if (job == nullptr || !v.may_see(*job) || !v.may_read_output(job->uid)) return std::nullopt;
   if (job->spec.interactive) return std::nullopt;
-  return UiOutputFile{job_output_path(*job, stderr_stream), job->uid};
+  UiOutputFile f;
+  f.path = job_output_path(*job, stderr_stream);
+  f.uid = job->uid;
+  f.started = job->state != core::JobState::Pending && job->start_time > 0;
+  if (!job->alloc.empty()) f.node = job->alloc.front().node;
+  return f;
+}
+
+std::string ui_output_missing(const UiOutputFile& f) {
+  if (!f.started) return "The job has not started: its output file does not exist yet.";
+  const std::string node = f.node.empty() ? "its node" : f.node;
+  return "The controller does not see " + f.path + ": the job wrote it on " + node +
+         "'s own disk, not on a file system the controller shares (such as home or scratch). "
+         "The dashboard shows output from shared file systems only; read this one on " +
+         node + ", or send the job's output to a shared directory (--output).";
 }
 
 }  // namespace drover::ctld

@@ -172,8 +172,14 @@ nlohmann::json ui_reservations(const StateMachine& machine, const UiViewer& v, i
 // the paths: %N is the batch node's NodeName).
 struct UiOutputFile {
   std::string path;
-  uint32_t uid = 0;  // the job's owner: the file must belong to them
+  uint32_t uid = 0;      // the job's owner: the file must belong to them
+  std::string node;      // where the batch step runs or ran ("" before it starts)
+  bool started = false;  // the batch step has been launched
 };
+// Why a job's output file is not where the controller looks, in words for its owner: not
+// started yet, or written where only its node sees it (a node's local disk). The controller
+// does not fetch files from nodes: output is shown from a shared file system only.
+std::string ui_output_missing(const UiOutputFile& f);
 // nullopt when there is no such job, the viewer may not read it, or it has no batch output
 // (an interactive job's output goes to srun).
 std::optional<UiOutputFile> ui_output_file(const StateMachine& machine, uint64_t id,

@@ -193,9 +193,12 @@ json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes) {
   max_bytes = std::clamp<size_t>(max_bytes, 1, kUiTailMax);
   // lstat first: a device or FIFO is never opened (opening one can have effects of its own).
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0)
-    return fail(errno == ENOENT ? "no such file (yet) where the controller looks"
-                                : std::string("cannot read it: ") + std::strerror(errno));
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return fail(std::string("cannot read it: ") + std::strerror(errno));
+    json out = fail("no such file (yet) where the controller looks");
+    out["missing"] = true;
+    return out;
+  }
   if (!S_ISREG(st.st_mode)) return fail("not a regular file");
   if (st.st_uid != owner) return fail("the file does not belong to the job's owner");
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

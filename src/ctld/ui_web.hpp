@@ -56,9 +56,10 @@ class UiEventHub {
 
 // The last `max_bytes` of a job's output file, read as the controller sees the path (a shared
 // file system, as Open OnDemand and slurm-web read it): {"path", "size", "offset", "text",
-// "truncated"} or {"error"}. Only a regular file that belongs to `owner` is read (no symbolic
-// link at the end, no device or pipe), so a job cannot point its output at a file its owner
-// could not read and have the controller show it. Text that is not UTF-8 is replaced.
+// "truncated"} or {"error"} (with "missing": true when there is no such file). Only a regular file
+// that belongs to `owner` is read (no symbolic link at the end, no device or pipe), so a job cannot
+// point its output at a file its owner could not read and have the controller show it. Text that is
+// not UTF-8 is replaced.
 nlohmann::json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes);
 inline constexpr size_t kUiTailDefault = 64 * 1024, kUiTailMax = 1024 * 1024;
 

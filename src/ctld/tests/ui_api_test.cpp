@@ -492,6 +492,17 @@ TEST(UiApi, OutputFileOnlyForItsOwnerAndOperators) {
   EXPECT_TRUE(ui_output_file(h.sm, id, true, ui_viewer(h.sm, h.root)).has_value());
   EXPECT_FALSE(ui_output_file(h.sm, id, false, ui_viewer(h.sm, h.bob)).has_value());
   EXPECT_FALSE(ui_output_file(h.sm, id + 99, false, ui_viewer(h.sm, h.root)).has_value());
+  // Pending: not there yet. Running on node1 and absent: on node1's own disk, in words.
+  EXPECT_FALSE(f->started);
+  EXPECT_NE(ui_output_missing(*f).find("not started"), std::string::npos);
+  h.sm.schedule(h.now, fx);
+  f = ui_output_file(h.sm, id, false, ui_viewer(h.sm, h.alice));
+  ASSERT_TRUE(f->started);
+  EXPECT_EQ(f->node, "node1");
+  const std::string why = ui_output_missing(*f);
+  EXPECT_NE(why.find("node1's own disk"), std::string::npos) << why;
+  EXPECT_NE(why.find(f->path), std::string::npos) << why;
+  EXPECT_TRUE(ui_read_tail("/nonexistent/drover-ui-test", ::getuid(), 100).value("missing", false));
 }
 
 TEST(UiWeb, TailReadsTheEndOfTheOwnersRegularFileOnly) {
