@@ -259,9 +259,9 @@ void Server::start_ui(net::HttpServer& http) {
       const bool open = hub->size() > 0;
       *idle_ticks = open ? 0 : *idle_ticks + 1;
       // The operator's view has a version of its own: no state-thread work to follow it.
-      if (const K8sOperator* k = k8s_ui_.load(); k != nullptr && open) {
+      if (const K8sOperator* k = k8s_ui_.load(); k != nullptr) {
         const uint64_t version = k->observed_version();
-        if (version != *k8s_seen) hub->publish_k8s(version);
+        if (open && version != *k8s_seen) hub->publish_k8s(version);
         *k8s_seen = version;
       }
       if (open || *idle_ticks == 60) {
