@@ -157,6 +157,21 @@ try {
   await alice.waitForSelector('[data-testid=job-detail][data-state="CANCELLED"]', { timeout: T });
   check(true, `job ${victim} cancelled from the page`);
 
+  // Output the controller cannot see (as on a node's own disk: here the job removes its file)
+  // is explained, with the node, not shown as missing.
+  const local = await submit(
+    process.env.TOKEN_ALICE,
+    "web-local",
+    `#!/bin/sh\nrm -f ${process.env.WORKDIR}/web-local-$SLURM_JOB_ID.out\nsleep 300\n`,
+  );
+  let whyNot = "";
+  for (let i = 0; i < 100 && !whyNot.includes("own disk"); i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    whyNot = (await rest(process.env.TOKEN_ALICE, "GET", `/ui/api/job/${local}/output`)).json?.error ?? "";
+  }
+  check(whyNot.includes("own disk") && /node\d/.test(whyNot), `output on a node's disk explained: "${whyNot}"`);
+  await rest(process.env.TOKEN_ALICE, "DELETE", `/slurm/v0.0.44/job/${local}`);
+
   // Bob sees alice's job but not its script or environment, and has no actions on it.
   const bob = await login(browser, process.env.TOKEN_BOB);
   await bob.goto(`${UI}job/${live}`, { waitUntil: "load" });
