@@ -539,6 +539,10 @@ store::JobFilter UiHistoryScan::filter(int64_t from, int64_t to) const {
   store::JobFilter f = ui_history_filter(q_, v_);
   f.window_start = from;
   f.window_end = to;
+  f.ended = {from, to};
+  // The states are checked here (add) instead: the store would otherwise read by the state's
+  // index, every ended job, for each day, rather than by the end time's.
+  f.states.clear();
   return f;
 }
 
@@ -546,6 +550,8 @@ void UiHistoryScan::add(const std::vector<store::JobRecord>& records, int64_t fr
   std::vector<const store::JobRecord*> match;
   for (const auto& r : records) {
     if (r.end_time <= 0 || r.end_time < from || r.end_time >= to) continue;
+    const auto& states = q_.states.empty() ? ended_states() : q_.states;
+    if (std::find(states.begin(), states.end(), r.state) == states.end()) continue;
     if (!v_.may_see(r)) continue;
     if (!q_.user.empty() && r.user != q_.user) continue;
     if (!q_.name.empty() && r.name.find(q_.name) == std::string::npos) continue;
