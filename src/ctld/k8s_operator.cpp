@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <set>
+#include <functional>
 
 #include "core/gres.hpp"
 #include "k8s/client/client.hpp"
@@ -228,12 +229,16 @@ void K8sOperator::pass() {
     changed = std::exchange(demand_changed_, false);
   }
   const auto nodesets = impl_->nodesets->items();
-  if (nodesets.empty()) return;
+  if (nodesets.empty()) {
+    keep_view(nodesets, {}, {});
+    return;
+  }
   op::Observed base;
   base.drover = host_.snapshot();
   for (const json& n : impl_->nodes->items())
     base.k8s_nodes.emplace(n["metadata"].value("name", ""), n);
   const auto pods = impl_->pods->items();
+  keep_view(nodesets, pods, base.drover);
   const auto pdbs = impl_->pdbs->items();
   const int64_t now = std::time(nullptr);
   // Autoscaling first, so that this pass's reconcile already acts on its replicas and on the
@@ -573,6 +578,49 @@ std::string K8sOperator::demand_metrics() const {
          "Pending jobs the scheduler's plan puts on nodes this NodeSet would start",
          [](const Demand& d) { return d.pending_jobs; });
   return out;
+}
+
+op::ObservedView K8sOperator::observed() const {
+  std::lock_guard lock(view_mu_);
+  return view_;
+}
+
+void K8sOperator::keep_view(const std::vector<json>& nodesets, const std::vector<json>& pods,
+                            const op::ControllerSnapshot& dn) {
+  op::ObservedView v;
+  v.time = std::time(nullptr);
+  v.ns = cfg_.ns;
+  v.nodesets = nodesets;
+  v.pods.reserve(pods.size());
+  for (const json& p : pods) v.pods.push_back(op::pod_for_view(p));
+  v.drover = dn;
+  // The version moves only when something shown changed, so an idle cluster's dashboards
+  // are not told to refetch every second.
+  auto mix = [](uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; };
+  auto text = [](const std::string& s) { return std::hash<std::string>{}(s); };
+  uint64_t d = 14695981039346656037ull;
+  for (const json& n : v.nodesets) d = mix(d, text(n.dump()));
+  for (const json& p : v.pods) d = mix(d, text(p.dump()));
+  for (const auto& [name, n] : dn.nodes) {
+    d = mix(d, text(name));
+    d = mix(d, static_cast<uint64_t>(n.state) | (n.drain ? 16u : 0u) |
+                   (n.not_responding ? 32u : 0u) | (n.registered ? 64u : 0u));
+    d = mix(d, text(n.reason));
+    d = mix(d, n.jobs.size());
+  }
+  const auto last = decisions_.recent(1);
+  if (!last.empty()) {
+    d = mix(d, static_cast<uint64_t>(last[0].time));
+    d = mix(d, text(last[0].nodeset + "/" + std::to_string(last[0].from) + "/" +
+                    std::to_string(last[0].to) + "/" + last[0].reason));
+  }
+  std::lock_guard lock(view_mu_);
+  if (d != view_digest_ || view_.time == 0) {
+    view_digest_ = d;
+    view_version_.fetch_add(1);
+  }
+  v.version = view_version_.load();
+  view_ = std::move(v);
 }
 
 void K8sOperator::execute(const op::NodeSetSpec& spec, const json& nodeset, const op::Action& a) {

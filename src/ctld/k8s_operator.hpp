@@ -25,6 +25,7 @@
 #include "k8s/operator/decision_log.hpp"
 #include "k8s/operator/nodeset.hpp"
 #include "k8s/operator/observed.hpp"
+#include "k8s/operator/view.hpp"
 #include "proto/request.hpp"
 #include "sched/autoscale.hpp"
 
@@ -111,11 +112,17 @@ class K8sOperator {
   std::vector<Demand> demand() const;
   // The demand as Prometheus text lines (drover_nodeset_*), without a trailer.
   std::string demand_metrics() const;
+  // What the last pass saw (a copy), for the dashboard. Any thread.
+  k8s::op::ObservedView observed() const;
+  // Its version alone, without the copy: what the dashboard's change feed polls. Any thread.
+  uint64_t observed_version() const { return view_version_.load(); }
 
  private:
   struct Impl;
   void run();
   void pass();
+  void keep_view(const std::vector<nlohmann::json>& nodesets,
+                 const std::vector<nlohmann::json>& pods, const k8s::op::ControllerSnapshot& dn);
   void execute(const k8s::op::NodeSetSpec& spec, const nlohmann::json& nodeset,
                const k8s::op::Action& a);
   // Autoscaled NodeSets: asks the planner (through the host) and carries out its answer:
@@ -153,6 +160,10 @@ class K8sOperator {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   k8s::op::DecisionLog decisions_;
+  mutable std::mutex view_mu_;
+  k8s::op::ObservedView view_;  // guarded by view_mu_
+  std::atomic<uint64_t> view_version_{0};
+  uint64_t view_digest_ = 0;  // the operator's thread only
 };
 
 }  // namespace drover::ctld

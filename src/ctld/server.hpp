@@ -170,6 +170,9 @@ class Server {
   std::atomic<bool> stopping_{false};
   std::unique_ptr<K8sOperatorHost> k8s_host_;
   std::unique_ptr<K8sOperator> k8s_operator_;
+  // The operator once started, for the dashboard's threads (k8s_operator_ is set on the main
+  // thread after they run); it lives as long as the server.
+  std::atomic<const K8sOperator*> k8s_ui_{nullptr};
   std::unordered_map<std::string, std::shared_ptr<net::Connection>> agents_;  // state thread only
 };
 

@@ -88,6 +88,7 @@ void Server::start_k8s_operator() {
   k8s_host_ = std::make_unique<K8sHost>(*this);
   k8s_operator_ = std::make_unique<K8sOperator>(std::move(*cfg), *k8s_host_);
   k8s_operator_->start();
+  k8s_ui_ = k8s_operator_.get();
 }
 
 }  // namespace drover::ctld

@@ -14,6 +14,7 @@
 #include "ctld/rest_auth.hpp"
 #include "ctld/server.hpp"
 #include "ctld/ui_api.hpp"
+#include "ctld/ui_k8s.hpp"
 #include "ctld/ui_web.hpp"
 #include "net/jwt.hpp"
 
@@ -169,6 +170,32 @@ std::vector<std::string> ui_path_parts(const std::string& path) {
   return parts;
 }
 
+// Reads a period's job records slice after slice, each slice posted to the accounting worker
+// as work of its own (so other work runs between them), then answers from what `scan` made.
+template <class Scan>
+void scan_slices(AccountingWorker& acct, std::shared_ptr<Scan> scan,
+                 std::shared_ptr<const std::vector<std::pair<int64_t, int64_t>>> slices, size_t i,
+                 std::function<net::HttpResponse(const Scan&)> finish, net::HttpResponder respond) {
+  if (i == slices->size()) return respond(finish(*scan));
+  acct.post_query([&acct, scan, slices, i, finish, respond](store::AccountingStore& store) {
+    try {
+      const auto [from, to] = (*slices)[i];
+      scan->add(store.query(scan->filter(from, to)), from, to);
+    } catch (const std::exception& e) {
+      return respond(ui_error(503, std::string("Problem talking to the database: ") + e.what()));
+    }
+    scan_slices(acct, scan, slices, i + 1, finish, respond);
+  });
+}
+
+template <class Scan>
+void scan_accounting(AccountingWorker& acct, std::shared_ptr<Scan> scan,
+                     std::function<net::HttpResponse(const Scan&)> finish,
+                     net::HttpResponder respond) {
+  auto slices = std::make_shared<const std::vector<std::pair<int64_t, int64_t>>>(scan->slices());
+  scan_slices(acct, std::move(scan), std::move(slices), 0, std::move(finish), std::move(respond));
+}
+
 }  // namespace
 
 void Server::start_ui(net::HttpServer& http) {
@@ -203,33 +230,40 @@ void Server::start_ui(net::HttpServer& http) {
   auto timer = std::make_shared<boost::asio::steady_timer>(http.context());
   auto ticks = std::make_shared<uint64_t>(0);
   auto idle_ticks = std::make_shared<uint64_t>(0);
+  auto k8s_seen = std::make_shared<uint64_t>(0);  // the I/O thread's
   auto tick = std::make_shared<std::function<void()>>();
-  *tick = [this, hub, tracker, timer, ticks, idle_ticks, weak = std::weak_ptr(tick)] {
+  *tick = [this, hub, tracker, timer, ticks, idle_ticks, k8s_seen, weak = std::weak_ptr(tick)] {
     timer->expires_after(std::chrono::seconds(1));
-    timer->async_wait(
-        [this, hub, tracker, ticks, idle_ticks, weak](const boost::system::error_code& ec) {
-          if (ec || stopping_) return;
-          const bool open = hub->size() > 0;
-          *idle_ticks = open ? 0 : *idle_ticks + 1;
-          if (open || *idle_ticks == 60) {
-            if (open && ++*ticks % 15 == 0) hub->heartbeat();
-            {
-              std::lock_guard lock(mu_);
-              tasks_.push_back([this, hub, tracker, open] {
-                if (!open) {
-                  // A stream that opened meanwhile keeps the tracker.
-                  if (hub->size() == 0) tracker->reset();
-                  return;
-                }
-                const auto changes = tracker->look(machine_);
-                if (!changes.jobs.empty() || changes.nodes)
-                  hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
-              });
+    timer->async_wait([this, hub, tracker, ticks, idle_ticks, k8s_seen,
+                       weak](const boost::system::error_code& ec) {
+      if (ec || stopping_) return;
+      const bool open = hub->size() > 0;
+      *idle_ticks = open ? 0 : *idle_ticks + 1;
+      // The operator's view has a version of its own: no state-thread work to follow it.
+      if (const K8sOperator* k = k8s_ui_.load(); k != nullptr) {
+        const uint64_t version = k->observed_version();
+        if (open && version != *k8s_seen) hub->publish_k8s(version);
+        *k8s_seen = version;
+      }
+      if (open || *idle_ticks == 60) {
+        if (open && ++*ticks % 15 == 0) hub->heartbeat();
+        {
+          std::lock_guard lock(mu_);
+          tasks_.push_back([this, hub, tracker, open] {
+            if (!open) {
+              // A stream that opened meanwhile keeps the tracker.
+              if (hub->size() == 0) tracker->reset();
+              return;
             }
-            cv_.notify_one();
-          }
-          if (auto t = weak.lock()) (*t)();
-        });
+            const auto changes = tracker->look(machine_);
+            if (!changes.jobs.empty() || changes.nodes)
+              hub->publish(changes.jobs, last_job_change_, changes.nodes, changes.node_version);
+          });
+        }
+        cv_.notify_one();
+      }
+      if (auto t = weak.lock()) (*t)();
+    });
   };
   (*tick)();
 
@@ -312,6 +346,7 @@ void Server::start_ui(net::HttpServer& http) {
                                  {"uid", v.who.uid},
                                  {"operator", v.is_operator},
                                  {"private_jobs", v.private_jobs},
+                                 {"k8s", k8s_ui_.load() != nullptr},
                                  {"cluster", machine_.config().cluster_name}});
           },
           std::move(respond));
@@ -359,13 +394,10 @@ void Server::start_ui(net::HttpServer& http) {
       if (std::string err = ui_parse_history_query(params, q, now); !err.empty())
         return respond(ui_error(400, err));
       return on_state_then(
-          [q, from_accounting](const UiViewer& v, net::HttpResponder respond) {
-            from_accounting(
-                ui_history_filter(q, v),
-                [q, v](std::vector<store::JobRecord> records) {
-                  return ui_json(200, ui_history_page(records, q, v));
-                },
-                std::move(respond));
+          [this, q](const UiViewer& v, net::HttpResponder respond) {
+            scan_accounting<UiHistoryScan>(
+                *acct_, std::make_shared<UiHistoryScan>(q, v),
+                [](const UiHistoryScan& s) { return ui_json(200, s.page()); }, std::move(respond));
           },
           std::move(respond));
     }
@@ -409,7 +441,9 @@ void Server::start_ui(net::HttpServer& http) {
               return respond(
                   ui_error(404, "No output of job " + std::to_string(id) + " for you to read"));
             const bool queued = reader->post([file = *file, bytes, respond]() mutable {
-              respond(ui_json(200, ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes))));
+              json out = ui_read_tail(file.path, file.uid, static_cast<size_t>(bytes));
+              if (out.value("missing", false)) out["error"] = ui_output_missing(file);
+              respond(ui_json(200, out));
             });
             if (!queued) respond(ui_error(503, "too many output reads under way; try again"));
           },
@@ -420,17 +454,10 @@ void Server::start_ui(net::HttpServer& http) {
       if (std::string err = ui_parse_usage_query(params, q, now); !err.empty())
         return respond(ui_error(400, err));
       return on_state_then(
-          [q, from_accounting, now](const UiViewer& v, net::HttpResponder respond) {
-            store::JobFilter f;
-            f.window_start = q.start;
-            f.window_end = q.end;
-            if (!v.is_operator && v.private_usage) f.uids = {v.who.uid};
-            from_accounting(
-                f,
-                [q, v, now](std::vector<store::JobRecord> records) {
-                  return ui_json(200, ui_usage(records, q, v, now));
-                },
-                std::move(respond));
+          [this, q, now](const UiViewer& v, net::HttpResponder respond) {
+            scan_accounting<UiUsageScan>(
+                *acct_, std::make_shared<UiUsageScan>(q, v, now),
+                [](const UiUsageScan& s) { return ui_json(200, s.result()); }, std::move(respond));
           },
           std::move(respond));
     }
@@ -445,6 +472,23 @@ void Server::start_ui(net::HttpServer& http) {
       return on_state(
           [this, now](Effects&, const UiViewer& v) {
             return ui_json(200, ui_reservations(machine_, v, now));
+          },
+          std::move(respond));
+    }
+    if (method == "GET" && n == 1 && first == "k8s") {
+      // The operator's copy is taken off the state thread; the state thread only decides
+      // which jobs a decision may name to this viewer.
+      const K8sOperator* k = k8s_ui_.load();
+      std::optional<k8s::op::ObservedView> view;
+      std::vector<k8s::op::ScaleDecision> decisions;
+      if (k != nullptr) {
+        view = k->observed();
+        decisions = k->decisions().recent(kUiK8sDecisions);
+      }
+      return on_state(
+          [this, view = std::move(view), decisions = std::move(decisions), now](Effects&,
+                                                                                const UiViewer& v) {
+            return ui_json(200, ui_k8s(view, decisions, machine_, v, now));
           },
           std::move(respond));
     }
@@ -493,7 +537,9 @@ void Server::start_ui(net::HttpServer& http) {
             // The tracker starts from what this page is about to fetch: changes after the
             // hello are then all reported, even those before the next tick.
             if (!tracker->primed()) tracker->prime(machine_);
-            r.body = ui_hello_event(last_job_change_, tracker->node_version());
+            const K8sOperator* k = k8s_ui_.load();
+            r.body = ui_hello_event(last_job_change_, tracker->node_version(),
+                                    k != nullptr ? k->observed_version() : 0);
             r.on_stream = [hub, uid = caller.uid, expires, all = v.is_operator || !v.private_jobs](
                               std::shared_ptr<net::HttpStream> s) {
               hub->add({std::move(s), uid, all, expires});

@@ -501,6 +501,9 @@ std::string ui_parse_history_query(const std::map<std::string, std::string>& par
        {std::pair{"start", &q.start}, {"end", &q.end}, {"offset", &offset}, {"limit", &limit}})
     if (auto e = number_param(params, key, *out); !e.empty()) return e;
   if (q.end <= q.start) return "the period's end is not after its start";
+  if (q.end - q.start > kUiMaxHistoryDays * 86400)
+    return "at most " + std::to_string(kUiMaxHistoryDays) +
+           " days of history at a time: choose a shorter period (start= and end=)";
   q.offset = static_cast<size_t>(offset);
   q.limit = std::clamp<size_t>(static_cast<size_t>(limit), 1, kUiMaxPage);
   return "";
@@ -518,48 +521,83 @@ store::JobFilter ui_history_filter(const UiHistoryQuery& q, const UiViewer& v) {
   return f;
 }
 
-json ui_history_page(const std::vector<store::JobRecord>& records, const UiHistoryQuery& q,
-                     const UiViewer& v) {
+std::vector<std::pair<int64_t, int64_t>> ui_slices(int64_t start, int64_t end, int64_t len) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  len = std::max<int64_t>(len, 1);
+  for (int64_t from = start; from < end; from += len)
+    out.emplace_back(from, std::min(end, from + len));
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> UiHistoryScan::slices() const {
+  auto s = ui_slices(q_.start, q_.end, kUiScanSlice);
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+store::JobFilter UiHistoryScan::filter(int64_t from, int64_t to) const {
+  store::JobFilter f = ui_history_filter(q_, v_);
+  f.window_start = from;
+  f.window_end = to;
+  f.ended = {from, to};
+  // The states are checked here (add) instead: the store would otherwise read by the state's
+  // index, every ended job, for each day, rather than by the end time's.
+  f.states.clear();
+  return f;
+}
+
+void UiHistoryScan::add(const std::vector<store::JobRecord>& records, int64_t from, int64_t to) {
   std::vector<const store::JobRecord*> match;
   for (const auto& r : records) {
-    // The store's window also holds jobs that ended after it (they were there in it).
-    if (r.end_time <= 0 || r.end_time < q.start || r.end_time >= q.end) continue;
-    if (!v.may_see(r)) continue;
-    if (!q.user.empty() && r.user != q.user) continue;
-    if (!q.name.empty() && r.name.find(q.name) == std::string::npos) continue;
+    if (r.end_time <= 0 || r.end_time < from || r.end_time >= to) continue;
+    const auto& states = q_.states.empty() ? ended_states() : q_.states;
+    if (std::find(states.begin(), states.end(), r.state) == states.end()) continue;
+    if (!v_.may_see(r)) continue;
+    if (!q_.user.empty() && r.user != q_.user) continue;
+    if (!q_.name.empty() && r.name.find(q_.name) == std::string::npos) continue;
     match.push_back(&r);
   }
   std::stable_sort(match.begin(), match.end(), [](const auto* a, const auto* b) {
     return a->end_time != b->end_time ? a->end_time > b->end_time : a->job_id > b->job_id;
   });
-  json rows = json::array();
-  const size_t end = std::min(match.size(), q.offset + q.limit);
-  for (size_t i = q.offset; i < end; ++i) {
-    const store::JobRecord& r = *match[i];
+  for (const store::JobRecord* rp : match) {
+    const size_t i = total_++;
+    if (i < q_.offset || i >= q_.offset + q_.limit) continue;
+    const store::JobRecord& r = *rp;
     const std::string id = r.array_job_id == 0 ? std::to_string(r.job_id)
                                                : std::to_string(r.array_job_id) + "_" +
                                                      std::to_string(r.array_task_id);
-    rows.push_back({{"job_id", r.job_id},
-                    {"id", id},
-                    {"name", r.name},
-                    {"user", r.user},
-                    {"account", r.account},
-                    {"partition", r.partition},
-                    {"state", r.state},
-                    {"submit_time", r.submit_time},
-                    {"start_time", r.start_time},
-                    {"end_time", r.end_time},
-                    {"elapsed", r.start_time > 0 ? std::max<int64_t>(0, r.end_time - r.start_time)
-                                                 : int64_t{0}},
-                    {"exit_code", r.exit_code},
-                    {"signal", r.exit_signal},
-                    {"time_limit_min", r.time_limit_min},
-                    {"nodes", r.nodelist},
-                    {"cpus", r.alloc_cpus > 0 ? r.alloc_cpus : r.req_cpus},
-                    {"gpus", record_gpus(r)}});
+    rows_.push_back({{"job_id", r.job_id},
+                     {"id", id},
+                     {"name", r.name},
+                     {"user", r.user},
+                     {"account", r.account},
+                     {"partition", r.partition},
+                     {"state", r.state},
+                     {"submit_time", r.submit_time},
+                     {"start_time", r.start_time},
+                     {"end_time", r.end_time},
+                     {"elapsed", r.start_time > 0 ? std::max<int64_t>(0, r.end_time - r.start_time)
+                                                  : int64_t{0}},
+                     {"exit_code", r.exit_code},
+                     {"signal", r.exit_signal},
+                     {"time_limit_min", r.time_limit_min},
+                     {"nodes", r.nodelist},
+                     {"cpus", r.alloc_cpus > 0 ? r.alloc_cpus : r.req_cpus},
+                     {"gpus", record_gpus(r)}});
   }
-  return {{"total", match.size()}, {"offset", q.offset}, {"limit", q.limit},
-          {"start", q.start},      {"end", q.end},       {"jobs", std::move(rows)}};
+}
+
+json UiHistoryScan::page() const {
+  return {{"total", total_},   {"offset", q_.offset}, {"limit", q_.limit},
+          {"start", q_.start}, {"end", q_.end},       {"jobs", rows_}};
+}
+
+json ui_history_page(const std::vector<store::JobRecord>& records, const UiHistoryQuery& q,
+                     const UiViewer& v) {
+  UiHistoryScan scan(q, v);
+  scan.add(records, q.start, q.end);
+  return scan.page();
 }
 
 std::optional<json> ui_job_accounting(const std::vector<store::JobRecord>& records, uint64_t id,
@@ -597,34 +635,49 @@ std::string ui_parse_usage_query(const std::map<std::string, std::string>& param
   return "";
 }
 
-json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& q,
-              const UiViewer& v, int64_t now) {
-  const size_t n = static_cast<size_t>((q.end - q.start + q.step - 1) / q.step);
-  struct Series {
-    std::vector<int64_t> cpu, gpu;
-    int64_t cpu_total = 0, gpu_total = 0;
-  };
-  std::map<std::pair<std::string, std::string>, Series> by;  // (account, user)
+UiUsageScan::UiUsageScan(UiUsageQuery q, UiViewer v, int64_t now)
+    : q_(q),
+      v_(std::move(v)),
+      now_(now),
+      buckets_(static_cast<size_t>((q.end - q.start + q.step - 1) / q.step)) {}
+
+std::vector<std::pair<int64_t, int64_t>> UiUsageScan::slices() const {
+  // Whole buckets a slice, at least a day's worth.
+  const int64_t per = std::max<int64_t>(1, kUiScanSlice / q_.step);
+  return ui_slices(q_.start, q_.end, per * q_.step);
+}
+
+store::JobFilter UiUsageScan::filter(int64_t from, int64_t to) const {
+  store::JobFilter f;
+  f.window_start = from;
+  f.window_end = to;
+  if (!v_.is_operator && v_.private_usage) f.uids = {v_.who.uid};
+  return f;
+}
+
+void UiUsageScan::add(const std::vector<store::JobRecord>& records, int64_t lo, int64_t hi) {
+  lo = std::max(lo, q_.start);
+  hi = std::min(hi, q_.end);
   for (const auto& r : records) {
     if (r.start_time <= 0) continue;
-    if (!v.is_operator && v.private_usage && r.uid != v.who.uid) continue;
+    if (!v_.is_operator && v_.private_usage && r.uid != v_.who.uid) continue;
     const core::UsageJob u = usage_job(r);
-    const int64_t from = std::max(r.start_time, q.start);
-    const int64_t to = std::min(r.end_time > 0 ? r.end_time : now, q.end);
+    const int64_t from = std::max(r.start_time, lo);
+    const int64_t to = std::min(r.end_time > 0 ? r.end_time : now_, hi);
     if (to <= from) continue;
     auto count = [&](const char* tres) {
       auto it = u.allocated.find(tres);
       return it == u.allocated.end() ? int64_t{0} : it->second;
     };
     const int64_t cpus = count("cpu"), gpus = count("gres/gpu");
-    Series& s = by[{u.account, u.user}];
+    Series& s = by_[{u.account, u.user}];
     if (s.cpu.empty()) {
-      s.cpu.assign(n, 0);
-      s.gpu.assign(n, 0);
+      s.cpu.assign(buckets_, 0);
+      s.gpu.assign(buckets_, 0);
     }
-    for (auto b = static_cast<size_t>((from - q.start) / q.step); b < n; ++b) {
-      const int64_t bs = q.start + static_cast<int64_t>(b) * q.step;
-      const int64_t secs = std::min(to, bs + q.step) - std::max(from, bs);
+    for (auto b = static_cast<size_t>((from - q_.start) / q_.step); b < buckets_; ++b) {
+      const int64_t bs = q_.start + static_cast<int64_t>(b) * q_.step;
+      const int64_t secs = std::min(to, bs + q_.step) - std::max(from, bs);
       if (secs <= 0) break;
       s.cpu[b] += secs * cpus;
       s.gpu[b] += secs * gpus;
@@ -632,22 +685,33 @@ json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& 
       s.gpu_total += secs * gpus;
     }
   }
+}
+
+json UiUsageScan::result() const {
   json buckets = json::array();
-  for (size_t b = 0; b < n; ++b) buckets.push_back(q.start + static_cast<int64_t>(b) * q.step);
+  for (size_t b = 0; b < buckets_; ++b)
+    buckets.push_back(q_.start + static_cast<int64_t>(b) * q_.step);
   json series = json::array();
-  for (const auto& [key, s] : by)
+  for (const auto& [key, s] : by_)
     series.push_back({{"account", key.first},
                       {"user", key.second},
                       {"cpu_s", s.cpu},
                       {"gpu_s", s.gpu},
                       {"cpu_total_s", s.cpu_total},
                       {"gpu_total_s", s.gpu_total}});
-  return {{"start", q.start},
-          {"end", q.end},
-          {"step", q.step},
-          {"now", now},
+  return {{"start", q_.start},
+          {"end", q_.end},
+          {"step", q_.step},
+          {"now", now_},
           {"buckets", std::move(buckets)},
           {"series", std::move(series)}};
+}
+
+json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& q,
+              const UiViewer& v, int64_t now) {
+  UiUsageScan scan(q, v, now);
+  scan.add(records, q.start, q.end);
+  return scan.result();
 }
 
 json ui_fairshare(const StateMachine& m, const UiViewer& v, int64_t now) {
@@ -691,7 +755,21 @@ std::optional<UiOutputFile> ui_output_file(const StateMachine& m, uint64_t id, b
   const core::Job* job = m.find_job(id);
   if (job == nullptr || !v.may_see(*job) || !v.may_read_output(job->uid)) return std::nullopt;
   if (job->spec.interactive) return std::nullopt;
-  return UiOutputFile{job_output_path(*job, stderr_stream), job->uid};
+  UiOutputFile f;
+  f.path = job_output_path(*job, stderr_stream);
+  f.uid = job->uid;
+  f.started = job->state != core::JobState::Pending && job->start_time > 0;
+  if (!job->alloc.empty()) f.node = job->alloc.front().node;
+  return f;
+}
+
+std::string ui_output_missing(const UiOutputFile& f) {
+  if (!f.started) return "The job has not started: its output file does not exist yet.";
+  const std::string node = f.node.empty() ? "its node" : f.node;
+  return "The controller does not see " + f.path + ": the job wrote it on " + node +
+         "'s own disk, not on a file system the controller shares (such as home or scratch). "
+         "The dashboard shows output from shared file systems only; read this one on " +
+         node + ", or send the job's output to a shared directory (--output).";
 }
 
 }  // namespace drover::ctld

@@ -11,6 +11,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "ctld/state_machine.hpp"
@@ -71,6 +72,9 @@ struct UiHistoryQuery {
   size_t offset = 0;
   size_t limit = 100;
 };
+// The longest period one history request covers: a longer one is refused with a message
+// (choose a shorter one), so one request cannot make the store read years of jobs.
+inline constexpr int64_t kUiMaxHistoryDays = 93;
 std::string ui_parse_history_query(const std::map<std::string, std::string>& params,
                                    UiHistoryQuery& q, int64_t now);
 // What to ask the store for: the window, the states, and only the viewer's own jobs under
@@ -80,6 +84,35 @@ store::JobFilter ui_history_filter(const UiHistoryQuery& q, const UiViewer& v);
 // `elapsed`, `exit_code` and `signal`.
 nlohmann::json ui_history_page(const std::vector<store::JobRecord>& records,
                                const UiHistoryQuery& q, const UiViewer& v);
+
+// A period is read from the store a slice at a time (a day), each slice a piece of work of its
+// own on the accounting worker, so that sacct, the REST API and the records' writes run
+// between the slices of a long request instead of after all of it, and only one slice's
+// records are in memory at once. The slices of [start, end), `len` long (the last one
+// shorter), oldest first.
+inline constexpr int64_t kUiScanSlice = 86400;
+std::vector<std::pair<int64_t, int64_t>> ui_slices(int64_t start, int64_t end, int64_t len);
+
+// The history page, made slice by slice, newest slice first: it counts every match and keeps
+// only the rows of the page asked for.
+class UiHistoryScan {
+ public:
+  UiHistoryScan(UiHistoryQuery q, UiViewer v) : q_(std::move(q)), v_(std::move(v)) {}
+  // The slices to read, newest first.
+  std::vector<std::pair<int64_t, int64_t>> slices() const;
+  // What to ask the store for one slice.
+  store::JobFilter filter(int64_t from, int64_t to) const;
+  // One slice's records (the jobs that ended in [from, to) are taken; the store's window also
+  // holds jobs that ended later).
+  void add(const std::vector<store::JobRecord>& records, int64_t from, int64_t to);
+  nlohmann::json page() const;
+
+ private:
+  UiHistoryQuery q_;
+  UiViewer v_;
+  size_t total_ = 0;
+  nlohmann::json rows_ = nlohmann::json::array();
+};
 // A job's accounting record (sacct's fields and its steps), when the viewer may see it.
 std::optional<nlohmann::json> ui_job_accounting(const std::vector<store::JobRecord>& records,
                                                 uint64_t id, const UiViewer& v);
@@ -101,6 +134,29 @@ std::string ui_parse_usage_query(const std::map<std::string, std::string>& param
 nlohmann::json ui_usage(const std::vector<store::JobRecord>& records, const UiUsageQuery& q,
                         const UiViewer& v, int64_t now);
 
+// The same, slice by slice (see UiHistoryScan): a job that spans slices is read with each and
+// counted in each only for its time within that slice.
+class UiUsageScan {
+ public:
+  UiUsageScan(UiUsageQuery q, UiViewer v, int64_t now);
+  // Whole buckets, oldest first.
+  std::vector<std::pair<int64_t, int64_t>> slices() const;
+  store::JobFilter filter(int64_t from, int64_t to) const;
+  void add(const std::vector<store::JobRecord>& records, int64_t from, int64_t to);
+  nlohmann::json result() const;
+
+ private:
+  struct Series {
+    std::vector<int64_t> cpu, gpu;
+    int64_t cpu_total = 0, gpu_total = 0;
+  };
+  UiUsageQuery q_;
+  UiViewer v_;
+  int64_t now_;
+  size_t buckets_;
+  std::map<std::pair<std::string, std::string>, Series> by_;  // (account, user)
+};
+
 // ---- Fair share and reservations (state thread) ----
 
 // {"rows": [sshare's rows: account, user, parent, shares, usage, fair-share factor...]};
@@ -116,8 +172,14 @@ nlohmann::json ui_reservations(const StateMachine& machine, const UiViewer& v, i
 // the paths: %N is the batch node's NodeName).
 struct UiOutputFile {
   std::string path;
-  uint32_t uid = 0;  // the job's owner: the file must belong to them
+  uint32_t uid = 0;      // the job's owner: the file must belong to them
+  std::string node;      // where the batch step runs or ran ("" before it starts)
+  bool started = false;  // the batch step has been launched
 };
+// Why a job's output file is not where the controller looks, in words for its owner: not
+// started yet, or written where only its node sees it (a node's local disk). The controller
+// does not fetch files from nodes: output is shown from a shared file system only.
+std::string ui_output_missing(const UiOutputFile& f);
 // nullopt when there is no such job, the viewer may not read it, or it has no batch output
 // (an interactive job's output goes to srun).
 std::optional<UiOutputFile> ui_output_file(const StateMachine& machine, uint64_t id,

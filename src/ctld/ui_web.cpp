@@ -130,9 +130,9 @@ size_t UiEventHub::size() {
   return subs_.size();
 }
 
-std::string ui_hello_event(int64_t job_version, uint64_t node_version) {
+std::string ui_hello_event(int64_t job_version, uint64_t node_version, uint64_t k8s_version) {
   return "retry: 2000\nevent: hello\ndata: " +
-         json{{"jobs", job_version}, {"nodes", node_version}}.dump() + "\n\n";
+         json{{"jobs", job_version}, {"nodes", node_version}, {"k8s", k8s_version}}.dump() + "\n\n";
 }
 
 void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
@@ -170,6 +170,13 @@ void UiEventHub::publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs,
   }
 }
 
+void UiEventHub::publish_k8s(uint64_t version) {
+  const std::string text = "event: k8s\ndata: " + json{{"version", version}}.dump() + "\n\n";
+  std::lock_guard lock(mu_);
+  prune();
+  for (auto& s : subs_) s.stream->send(text);
+}
+
 void UiEventHub::heartbeat() {
   std::lock_guard lock(mu_);
   prune();
@@ -186,9 +193,12 @@ json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes) {
   max_bytes = std::clamp<size_t>(max_bytes, 1, kUiTailMax);
   // lstat first: a device or FIFO is never opened (opening one can have effects of its own).
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0)
-    return fail(errno == ENOENT ? "no such file (yet) where the controller looks"
-                                : std::string("cannot read it: ") + std::strerror(errno));
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return fail(std::string("cannot read it: ") + std::strerror(errno));
+    json out = fail("no such file (yet) where the controller looks");
+    out["missing"] = true;
+    return out;
+  }
   if (!S_ISREG(st.st_mode)) return fail("not a regular file");
   if (st.st_uid != owner) return fail("the file does not belong to the job's owner");
   const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

@@ -42,6 +42,8 @@ class UiEventHub {
   // streams that closed.
   void publish(const std::vector<std::pair<uint64_t, uint32_t>>& jobs, int64_t job_version,
                bool nodes, uint64_t node_version);
+  // A "k8s" event ({"version"}) on every stream: the Kubernetes view changed.
+  void publish_k8s(uint64_t version);
   // A comment line on every stream, so that proxies keep it open and dead peers are found.
   void heartbeat();
 
@@ -54,9 +56,10 @@ class UiEventHub {
 
 // The last `max_bytes` of a job's output file, read as the controller sees the path (a shared
 // file system, as Open OnDemand and slurm-web read it): {"path", "size", "offset", "text",
-// "truncated"} or {"error"}. Only a regular file that belongs to `owner` is read (no symbolic
-// link at the end, no device or pipe), so a job cannot point its output at a file its owner
-// could not read and have the controller show it. Text that is not UTF-8 is replaced.
+// "truncated"} or {"error"} (with "missing": true when there is no such file). Only a regular file
+// that belongs to `owner` is read (no symbolic link at the end, no device or pipe), so a job cannot
+// point its output at a file its owner could not read and have the controller show it. Text that is
+// not UTF-8 is replaced.
 nlohmann::json ui_read_tail(const std::string& path, uint32_t owner, size_t max_bytes);
 inline constexpr size_t kUiTailDefault = 64 * 1024, kUiTailMax = 1024 * 1024;
 
@@ -85,7 +88,8 @@ class UiFileReader {
   std::thread thread_;
 };
 
-// The first event on a new stream: the versions the page starts from.
-std::string ui_hello_event(int64_t job_version, uint64_t node_version);
+// The first event on a new stream: the versions the page starts from (k8s: the Kubernetes
+// view's, 0 when the operator is off).
+std::string ui_hello_event(int64_t job_version, uint64_t node_version, uint64_t k8s_version = 0);
 
 }  // namespace drover::ctld

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/acct_data.hpp"
@@ -75,6 +76,9 @@ struct JobFilter {
   // The window: jobs eligible before window_end that had not ended before window_start.
   std::optional<int64_t> window_start, window_end;
   bool include_ineligible = false;  // also jobs never eligible (held, -j)
+  // Only jobs that ended in [first, second): with the end time's index, a day's ended jobs
+  // are read without a pass over every job that ended since.
+  std::optional<std::pair<int64_t, int64_t>> ended;
 };
 
 // The accounts, users, associations and QOS sacctmgr manages, as stored.

@@ -201,6 +201,12 @@ Query job_query(const JobFilter& f, const std::function<std::string(size_t)>& pl
     q.sql += " AND (state IN ('PENDING', 'RUNNING', 'SUSPENDED', 'REQUEUED') OR end_time <= " +
              param(*f.window_end) + ")";
   if (f.window_start) q.sql += " AND (end_time = 0 OR end_time >= " + param(*f.window_start) + ")";
+  if (f.ended) {
+    // One at a time: SQLite's markers are positional, and the operands of + are evaluated in
+    // no set order.
+    q.sql += " AND end_time > 0 AND end_time >= " + param(f.ended->first);
+    q.sql += " AND end_time < " + param(f.ended->second);
+  }
   // sacct's order: by submit time, the tasks of an array after other jobs and by task id.
   q.sql += " ORDER BY submit_time, array_job_id, array_task_id, job_id";
   return q;
@@ -263,6 +269,8 @@ bool matches(const JobRecord& j, const JobFilter& f) {
   if (!f.include_ineligible && j.eligible_time == 0) return false;
   if (f.window_end && j.eligible_time != 0 && j.eligible_time > *f.window_end) return false;
   if (f.window_start && j.end_time != 0 && j.end_time < *f.window_start) return false;
+  if (f.ended && (j.end_time <= 0 || j.end_time < f.ended->first || j.end_time >= f.ended->second))
+    return false;
   const bool lives = j.state == "PENDING" || j.state == "RUNNING" || j.state == "SUSPENDED" ||
                      j.state == "REQUEUED";
   if (!f.states.empty() && f.window_end && !lives && j.end_time > *f.window_end) return false;

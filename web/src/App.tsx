@@ -10,6 +10,7 @@ import { History } from "./views/History";
 import { FairShare } from "./views/FairShare";
 import { Usage } from "./views/Usage";
 import { Reservations } from "./views/Reservations";
+import { Kubernetes } from "./views/Kubernetes";
 
 export function App() {
   const [token, setTok] = useState(getToken());
@@ -39,9 +40,13 @@ export function App() {
           });
         } else if (e.type === "nodes") {
           void qc.invalidateQueries({ queryKey: ["nodes"] });
+          void qc.invalidateQueries({ queryKey: ["k8s"] });
+        } else if (e.type === "k8s") {
+          void qc.invalidateQueries({ queryKey: ["k8s"] });
         } else if (e.type === "hello") {
           void qc.invalidateQueries({ queryKey: ["jobs"] });
           void qc.invalidateQueries({ queryKey: ["nodes"] });
+          void qc.invalidateQueries({ queryKey: ["k8s"] });
         }
       },
       setLive,
@@ -76,7 +81,7 @@ export function App() {
       <header className="top">
         <span className="brand">drover</span>
         <span className="cluster">{who.data.cluster}</span>
-        <Nav operator={who.data.operator} />
+        <Nav operator={who.data.operator} k8s={who.data.k8s} />
         <span className={live ? "live on" : "live"} title={live ? "live updates" : "reconnecting"} data-testid="live">
           {live ? "● live" : "○ offline"}
         </span>
@@ -95,11 +100,11 @@ export function App() {
   );
 }
 
-function Nav({ operator }: { operator: boolean }) {
+function Nav({ operator, k8s }: { operator: boolean; k8s: boolean }) {
   const path = usePath();
   return (
     <nav>
-      {SECTIONS.filter((s) => !s.operatorOnly || operator).map((s) => (
+      {SECTIONS.filter((s) => (!s.operatorOnly || operator) && (!s.k8sOnly || k8s)).map((s) => (
         <a
           key={s.id}
           href={"/ui" + s.path}
@@ -125,5 +130,6 @@ function Routes({ operator }: { operator: boolean }) {
   if (path.startsWith("/fairshare")) return <FairShare />;
   if (path.startsWith("/usage")) return <Usage />;
   if (path.startsWith("/reservations")) return <Reservations />;
+  if (path.startsWith("/kubernetes")) return <Kubernetes />;
   return <Queue />;
 }

@@ -59,6 +59,7 @@ export interface Who {
   uid: number;
   operator: boolean;
   private_jobs: boolean;
+  k8s: boolean; // the Kubernetes operator runs: the Kubernetes view is shown
   cluster: string;
 }
 
@@ -323,6 +324,69 @@ function params(q: object): URLSearchParams {
   return p;
 }
 
+export interface K8sCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+export interface K8sNodeSet {
+  name: string;
+  replicas: number | null; // spec.replicas (desired); null when the NodeSet does not parse
+  status_replicas: number;
+  ready_replicas: number;
+  updated_replicas: number;
+  autoscaling: { min_replicas: number; max_replicas: number; idle_timeout_s: number } | null;
+  cost?: number;
+  update_strategy?: string;
+  max_unavailable?: string;
+  workload_protection?: boolean;
+  partitions?: string[];
+  deleting: boolean;
+  node_states: Record<string, number>;
+  conditions: K8sCondition[];
+  error: string;
+}
+
+export interface K8sPod {
+  name: string;
+  nodeset: string;
+  phase: string;
+  ready: boolean;
+  k8s_node: string;
+  node: string;
+  node_state: string;
+  reason: string;
+  jobs: number;
+  busy: boolean;
+  protected: boolean;
+  deleting: boolean;
+  created: number;
+  age_s: number;
+}
+
+export interface K8sDecision {
+  time: number;
+  nodeset: string;
+  from: number;
+  to: number;
+  reason: string;
+  jobs: number[];
+}
+
+export interface K8sReply {
+  enabled: boolean;
+  namespace?: string;
+  time?: number;
+  version?: number;
+  now?: number;
+  nodesets?: K8sNodeSet[];
+  pods?: K8sPod[];
+  decisions?: K8sDecision[];
+}
+
 export const api = {
   whoami: () => request<Who>("GET", "/ui/api/whoami"),
   jobs: (q: JobQuery) => {
@@ -339,6 +403,7 @@ export const api = {
     request<UsageReply>("GET", `/ui/api/usage?${params(q)}`),
   fairshare: () => request<FairshareReply>("GET", "/ui/api/fairshare"),
   reservations: () => request<{ now: number; reservations: Reservation[] }>("GET", "/ui/api/reservations"),
+  k8s: () => request<K8sReply>("GET", "/ui/api/k8s"),
   hold: (id: number) => request<{ ok: boolean }>("POST", `/ui/api/job/${id}/hold`),
   release: (id: number) => request<{ ok: boolean }>("POST", `/ui/api/job/${id}/release`),
   // Cancel is the REST API's own (slurmrestd's DELETE /job/{id}).
@@ -351,7 +416,8 @@ export const api = {
 };
 
 export type ServerEvent =
-  | { type: "hello"; data: { jobs: number; nodes: number } }
+  | { type: "hello"; data: { jobs: number; nodes: number; k8s?: number } }
+  | { type: "k8s"; data: { version: number } }
   | { type: "jobs"; data: { version: number; ids?: number[] } }
   | { type: "nodes"; data: { version: number } };
 

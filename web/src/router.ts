@@ -34,6 +34,7 @@ export interface Section {
   path: string; // the section's root; its sub-paths (job/123) belong to it
   match: (path: string) => boolean;
   operatorOnly?: boolean;
+  k8sOnly?: boolean; // shown only when the controller runs the Kubernetes operator
 }
 
 export const SECTIONS: Section[] = [
@@ -43,5 +44,5 @@ export const SECTIONS: Section[] = [
   { id: "fairshare", label: "Fair share", path: "/fairshare", match: (p) => p.startsWith("/fairshare") },
   { id: "usage", label: "Usage", path: "/usage", match: (p) => p.startsWith("/usage") },
   { id: "reservations", label: "Reservations", path: "/reservations", match: (p) => p.startsWith("/reservations") },
-  // Next: { id: "kubernetes", ... } shown when the cluster runs on Kubernetes.
+  { id: "kubernetes", label: "Kubernetes", path: "/kubernetes", match: (p) => p.startsWith("/kubernetes"), k8sOnly: true },
 ];

@@ -38,9 +38,19 @@ async function submit(token, name, script, extra = {}) {
   return r.json.job_id;
 }
 
-async function login(browser, token) {
+// `answer(pathname)` may give canned JSON for a dashboard request (a state this cluster cannot
+// make, such as the Kubernetes operator's); everything else goes to the controller.
+async function login(browser, token, answer) {
   const ctx = await browser.createBrowserContext();
   const page = await ctx.newPage();
+  if (answer) {
+    await page.setRequestInterception(true);
+    page.on("request", (req) => {
+      const canned = answer(new URL(req.url()).pathname);
+      if (canned === undefined) return req.continue();
+      return req.respond({ status: 200, contentType: "application/json", body: JSON.stringify(canned) });
+    });
+  }
   await page.setViewport({ width: 1400, height: 860 });
   page.on("pageerror", (e) => log("page error:", e.message));
   page.on("dialog", async (d) => {
@@ -147,6 +157,21 @@ try {
   await alice.waitForSelector('[data-testid=job-detail][data-state="CANCELLED"]', { timeout: T });
   check(true, `job ${victim} cancelled from the page`);
 
+  // Output the controller cannot see (as on a node's own disk: here the job removes its file)
+  // is explained, with the node, not shown as missing.
+  const local = await submit(
+    process.env.TOKEN_ALICE,
+    "web-local",
+    `#!/bin/sh\nrm -f ${process.env.WORKDIR}/web-local-$SLURM_JOB_ID.out\nsleep 300\n`,
+  );
+  let whyNot = "";
+  for (let i = 0; i < 100 && !whyNot.includes("own disk"); i++) {
+    await new Promise((r) => setTimeout(r, 300));
+    whyNot = (await rest(process.env.TOKEN_ALICE, "GET", `/ui/api/job/${local}/output`)).json?.error ?? "";
+  }
+  check(whyNot.includes("own disk") && /node\d/.test(whyNot), `output on a node's disk explained: "${whyNot}"`);
+  await rest(process.env.TOKEN_ALICE, "DELETE", `/slurm/v0.0.44/job/${local}`);
+
   // Bob sees alice's job but not its script or environment, and has no actions on it.
   const bob = await login(browser, process.env.TOKEN_BOB);
   await bob.goto(`${UI}job/${live}`, { waitUntil: "load" });
@@ -226,6 +251,68 @@ try {
   await root.goto(`${UI}reservations`, { waitUntil: "load" });
   await root.waitForSelector('[data-testid=reservations] tr[data-resv="webmaint"] .timeline .span', { timeout: T });
   check(true, "reservation webmaint on the timeline");
+  // Long periods are refused by the controller with a message, not read whole.
+  const long = await rest(process.env.TOKEN_ROOT, "GET", "/ui/api/history?start=0");
+  check(long.status === 400 && long.json.error.includes("at most 93 days"), `a year of history is refused: ${long.text}`);
+
+  // Kubernetes: this cluster runs no operator, so the view is hidden and the API says so.
+  const k8sOff = await rest(process.env.TOKEN_ROOT, "GET", "/ui/api/k8s");
+  check(k8sOff.status === 200 && k8sOff.json.enabled === false, `no operator: ${k8sOff.text}`);
+  check(!(await text(root)).includes("Kubernetes"), "no Kubernetes view without the operator");
+  // The view itself, with a canned operator state from the API's shape.
+  const who = (await rest(process.env.TOKEN_ROOT, "GET", "/ui/api/whoami")).json;
+  const t0 = Math.floor(Date.now() / 1000);
+  const cond = (type, status, reason) => ({ type, status, reason, message: "", lastTransitionTime: "" });
+  const pod = (name, nodeset, state, extra = {}) => ({
+    name, nodeset, phase: "Running", ready: true, k8s_node: "kind-worker", node: name, node_state: state,
+    reason: "", jobs: 0, busy: false, protected: false, deleting: false, created: t0 - 3700, age_s: 3700, ...extra,
+  });
+  const canned = {
+    enabled: true, namespace: "hpc", time: t0, version: 4, now: t0,
+    nodesets: [
+      {
+        name: "gpu-a100", replicas: 3, status_replicas: 3, ready_replicas: 2, updated_replicas: 3,
+        autoscaling: { min_replicas: 0, max_replicas: 8, idle_timeout_s: 600 }, cost: 4, update_strategy: "RollingUpdate",
+        max_unavailable: "1", workload_protection: true, partitions: ["gpu"], deleting: false,
+        node_states: { allocated: 2, unregistered: 1 },
+        conditions: [cond("Available", "True", "MinimumNodesAvailable"), cond("Progressing", "True", "ScalingUp"), cond("Degraded", "False", "AsExpected")],
+        error: "",
+      },
+      {
+        name: "cpu", replicas: 2, status_replicas: 2, ready_replicas: 2, updated_replicas: 2, autoscaling: null, cost: 1,
+        update_strategy: "OnDelete", max_unavailable: "1", workload_protection: true, partitions: ["batch"], deleting: false,
+        node_states: { idle: 1, drained: 1 },
+        conditions: [cond("Available", "True", "MinimumNodesAvailable"), cond("Progressing", "False", "Complete"), cond("Degraded", "False", "AsExpected")],
+        error: "",
+      },
+    ],
+    pods: [
+      pod("gpu-a100-0", "gpu-a100", "allocated", { jobs: 1, busy: true, protected: true }),
+      pod("gpu-a100-1", "gpu-a100", "allocated", { jobs: 2, busy: true, protected: true }),
+      pod("gpu-a100-2", "gpu-a100", "unregistered", { phase: "Pending", ready: false, k8s_node: "", age_s: 20, created: t0 - 20 }),
+      pod("cpu-0", "cpu", "idle"),
+      pod("cpu-1", "cpu", "drained", { reason: "kubectl cordon kind-worker2" }),
+    ],
+    decisions: [
+      { time: t0 - 600, nodeset: "gpu-a100", from: 1, to: 2, reason: `2 nodes for job ${later} (-N2)`, jobs: [later] },
+      { time: t0 - 30, nodeset: "gpu-a100", from: 2, to: 3, reason: "job 4242 needs 3 nodes", jobs: [4242] },
+    ],
+  };
+  const k8s = await login(browser, process.env.TOKEN_ROOT, (p) =>
+    p === "/ui/api/whoami" ? { ...who, k8s: true } : p === "/ui/api/k8s" ? canned : undefined,
+  );
+  await k8s.waitForSelector('nav a[href="/ui/kubernetes"]', { timeout: T });
+  await k8s.click('nav a[href="/ui/kubernetes"]');
+  await k8s.waitForSelector('[data-testid=nodesets] tr[data-nodeset="gpu-a100"]', { timeout: T });
+  const row = await k8s.$eval('[data-testid=nodesets] tr[data-nodeset="gpu-a100"]', (e) => e.textContent);
+  check(row.includes("2 / 3") && row.includes("0–8") && row.includes("2 allocated") && row.includes("ScalingUp"), `NodeSet row: ${row}`);
+  const podRow = await k8s.$eval('[data-testid=pods] tr[data-pod="cpu-1"]', (e) => e.textContent);
+  check(podRow.includes("drained") && podRow.includes("kubectl cordon"), `pod row: ${podRow}`);
+  check((await k8s.$(`[data-testid=decisions] a[href="/ui/job/${later}"]`)) !== null, "a decision links its job");
+  if (shots) await k8s.screenshot({ path: path.join(shots, "ui-kubernetes.png"), fullPage: true });
+  await k8s.click('[data-testid=nodesets] tr[data-nodeset="cpu"] button');
+  await k8s.waitForFunction(() => !document.querySelector('[data-testid=pods] tr[data-pod="gpu-a100-0"]'), { timeout: T });
+  check(true, "pods of one NodeSet on a click");
   log(`jobs live=${live} cancel=${victim}`);
 
   if (shots) {

@@ -2,8 +2,9 @@
 browser.mjs) against a real local cluster: log in with a token, a submitted job appears live
 and is seen to start and end, a job is held, released and cancelled, another user does not see
 its script or environment, an operator drains and resumes a node; a job's output tail and
-accounting record, the history of ended jobs, the fair-share tree, usage (chart and CSV) and
-reservations. With DROVER_UI_SCREENSHOTS=DIR
+accounting record, the history of ended jobs, the fair-share tree, usage (chart and CSV),
+reservations, a too-long history period refused, and the Kubernetes view (hidden here, where no
+operator runs; then shown with a canned operator state). With DROVER_UI_SCREENSHOTS=DIR
 it also saves a screenshot of each view there (scripts/ui-screenshots)."""
 import os
 import re
@@ -64,6 +65,7 @@ def test_dashboard_in_chromium(make_cluster):
     assert p.returncode == 0, f"browser test failed:\n{p.stdout}\n{p.stderr}"
     # What the operator did in the browser is what the controller holds.
     assert "resumed node1" in p.stdout
+    assert "pods of one NodeSet on a click" in p.stdout
     m = re.search(r"^jobs live=(\d+) cancel=(\d+)$", p.stdout, re.M)
     assert m, p.stdout
     live, cancelled = c.job(m.group(1)), c.job(m.group(2))

@@ -194,6 +194,10 @@ TEST_P(Accounting, Filters) {
   f = {};
   f.window_end = 120;
   EXPECT_EQ(ids(store->query(f)), (std::vector<uint64_t>{3}));
+  // Ended in [110, 180): not the running job, not one that ended at the end.
+  f = {};
+  f.ended = {110, 180};
+  EXPECT_EQ(ids(store->query(f)), (std::vector<uint64_t>{3, 5}));
 }
 
 TEST_P(Accounting, BatchIsOneTransaction) {
