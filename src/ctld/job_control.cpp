@@ -217,8 +217,8 @@ std::optional<proto::Error> StateMachine::update_one(core::Job& job, const json&
           return proto::Error(proto::Errno::kError, "Invalid Priority value: " + value);
         next.priority = static_cast<uint32_t>(v);
       } else if (key == "systemcomment") {
-        if (!op) return "Access/permission denied";
-        if (value.size() > kMaxTextField) return kTooLong;
+        if (!op) return proto::Error(proto::Errno::kAccessDenied);
+        if (value.size() > kMaxTextField) return proto::Error(proto::Errno::kPathnameTooLong);
         next.system_comment = value;
       } else if (key == "jobname" || key == "name" || key == "comment") {
         if (value.size() > kMaxTextField) return proto::Error(proto::Errno::kPathnameTooLong);
