@@ -59,7 +59,7 @@ void StateMachine::requeue_job(core::Job& job, int64_t now, uint8_t hold, bool p
   }
   // Slurm makes a requeued job wait for its old launch credential to expire, whether or not
   // it was still running.
-  job.eligible_time = now + config_.requeue_delay_s;
+  jobs_.set_eligible_time(job, now + config_.requeue_delay_s);
   jobs_.set_state(job, core::JobState::Pending);
   job.reason = job.eligible_time > now ? "BeginTime" : "None";
   job.restarts += 1;
@@ -297,6 +297,7 @@ std::optional<proto::Error> StateMachine::update_one(core::Job& job, const json&
     }
   }
   job = std::move(next);
+  jobs_.reindex(job);           // its eligible time may have changed
   acct_.forget_submit_usage();  // the partition (and so its QOS) may have changed
   if (job.state == core::JobState::Pending) job.reason = "None";
   fx.job_changed(job.id);

@@ -26,7 +26,49 @@ bool is_active(const core::Job& job) {
 }
 }  // namespace
 
+std::pair<int64_t, int64_t> JobTable::time_keys(const core::Job& job) const {
+  if (job.state != core::JobState::Pending || job.completing) return {core::kNoTime, core::kNoTime};
+  return {job.eligible_time > times_checked_ ? job.eligible_time : core::kNoTime,
+          job.spec.deadline > 0 ? job.spec.deadline : core::kNoTime};
+}
+
+void JobTable::unindex_times(uint64_t id) {
+  auto it = timed_.find(id);
+  if (it == timed_.end()) return;
+  if (it->second.first != core::kNoTime) begins_.erase({it->second.first, id});
+  if (it->second.second != core::kNoTime) deadlines_.erase({it->second.second, id});
+  timed_.erase(it);
+}
+
+void JobTable::set_eligible_time(core::Job& job, int64_t t) {
+  job.eligible_time = t;
+  index(job);
+}
+
+JobTable::Due JobTable::take_due(int64_t now) {
+  Due out;
+  for (auto it = begins_.begin(); it != begins_.end() && it->first <= now;) {
+    const uint64_t id = it->second;
+    out.begun.push_back(id);
+    it = begins_.erase(it);
+    auto t = timed_.find(id);
+    t->second.first = core::kNoTime;
+    if (t->second.second == core::kNoTime) timed_.erase(t);
+  }
+  times_checked_ = std::max(times_checked_, now);
+  for (auto it = deadlines_.begin(); it != deadlines_.end() && it->first <= now; ++it)
+    out.expired.push_back(it->second);
+  return out;
+}
+
 void JobTable::index(const core::Job& job) {
+  unindex_times(job.id);
+  if (const auto keys = time_keys(job);
+      keys.first != core::kNoTime || keys.second != core::kNoTime) {
+    if (keys.first != core::kNoTime) begins_.insert({keys.first, job.id});
+    if (keys.second != core::kNoTime) deadlines_.insert({keys.second, job.id});
+    timed_[job.id] = keys;
+  }
   if (is_active(job))
     active_.insert(job.id);
   else
@@ -50,6 +92,7 @@ void JobTable::set_present(uint64_t id, bool present) {
 }
 
 void JobTable::unindex(uint64_t id) {
+  unindex_times(id);
   active_.erase(id);
   finished_.erase(id);
 }
@@ -87,6 +130,19 @@ std::string JobTable::check_indexes() const {
   for (const auto& [id, job] : jobs_)
     if (!contains(id)) return "job " + std::to_string(id) + " not in the id bitmap";
   if (finished != finished_.size()) return "the finished index names jobs that are gone";
+  size_t begins = 0, deadlines = 0;
+  for (const auto& [id, job] : jobs_) {
+    const auto keys = time_keys(job);
+    const auto it = timed_.find(id);
+    const auto held = it == timed_.end() ? std::pair{core::kNoTime, core::kNoTime} : it->second;
+    if (held != keys || (keys.first != core::kNoTime && !begins_.count({keys.first, id})) ||
+        (keys.second != core::kNoTime && !deadlines_.count({keys.second, id})))
+      return "job " + std::to_string(id) + " has the wrong entries in the time indexes";
+    begins += keys.first != core::kNoTime;
+    deadlines += keys.second != core::kNoTime;
+  }
+  if (begins != begins_.size() || deadlines != deadlines_.size() || timed_.size() > jobs_.size())
+    return "the time indexes name jobs that are gone";
   return "";
 }
 

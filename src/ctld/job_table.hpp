@@ -67,6 +67,18 @@ class JobTable {
   std::vector<uint64_t> active_ids() const { return {active_.begin(), active_.end()}; }
   // Records in a final state (completing ones too), by id: what MinJobAge may purge.
   const std::set<uint64_t>& finished() const { return finished_; }
+  // A record's eligible time (--begin, a requeue's delay) changes only through this (or a
+  // whole-record update followed by reindex()), which keeps the time indexes right.
+  void set_eligible_time(core::Job& job, int64_t t);
+  void reindex(const core::Job& job) { index(job); }
+  // Pending records (not completing) whose eligible time came since the last call, up to
+  // `now`, and those whose --deadline is at or before `now`: what the state thread must act on
+  // without walking the queue. The first leave the begin index (it holds only eligible times
+  // later than the last call's `now`); the second leave as their state changes.
+  struct Due {
+    std::vector<uint64_t> begun, expired;
+  };
+  Due take_due(int64_t now);
   // What is wrong with the indexes, checked against every record ("" when they are right);
   // for tests.
   std::string check_indexes() const;
@@ -116,6 +128,14 @@ class JobTable {
   SubmitIds submit_ids_;
   int64_t submit_ids_checked_at_ = 0;
 
+  // Pending records by eligible time (those later than times_checked_) and by deadline, and
+  // each indexed record's keys (kNoTime: not in that index), so that an update finds its old
+  // entries. Only records with a future begin or a deadline cost anything here.
+  std::set<std::pair<int64_t, uint64_t>> begins_, deadlines_;
+  std::unordered_map<uint64_t, std::pair<int64_t, int64_t>> timed_;
+  int64_t times_checked_ = 0;
+  std::pair<int64_t, int64_t> time_keys(const core::Job& job) const;
+  void unindex_times(uint64_t id);
   // Puts the record in, or takes it out of, the indexes its state and `completing` call for.
   void index(const core::Job& job);
   void unindex(uint64_t id);

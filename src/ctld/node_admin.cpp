@@ -130,7 +130,7 @@ void StateMachine::fail_jobs_on(const core::Node& node, int64_t now, Effects& fx
     } else if (requeue_allowed(job)) {
       // As Slurm with JobRequeue=1: the batch job runs again elsewhere, after a delay.
       requeue_job(job, now, 0, false, fx);
-      job.eligible_time = now + config_.requeue_delay_s;
+      jobs_.set_eligible_time(job, now + config_.requeue_delay_s);
       job.reason = "BeginTime";
     } else {
       end_job(job, core::JobState::NodeFail, "NodeDown", now, false, fx);

@@ -923,6 +923,8 @@ void Server::write_journal(const JournalWrite& w) {
           [&](const journal::JobGone& r) {
             spdlog::info("job {} purged (MinJobAge)", r.id);
             journal_.erase_job(r.id);
+            // Its id may be the highest used: from now on the counter row alone says so.
+            journal_.set_next_job_id(machine_.next_job_id());
             // Its last record is not in the accounting store yet: the journal keeps it till
             // then.
             if (auto it = acct_unwritten_.find(r.id); it != acct_unwritten_.end()) {
@@ -931,7 +933,13 @@ void Server::write_journal(const JournalWrite& w) {
               acct_journaled_.emplace_back(it->second.first, std::to_string(r.id));
             }
           },
-          [&](const journal::NextJobId&) { journal_.set_next_job_id(machine_.next_job_id()); },
+          [&](const journal::NextJobId&) {
+            // load() resumes after the highest job id it finds, so while the newest id is a
+            // job's (written in this same commit) the counter row need not be: a row and
+            // its page less in each submission's commit. Purges write it (above).
+            const uint64_t next = machine_.next_job_id();
+            if (next < 2 || machine_.find_job(next - 1) == nullptr) journal_.set_next_job_id(next);
+          },
           [&](const journal::SubmitId& r) { journal_.put_record("submit_id", r.key, r.record); },
           [&](const journal::SubmitIdGone& r) { journal_.erase_record("submit_id", r.key); },
           [&](const journal::Reservation& r) {

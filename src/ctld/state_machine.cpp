@@ -700,7 +700,7 @@ json StateMachine::agent_register(const std::string& node_name, const proto::Reg
       job.reason = "None";
       if (agent_running.count(id)) {
         // It still runs an earlier run, which is stopped: the new run waits, as after a requeue.
-        job.eligible_time = now + config_.requeue_delay_s;
+        jobs_.set_eligible_time(job, now + config_.requeue_delay_s);
         job.reason = "BeginTime";
       }
     }
@@ -757,6 +757,22 @@ bool StateMachine::current_run(uint64_t id, std::optional<uint32_t> run) const {
   return it != jobs_.end() && (!run || *run == it->second.launches);
 }
 
+void StateMachine::act_on_due(int64_t now, Effects& fx) {
+  // A --deadline passed or an eligible time (--begin, a requeue's delay) reached: the job
+  // table's time indexes name them, so neither waits for the next full pass nor needs a walk
+  // of the queue. Each pass calls it first, so an eligible time a pass sets to `now` is not
+  // indexed.
+  const JobTable::Due due = jobs_.take_due(now);
+  for (uint64_t id : due.expired)
+    if (core::Job* job = jobs_.get(id);
+        job && job->state == core::JobState::Pending && !job->completing)
+      end_job(*job, core::JobState::Deadline, "DeadLine", now, false, fx);
+  if (due.begun.empty()) return;
+  const std::unordered_set<uint64_t> noted(jobs_.new_pending().begin(), jobs_.new_pending().end());
+  for (uint64_t id : due.begun)
+    if (!noted.count(id) && jobs_.contains(id)) jobs_.note_new_pending(id);
+}
+
 void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
   // A periodic full pass keeps every pending reason and expected start current.
   if (full_pass) full_pass_needed_ = true;
@@ -809,6 +825,7 @@ void StateMachine::tick(int64_t now, Effects& fx, bool full_pass) {
     node.reason_time = now;
     fail_jobs_on(node, now, fx);
   }
+  act_on_due(now, fx);
   std::set<std::string> forgotten;
   jobs_.forget_submit_ids(now, forgotten);
   for (const auto& key : forgotten) fx.journal(journal::SubmitIdGone{key});
@@ -918,6 +935,7 @@ json StateMachine::test_only_plan(core::JobSpec spec, const Partition& part, con
 size_t StateMachine::planned_jobs() const { return scheduler_->plans().size(); }
 
 void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time) {
+  act_on_due(now, fx);
   sched::ClusterView v = view();
   v.out_of_time = std::move(out_of_time);
   last_pass_not_considered_ = 0;
@@ -960,7 +978,7 @@ void StateMachine::schedule(int64_t now, Effects& fx, std::function<bool()> out_
     if (job->eligible_time == core::kNoTime) {
       const Partition* p = find_partition(job->partition);
       if (p && p->not_running_reason.empty()) {
-        job->eligible_time = now;
+        jobs_.set_eligible_time(*job, now);
         fx.job_changed(job->id);
       }
     }

@@ -202,6 +202,9 @@ class StateMachine {
   // `full_pass`: also re-plan the whole queue at the next schedule() (the server paces this
   // by bf_interval and by how long passes take).
   void tick(int64_t now, Effects& fx, bool full_pass = true);
+  // Ends the pending jobs whose --deadline passed and notes for the next pass those whose
+  // eligible time came (the job table's time indexes; tick and every pass call it).
+  void act_on_due(int64_t now, Effects& fx);
   bool full_pass_pending() const { return full_pass_needed_; }
   // `out_of_time`: bf_max_time's deadline (ClusterView::out_of_time); unset: none.
   void schedule(int64_t now, Effects& fx, std::function<bool()> out_of_time = {});

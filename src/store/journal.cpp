@@ -10,15 +10,39 @@ namespace {
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
   throw std::runtime_error("journal: " + what + ": " + (db ? sqlite3_errmsg(db) : "no database"));
 }
+
+// A job's record without the fields that hold their default value: load() reads each record
+// into a default job, so they come back as they were, and most of a pending job's fields are
+// defaults (no allocation, steps, times, limits). The spec is a struct read the same way.
+std::string compact_job_text(const core::Job& job) {
+  static const nlohmann::json defaults = core::Job{};
+  nlohmann::json j = job;
+  auto drop = [](nlohmann::json& obj, const nlohmann::json& base) {
+    for (auto it = obj.begin(); it != obj.end();) {
+      const auto d = base.find(it.key());
+      if (d != base.end() && *d == *it)
+        it = obj.erase(it);
+      else
+        ++it;
+    }
+  };
+  if (auto spec = j.find("spec"); spec != j.end() && spec->is_object())
+    drop(*spec, defaults["spec"]);
+  drop(j, defaults);
+  return j.dump();
+}
 }  // namespace
 
 Journal::Journal(const std::string& path) {
-  db_ = open_durable_sqlite(path, "journal");
+  // Small pages: every commit writes each page it touched, whole, to the WAL, and a
+  // submission's commit touches a few pages (its job, payload and request id rows, the
+  // counter) with a few hundred bytes each.
+  db_ = open_durable_sqlite(path, "journal", kPageSize);
   exec("CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)");
   exec(
       "CREATE TABLE IF NOT EXISTS records (kind TEXT NOT NULL, name TEXT NOT NULL, "
-      "data TEXT NOT NULL, PRIMARY KEY (kind, name))");
+      "data TEXT NOT NULL, PRIMARY KEY (kind, name)) WITHOUT ROWID");
   exec("CREATE TABLE IF NOT EXISTS payloads (id INTEGER PRIMARY KEY, data TEXT NOT NULL)");
   if (sqlite3_prepare_v2(db_, "INSERT OR REPLACE INTO jobs (id, data) VALUES (?, ?)", -1, &put_,
                          nullptr) ||
@@ -107,7 +131,7 @@ void Journal::begin() {
 
 void Journal::put_job(const core::Job& job) {
   begin();
-  std::string data = nlohmann::json(job).dump();
+  const std::string data = compact_job_text(job);
   sqlite3_reset(put_);
   sqlite3_bind_int64(put_, 1, static_cast<sqlite3_int64>(job.id));
   sqlite3_bind_text(put_, 2, data.data(), static_cast<int>(data.size()), SQLITE_TRANSIENT);

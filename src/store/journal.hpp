@@ -48,6 +48,9 @@ class Journal {
   void rollback();
   bool in_transaction() const { return in_txn_; }
 
+  // The page size of a journal created here (one made before keeps its own).
+  static constexpr int kPageSize = 1024;
+
  private:
   void exec(const char* sql);
   sqlite3* db_ = nullptr;

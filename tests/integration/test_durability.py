@@ -67,3 +67,19 @@ def test_down_and_up_keeps_queue_and_ids(make_cluster):
     c.ok("scancel", str(running))
     c.wait_state(queued, "COMPLETED", timeout=60)
     assert c.sbatch("--wrap", "true") == queued + 1
+
+
+def test_ids_not_reused_after_the_newest_jobs_are_purged(make_cluster):
+    # The journal writes the id counter with purges, not with each submission (the newest
+    # job's own row says it): with every job gone, a crash must still not reuse an id.
+    c = make_cluster(nodes=1, cpus=2, mem=1000, settings=["MinJobAge=2"])
+    ids = [c.sbatch("--wrap", "true") for _ in range(3)]
+    c.wait_all_done(ids)
+    deadline = time.time() + 60
+    while any(c.job(j) is not None for j in ids):
+        assert time.time() < deadline, "jobs were not purged"
+        time.sleep(0.5)
+    os.kill(c.pid("ctld.pid"), signal.SIGKILL)
+    time.sleep(0.5)
+    c.up()
+    assert c.sbatch("--wrap", "true") == ids[-1] + 1

@@ -190,3 +190,51 @@ TEST(JobTable, ContainsFollowsInsertAndEraseAtAnyId) {
   EXPECT_EQ(t.count(100000), 1u);
   EXPECT_EQ(t.check_indexes(), "");
 }
+
+// Begins and deadlines: take_due() names each begun record once and each expired one while
+// it stays pending; the indexes follow state changes, updates and erasure.
+TEST(JobTable, TimeIndexesNameDueRecords) {
+  JobTable t;
+  core::Job a = job(1), b = job(2), c = job(3), d = job(4);
+  a.eligible_time = 100;  // --begin
+  b.spec.deadline = 150;
+  c.eligible_time = 120;
+  c.spec.deadline = 300;
+  t.insert(a);
+  t.insert(b);
+  t.insert(c);
+  t.insert(d);  // neither: costs the indexes nothing
+  EXPECT_EQ(t.check_indexes(), "");
+  auto due = t.take_due(99);
+  EXPECT_TRUE(due.begun.empty());
+  EXPECT_TRUE(due.expired.empty());
+  due = t.take_due(130);
+  EXPECT_EQ(due.begun, (std::vector<uint64_t>{1, 3}));
+  EXPECT_TRUE(due.expired.empty());
+  EXPECT_TRUE(t.take_due(140).begun.empty());  // once only
+  EXPECT_EQ(t.check_indexes(), "");
+  // A requeue delay sets a later eligible time: indexed again.
+  t.set_eligible_time(*t.get(1), 200);
+  EXPECT_EQ(t.check_indexes(), "");
+  due = t.take_due(160);
+  EXPECT_TRUE(due.begun.empty());
+  EXPECT_EQ(due.expired, (std::vector<uint64_t>{2}));
+  t.set_state(*t.get(2), core::JobState::Deadline);  // what the state thread does with it
+  EXPECT_EQ(t.check_indexes(), "");
+  // A whole-record update, then reindex().
+  core::Job next = *t.get(3);
+  next.spec.deadline = 170;
+  *t.get(3) = next;
+  EXPECT_NE(t.check_indexes(), "");
+  t.reindex(*t.get(3));
+  EXPECT_EQ(t.check_indexes(), "");
+  due = t.take_due(210);
+  EXPECT_EQ(due.begun, (std::vector<uint64_t>{1}));
+  EXPECT_EQ(due.expired, (std::vector<uint64_t>{3}));
+  t.set_state(*t.get(3), core::JobState::Running);  // leaves the pending indexes
+  t.erase(t.find(1));
+  EXPECT_EQ(t.check_indexes(), "");
+  due = t.take_due(400);
+  EXPECT_TRUE(due.begun.empty());
+  EXPECT_TRUE(due.expired.empty());
+}

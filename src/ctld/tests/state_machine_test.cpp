@@ -623,3 +623,26 @@ TEST(StateMachine, IncrementalPassesMatchFullPasses) {
     }
   }
 }
+
+// --begin and --deadline act at their time through the job table's time indexes, not at the
+// next full pass (tens of seconds apart with a million jobs pending).
+TEST(StateMachine, BeginAndDeadlineActWithoutAFullPass) {
+  Harness h;
+  Effects fx;
+  json later = h.spec();
+  later["begin_time"] = h.now + 20;
+  json doomed = h.spec();
+  doomed["hold"] = true;
+  doomed["deadline"] = h.now + 10;
+  const uint64_t a = h.submit(h.alice, later, fx);
+  const uint64_t b = h.submit(h.alice, doomed, fx);
+  h.sm.schedule(h.now, fx);
+  EXPECT_EQ(h.sm.find_job(a)->state, core::JobState::Pending);
+  EXPECT_EQ(h.sm.find_job(b)->state, core::JobState::Pending);
+  Effects fx2;
+  h.sm.tick(h.now + 15, fx2, false);  // before any heartbeat is missed
+  EXPECT_EQ(h.sm.find_job(b)->state, core::JobState::Deadline);
+  Effects fx3;
+  h.sm.schedule(h.now + 21, fx3);  // an incremental pass: only what is new or due
+  EXPECT_EQ(h.sm.find_job(a)->state, core::JobState::Running) << h.sm.find_job(a)->reason;
+}

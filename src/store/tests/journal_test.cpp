@@ -1,9 +1,12 @@
 #include "store/journal.hpp"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
+
+#include "proto/json.hpp"
 
 using namespace drover;
 
@@ -114,4 +117,45 @@ TEST(Journal, PayloadsAreReadBackOneByOne) {
   EXPECT_FALSE(j.get_payload(8).has_value());
   EXPECT_FALSE(j.get_payload(9).has_value());
   EXPECT_TRUE(j.load().records.empty());  // not loaded with the rest
+}
+
+// Records leave out the fields that hold their default; every field must still come back,
+// defaults and others alike, and a record written in full (an older journal) still loads.
+TEST(Journal, CompactRecordsLoadAsWritten) {
+  TempDir dir;
+  core::Job full = job(4, core::JobState::Running);
+  full.spec.partitions = {"a", "b"};
+  full.spec.time_limit_min = 0;  // a value that differs from the default (-2)
+  full.spec.begin_time = 1700000000;
+  full.spec.deadline = 1800000000;
+  full.eligible_time = 0;
+  full.priority = 7;
+  full.reason = "None";
+  full.alloc = {core::NodeAlloc{"n1", 2, 100, 1}};
+  full.batch_host = "n1";
+  core::Job pending = job(5, core::JobState::Pending);
+  {
+    store::Journal j(dir.file());
+    j.put_job(full);
+    j.put_job(pending);
+    j.commit();
+  }
+  store::Journal j(dir.file());
+  auto loaded = j.load();
+  ASSERT_EQ(loaded.jobs.size(), 2u);
+  EXPECT_EQ(nlohmann::json(loaded.jobs[0]), nlohmann::json(full));
+  EXPECT_EQ(nlohmann::json(loaded.jobs[1]), nlohmann::json(pending));
+}
+
+TEST(Journal, NewJournalsUseSmallPages) {
+  TempDir dir;
+  { store::Journal j(dir.file()); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir.file().c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), store::Journal::kPageSize);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }
