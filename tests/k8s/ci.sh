@@ -49,8 +49,8 @@ deps() {
 build() {
   deps
   local t0=$SECONDS bindir
-  # With the kubelet and the pause image of the real-kubelet mode.
-  bindir="$(DROVER_K8S_KUBELET=real "$here/env/build")" || die "building the Kubernetes test environment failed"
+  # With the kubelet and the pause image of the real-kubelet mode, and kube-scheduler.
+  bindir="$(DROVER_K8S_KUBELET=real DROVER_K8S_SCHEDULER=1 "$here/env/build")" || die "building the Kubernetes test environment failed"
   local dt=$((SECONDS - t0))
   log "environment binaries in $bindir"
   log "k8s env build took ${dt}s (cold builds take several minutes; cached ones a second)"
