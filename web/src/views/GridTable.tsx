@@ -1,4 +1,5 @@
 import { flexRender, type Table } from "@tanstack/react-table";
+import type { ReactNode } from "react";
 import { navigate } from "../router";
 
 // A table of every row the model holds (no virtual scrolling: the Queue has its own), with
@@ -50,5 +51,35 @@ export function JobLink({ jobId, label }: { jobId: number; label: string | numbe
     >
       {label}
     </a>
+  );
+}
+
+// Previous/next over a list the server pages; `children` follow the buttons (a page size).
+export function Pager({
+  offset,
+  limit,
+  total,
+  onOffset,
+  children,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  onOffset: (offset: number) => void;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="pager">
+      <button disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
+        ‹ Previous
+      </button>
+      <span>
+        {total === 0 ? 0 : offset + 1}–{Math.min(total, offset + limit)} of {total.toLocaleString()}
+      </span>
+      <button disabled={offset + limit >= total} onClick={() => onOffset(offset + limit)}>
+        Next ›
+      </button>
+      {children}
+    </div>
   );
 }

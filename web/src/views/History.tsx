@@ -1,7 +1,7 @@
 import { useMemo } from "react";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { createColumnHelper, getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { GridTable, JobLink } from "./GridTable";
+import { GridTable, JobLink, Pager } from "./GridTable";
 import { api, type HistoryQuery, type HistoryRow } from "../api";
 import { navigate, useSearch } from "../router";
 import { duration, stateClass, when } from "../format";
@@ -105,17 +105,7 @@ export function History() {
         <GridTable table={table} className="grid-table" rowProps={(r) => ({ "data-job": r.job_id, "data-state": r.state })} />
         {!jobs.isLoading && total === 0 && <p className="empty">No ended jobs in this period.</p>}
       </div>
-      <div className="pager">
-        <button disabled={q.offset === 0} onClick={() => set({ offset: Math.max(0, q.offset - q.limit) })}>
-          ‹ Previous
-        </button>
-        <span>
-          {total === 0 ? 0 : q.offset + 1}–{Math.min(total, q.offset + q.limit)} of {total.toLocaleString()}
-        </span>
-        <button disabled={q.offset + q.limit >= total} onClick={() => set({ offset: q.offset + q.limit })}>
-          Next ›
-        </button>
-      </div>
+      <Pager offset={q.offset} limit={q.limit} total={total} onOffset={(offset) => set({ offset })} />
     </section>
   );
 }

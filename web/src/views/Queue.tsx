@@ -10,7 +10,7 @@ import {
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { api, type JobQuery, type JobRow } from "../api";
 import { navigate, useSearch } from "../router";
-import { JobLink } from "./GridTable";
+import { JobLink, Pager } from "./GridTable";
 import { limit, stateClass, when } from "../format";
 
 const STATES: [string, string][] = [
@@ -181,16 +181,7 @@ export function Queue() {
         </table>
         {!jobs.isLoading && total === 0 && <p className="empty">No jobs match.</p>}
       </div>
-      <div className="pager">
-        <button disabled={q.offset === 0} onClick={() => set({ offset: Math.max(0, q.offset - q.limit) })}>
-          ‹ Previous
-        </button>
-        <span>
-          {total === 0 ? 0 : q.offset + 1}–{Math.min(total, q.offset + q.limit)} of {total.toLocaleString()}
-        </span>
-        <button disabled={q.offset + q.limit >= total} onClick={() => set({ offset: q.offset + q.limit })}>
-          Next ›
-        </button>
+      <Pager offset={q.offset} limit={q.limit} total={total} onOffset={(offset) => set({ offset })}>
         <select value={q.limit} onChange={(e) => set({ limit: e.target.value })}>
           {PAGE_SIZES.map((n) => (
             <option key={n} value={n}>
@@ -198,7 +189,7 @@ export function Queue() {
             </option>
           ))}
         </select>
-      </div>
+      </Pager>
     </section>
   );
 }
