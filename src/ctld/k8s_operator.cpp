@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <set>
 #include <functional>
+#include <set>
 
 #include "core/gres.hpp"
 #include "k8s/client/client.hpp"
@@ -25,6 +25,11 @@ namespace {
 
 const k8s::Resource kNodeSets{"drover.io", "v1alpha1", "nodesets", true};
 const k8s::Resource kSecrets{"", "v1", "secrets", true};
+
+// The NodeSet a pod belongs to (its label; "" for none).
+std::string nodeset_of(const json& pod) {
+  return pod["metadata"].value("labels", json::object()).value(op::kNodeSetLabel, "");
+}
 
 // Actions are retried by the next pass (the reconciler sees what did not happen), so a failed
 // one is logged, not retried here.
@@ -268,8 +273,7 @@ void K8sOperator::pass() {
     o.k8s_nodes = base.k8s_nodes;
     o.drover = base.drover;
     for (const json& p : pods)
-      if (p["metadata"].value("labels", json::object()).value(op::kNodeSetLabel, "") == spec.name)
-        o.pods.push_back(p);
+      if (nodeset_of(p) == spec.name) o.pods.push_back(p);
     for (const json& p : pdbs)
       if (p["metadata"].value("name", "") == spec.name + "-busy") o.pdb = p;
     const auto actions = op::reconcile(spec, o, now);
@@ -325,9 +329,7 @@ bool K8sOperator::power_slots(const op::NodeSetSpec& spec, const std::vector<jso
                               const op::ControllerSnapshot& snap) {
   std::set<std::string> with_pod;
   for (const json& p : pods) {
-    const json& meta = p["metadata"];
-    if (meta.value("labels", json::object()).value(op::kNodeSetLabel, "") == spec.name)
-      with_pod.insert(meta.value("name", ""));
+    if (nodeset_of(p) == spec.name) with_pod.insert(p["metadata"].value("name", ""));
   }
   const std::string line = op::node_conf_line(
       op::shape_from_pod_spec(spec.pod_template.value("spec", json::object())), spec.features);
@@ -414,8 +416,7 @@ bool K8sOperator::autoscale(const std::vector<json>& nodesets, const std::vector
     for (const json& p : pods) {
       const json& meta = p["metadata"];
       const std::string name = meta.value("name", "");
-      if (meta.value("labels", json::object()).value(op::kNodeSetLabel, "") != e.spec.name ||
-          op::pod_ordinal(e.spec.name, name) < 0 ||
+      if (nodeset_of(p) != e.spec.name || op::pod_ordinal(e.spec.name, name) < 0 ||
           (meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null()))
         continue;
       const std::string phase = p.value("status", json::object()).value("phase", "Pending");
